@@ -1,0 +1,214 @@
+/* Option parsing shared by all commands: a small table-driven parser so that
+ * --help, the man-page drift test and the parser read one source. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "model.h"
+#include "table.h"
+
+void gt_common_init(struct gt_common *c)
+{
+	memset(c, 0, sizeof *c);
+	c->format = GT_OUT_JSON;
+	c->parent_mode = GT_PARENTS_NESTING_FLOW;
+}
+
+void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv)
+{
+	memset(st, 0, sizeof *st);
+	st->argc = argc;
+	st->argv = argv;
+	st->i = 1;
+	st->cmd = cmd;
+	st->operands = argv; /* compacted in place: operands never outrun i */
+}
+
+static const struct gt_opt *find_long(const struct gt_opt *o, const char *name, size_t len)
+{
+	for (; o && o->name; o++)
+		if (strlen(o->name) == len && memcmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+static const struct gt_opt *find_short(const struct gt_opt *o, char c)
+{
+	for (; o && o->name; o++)
+		if (o->short_name && o->short_name == c)
+			return o;
+	return NULL;
+}
+
+int gt_opt_next(struct gt_opt_state *st, const char **optarg)
+{
+	*optarg = NULL;
+	while (st->i < st->argc) {
+		char *a = st->argv[st->i];
+		if (strcmp(a, "--") == 0) {
+			st->i++;
+			while (st->i < st->argc)
+				st->operands[st->noperands++] = st->argv[st->i++];
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0') { /* operand, "-" included */
+			st->operands[st->noperands++] = a;
+			st->i++;
+			continue;
+		}
+		const struct gt_opt *o;
+		const char *inline_arg = NULL;
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			o = find_long(st->cmd->opts, a + 2, len);
+			if (!o)
+				return gt_usage_error(st->cmd, "unknown option '%.*s' for '%s'",
+						      (int)(len + 2), a, st->cmd->name), -1;
+			if (eq)
+				inline_arg = eq + 1;
+		} else {
+			o = find_short(st->cmd->opts, a[1]);
+			if (!o)
+				return gt_usage_error(st->cmd, "unknown option '-%c' for '%s'", a[1],
+						      st->cmd->name), -1;
+			if (a[2])
+				inline_arg = a + 2; /* -ofile, -j4 */
+			if (inline_arg && !o->arg)
+				return gt_usage_error(st->cmd, "option '-%c' takes no argument", a[1]), -1;
+		}
+		st->i++;
+		if (o->arg) {
+			if (inline_arg) {
+				*optarg = inline_arg;
+			} else if (st->i < st->argc) {
+				*optarg = st->argv[st->i++];
+			} else {
+				return gt_usage_error(st->cmd, "option '--%s' needs an argument %s",
+						      o->name, o->arg), -1;
+			}
+		} else if (inline_arg && a[1] == '-') {
+			return gt_usage_error(st->cmd, "option '--%s' takes no argument", o->name), -1;
+		}
+		return o->id;
+	}
+	st->argc = st->noperands; /* operands are now argv[0..noperands) */
+	return 0;
+}
+
+int gt_parse_u64(const struct gt_command *cmd, const char *opt, const char *s, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return gt_usage_error(cmd, "option '--%s' needs a non-negative integer, not '%s'", opt, s ? s : ""), -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return gt_usage_error(cmd, "option '--%s' needs a non-negative integer, not '%s'", opt, s), -1;
+	*out = v;
+	return 0;
+}
+
+int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, const char *arg)
+{
+	switch (id) {
+	case OPT_HELP:
+		gt_usage(cmd, stdout);
+		return 2;
+	case OPT_FORMAT: {
+		int f = gt_out_format_parse(arg);
+		if (f < 0)
+			return gt_usage_error(cmd, "unknown format '%s' (json, ndjson, csv, arrow, arrow-stream)", arg), -1;
+		c->format = f;
+		return 1;
+	}
+	case OPT_OUTPUT:
+		c->output = strcmp(arg, "-") == 0 ? NULL : arg;
+		return 1;
+	case OPT_DEVICE:
+		c->device = arg;
+		return 1;
+	case OPT_QUIET:
+		c->quiet = true;
+		return 1;
+	case OPT_PROGRESS:
+		c->progress = true;
+		return 1;
+	case OPT_STRICT:
+		c->strict = true;
+		return 1;
+	case OPT_PARENTS:
+		if (strcmp(arg, "nesting+flow") == 0)
+			c->parent_mode = GT_PARENTS_NESTING_FLOW;
+		else if (strcmp(arg, "nesting") == 0)
+			c->parent_mode = GT_PARENTS_NESTING;
+		else
+			return gt_usage_error(cmd, "unknown parent mode '%s' (nesting+flow or nesting)", arg), -1;
+		return 1;
+	case OPT_THREADS: {
+		unsigned long long v;
+		if (gt_parse_u64(cmd, "threads", arg, &v) < 0)
+			return -1;
+		if (v > 256)
+			return gt_usage_error(cmd, "option '--threads' is at most 256"), -1;
+		c->threads = (unsigned)v;
+		return 1;
+	}
+	}
+	return 0;
+}
+
+void gt_usage(const struct gt_command *cmd, FILE *f)
+{
+	fprintf(f, "usage: gputrace %s [options] %s\n", cmd->name, cmd->args ? cmd->args : "");
+	fprintf(f, "%s\n", cmd->summary);
+	if (!cmd->opts || !cmd->opts->name)
+		return;
+	fprintf(f, "\noptions:\n");
+	for (const struct gt_opt *o = cmd->opts; o->name; o++) {
+		char lhs[64];
+		int n = 0;
+		if (o->short_name)
+			n = snprintf(lhs, sizeof lhs, "-%c, ", o->short_name);
+		else
+			n = snprintf(lhs, sizeof lhs, "    ");
+		snprintf(lhs + n, sizeof lhs - (size_t)n, "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %-28s %s\n", lhs, o->help);
+	}
+}
+
+int gt_usage_error(const struct gt_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("gputrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (cmd)
+		fprintf(stderr, "; try 'gputrace %s --help'\n", cmd->name);
+	else
+		fprintf(stderr, "; try 'gputrace --help'\n");
+	return GT_EUSAGE;
+}
+
+int gt_report(const gt_error *err)
+{
+	fprintf(stderr, "gputrace: %s\n", err->msg[0] ? err->msg : "unknown error");
+	return err->status ? err->status : GT_EINPUT;
+}
+
+void gt_notice(const struct gt_common *c, const char *fmt, ...)
+{
+	if (c && c->quiet)
+		return;
+	va_list ap;
+	fputs("gputrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,79 @@
+/* A read-only, column-oriented view of a result table, and the writers that
+ * print it as JSON, NDJSON, CSV or Arrow IPC. Columns point into the caller's
+ * arrays (with a stride, so an array of structs needs no copy). */
+#ifndef GT_TABLE_H
+#define GT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gt_error.h"
+
+enum gt_col_type {
+	GT_COL_I64,     /* int64 */
+	GT_COL_U64,     /* uint64 */
+	GT_COL_U32,     /* uint32; null_u32 marks nulls when has_null */
+	GT_COL_I32,     /* int32 */
+	GT_COL_F64,     /* double */
+	GT_COL_BOOL,    /* uint8 0/1 */
+	GT_COL_NS_US,   /* int64 ns; text formats print exact microseconds
+	                 * ("1.5", "-0.001"), Arrow writes int64 ns under
+	                 * `arrow_name` (e.g. ts_us -> ts_ns) */
+	GT_COL_STR,     /* const char * per row (NULL = null) */
+	GT_COL_DICT,    /* uint32 index into dict[] (dict_null = null);
+	                 * Arrow: dictionary-encoded utf8 */
+};
+
+typedef struct gt_column {
+	const char *name;
+	const char *arrow_name; /* optional; name used in Arrow output */
+	int type;               /* enum gt_col_type */
+	const void *data;       /* first row's value */
+	size_t stride;          /* bytes between rows; 0 = sizeof the type */
+	bool has_null;
+	uint32_t null_u32;      /* GT_COL_U32/GT_COL_DICT: this value is null */
+	const char *const *dict; /* GT_COL_DICT: the strings */
+	uint32_t dict_len;
+	/* GT_COL_DICT alternative: a lookup callback instead of dict[] */
+	const char *(*dict_get)(const void *ctx, uint32_t id);
+	const void *dict_ctx;
+} gt_column;
+
+typedef struct gt_table {
+	const char *name;       /* e.g. "spans"; JSON writes {"<name>": [...]} when wrapped */
+	const gt_column *cols;
+	size_t ncols;
+	uint64_t nrows;
+	/* schema metadata for Arrow (key/value pairs, may be NULL) */
+	const char *const *meta_keys;
+	const char *const *meta_values;
+	size_t nmeta;
+} gt_table;
+
+enum gt_out_format {
+	GT_OUT_JSON = 0,
+	GT_OUT_NDJSON,
+	GT_OUT_CSV,
+	GT_OUT_ARROW,        /* IPC file format */
+	GT_OUT_ARROW_STREAM, /* IPC streaming format */
+};
+/* Parses "json", "ndjson", ...; returns -1 when unknown. */
+int gt_out_format_parse(const char *s);
+const char *gt_out_format_name(int fmt);
+bool gt_out_format_is_binary(int fmt);
+
+/* Writes the table in the format. JSON writes one array of row objects
+ * (keys in column order). Returns 0, or -1 with err set (write errors
+ * included). */
+int gt_table_write(const gt_table *t, int fmt, FILE *out, gt_error *err);
+
+/* Exact decimal microseconds from nanoseconds: "12.345", "-0.5", "3".
+ * buf needs 32 bytes; returns the length. */
+int gt_format_ns_as_us(char *buf, int64_t ns);
+
+/* JSON string escaping (quotes included). */
+void gt_json_write_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,31 @@
+/* Interned strings: each distinct string is stored once and named by a
+ * dense uint32 id. Ids are assigned in first-seen order. */
+#ifndef GT_STRPOOL_H
+#define GT_STRPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_strpool {
+	char *data;         /* NUL-terminated strings, back to back */
+	size_t data_len, data_cap;
+	uint64_t *offsets;  /* id -> offset into data */
+	uint32_t count, offsets_cap;
+	uint32_t *slots;    /* open-addressing table of id+1, 0 empty */
+	uint32_t slot_mask;
+} gt_strpool;
+
+void gt_strpool_init(gt_strpool *p);
+void gt_strpool_free(gt_strpool *p);
+/* Returns the id of s[0..len), adding it if new; GT_NONE (0xffffffff) if
+ * out of memory. */
+uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len);
+/* Returns the id or GT_NONE if the string was never interned. */
+uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len);
+static inline const char *gt_strpool_get(const gt_strpool *p, uint32_t id)
+{
+	return p->data + p->offsets[id];
+}
+size_t gt_strpool_bytes(const gt_strpool *p);
+
+#endif
