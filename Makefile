@@ -40,7 +40,7 @@ BIN = $(BUILD)/gputrace
 .PHONY: all deps check test demo bench bench-smoke install uninstall clean help fuzz
 
 ## all: build the gputrace binary
-all: $(BIN)
+all: $(BIN) tools
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
@@ -77,7 +77,7 @@ check: deps
 	$(Q)sh scripts/run-tests $(BUILD)
 
 .PHONY: all-tests
-all-tests: $(BIN) $(TEST_BIN)
+all-tests: $(BIN) tools $(TEST_BIN)
 
 ## demo: install what is missing, build, run gputrace on a real trace from testdata/
 demo: deps
@@ -112,3 +112,19 @@ help:
 	@sed -n 's/^## //p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Stand-alone tools (trace generator) and benchmark drivers: tools/*.c and
+# bench/*.c, each one program linked with the library.
+TOOL_BIN = $(patsubst tools/%.c,$(BUILD)/tools/%,$(wildcard tools/*.c))
+BENCH_BIN = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+.PHONY: tools
+tools: $(TOOL_BIN) $(BENCH_BIN)
+$(BUILD)/tools/% $(BUILD)/bench/%: $(LIB)
+$(BUILD)/tools/%: tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/gen/kernels.o: $(BUILD)/gen/kernels.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-overlength-strings -c -o $@ $<
