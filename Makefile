@@ -119,7 +119,6 @@ TOOL_BIN = $(patsubst tools/%.c,$(BUILD)/tools/%,$(wildcard tools/*.c))
 BENCH_BIN = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 .PHONY: tools
 tools: $(TOOL_BIN) $(BENCH_BIN)
-$(BUILD)/tools/% $(BUILD)/bench/%: $(LIB)
 $(BUILD)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
