@@ -12,7 +12,7 @@
  * STR -> Utf8, DICT -> Utf8 dictionary with int32 indices holding only the
  * entries the column uses, in id order (one dictionary, written before the
  * first batch, so the file format needs no replacement). Rows go out in
- * batches of at most GT_ARROW_BATCH_ROWS rows, fewer when a string column
+ * batches of at most GT_ARROW_BATCH_ROWS rows (or the table's arrow_batch_rows), fewer when a string column
  * would pass GT_ARROW_BATCH_STR_BYTES, so memory stays bounded. */
 #include <errno.h>
 #include <stdlib.h>
@@ -429,9 +429,14 @@ static void set_bit(unsigned char *bits, uint64_t i) { bits[i >> 3] |= (unsigned
 /* Rows [start, end) for the next batch: at most GT_ARROW_BATCH_ROWS, and no
  * string column past GT_ARROW_BATCH_STR_BYTES (one row always fits, up to
  * the 2 GiB int32 offsets limit). */
+static uint64_t batch_rows(const gt_table *t)
+{
+	return t->arrow_batch_rows ? t->arrow_batch_rows : GT_ARROW_BATCH_ROWS;
+}
+
 static uint64_t batch_end(const gt_table *t, uint64_t start)
 {
-	uint64_t end = t->nrows - start < GT_ARROW_BATCH_ROWS ? t->nrows : start + GT_ARROW_BATCH_ROWS;
+	uint64_t end = t->nrows - start < batch_rows(t) ? t->nrows : start + batch_rows(t);
 	bool has_str = false;
 	for (size_t i = 0; i < t->ncols; i++)
 		has_str |= is_utf8(&t->cols[i]);
@@ -549,7 +554,7 @@ static int put_batch(struct writer *w, uint64_t start, uint64_t n)
 static int alloc_colbufs(struct writer *w)
 {
 	const gt_table *t = w->t;
-	uint64_t rows = t->nrows < GT_ARROW_BATCH_ROWS ? t->nrows : GT_ARROW_BATCH_ROWS;
+	uint64_t rows = t->nrows < batch_rows(t) ? t->nrows : batch_rows(t);
 	w->cb = xalloc(t->ncols * sizeof *w->cb);
 	if (!w->cb)
 		return oom(w);
