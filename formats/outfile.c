@@ -82,6 +82,7 @@ int gt_outfile_open(gt_outfile *o, const char *path, bool binary, gt_error *err)
 
 	if (exists && !S_ISREG(st.st_mode)) {
 		int fd = open(o->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		o->fd = fd;
 		if (fd < 0 || !(o->fp = open_stream(fd))) {
 			int e = errno;
 			if (fd >= 0)
@@ -121,6 +122,7 @@ int gt_outfile_open(gt_outfile *o, const char *path, bool binary, gt_error *err)
 		return gt_fail(err, GT_EINPUT, "cannot create a temporary file next to '%s': %s", path,
 			       strerror(e));
 	}
+	o->fd = fd;
 	fchmod(fd, exists ? (st.st_mode & 07777) : default_mode());
 	o->fp = open_stream(fd);
 	if (!o->fp) {
@@ -148,7 +150,7 @@ int gt_outfile_commit(gt_outfile *o, gt_error *err)
 	int e = 0;
 	if (fflush(o->fp) != 0 || ferror(o->fp))
 		e = errno ? errno : EIO;
-	if (!e && o->tmp_path && fsync(fileno(o->fp)) != 0)
+	if (!e && o->tmp_path && fsync(o->fd) != 0)
 		e = errno;
 	if (fclose(o->fp) != 0 && !e)
 		e = errno ? errno : EIO;
