@@ -55,6 +55,9 @@ typedef struct gt_table {
 	const char *const *meta_keys;
 	const char *const *meta_values;
 	size_t nmeta;
+	/* Arrow: rows per record batch; 0 = the default (1M, fewer when a
+	 * batch's strings would pass 256 MiB) */
+	uint32_t arrow_batch_rows;
 } gt_table;
 
 enum gt_out_format {

@@ -219,7 +219,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			break;
 		case 3:
 			if (key_is(&k, "dur", 3)) {
-				rc = time_value(lx, &p, &ev->dur_ns, false);
+				rc = time_value(lx, &p, &ev->dur_ns, true);
 				if (rc == JL_OK && ev->dur_ns < 0)
 					return jl_error(lx, vstart, "negative dur");
 				ev->flags |= REV_HAS_DUR;
