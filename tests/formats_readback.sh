@@ -28,6 +28,11 @@ for f in arrow arrow-stream json csv; do
 	if "$demo" "$f" "$tmp/e.$f" 0 && $py tests/readback.py "$f" "$tmp/e.$f" 0 1; then ok; else bad "$f empty table"; fi
 done
 if "$demo" arrow "$tmp/d.arrow" 2000 && $py tests/readback.py arrow "$tmp/d.arrow" 2000 1; then ok; else bad "arrow default batching"; fi
+# past the default batch size (1048576 rows): two batches, bounded buffers
+for f in arrow arrow-stream; do
+	if "$demo" "$f" "$tmp/big.$f" 1100000 && $py tests/readback.py "$f" "$tmp/big.$f" 1100000 2 sample; then ok; else bad "$f large table"; fi
+	rm -f "$tmp/big.$f"
+done
 
 # binary formats are refused on a terminal (status 2), text is not
 if command -v script >/dev/null 2>&1; then
