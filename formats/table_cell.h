@@ -18,6 +18,8 @@ static inline const unsigned char *gt_col_at(const gt_column *c, uint64_t row)
 
 static inline int64_t gt_cell_i64(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return (int64_t)c->get_i64(c->get_ctx, row);
 	int64_t v;
 	memcpy(&v, gt_col_at(c, row), sizeof v);
 	return v;
@@ -25,6 +27,8 @@ static inline int64_t gt_cell_i64(const gt_column *c, uint64_t row)
 
 static inline uint64_t gt_cell_u64(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return (uint64_t)c->get_i64(c->get_ctx, row);
 	uint64_t v;
 	memcpy(&v, gt_col_at(c, row), sizeof v);
 	return v;
@@ -32,6 +36,8 @@ static inline uint64_t gt_cell_u64(const gt_column *c, uint64_t row)
 
 static inline uint32_t gt_cell_u32(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return (uint32_t)c->get_i64(c->get_ctx, row);
 	uint32_t v;
 	memcpy(&v, gt_col_at(c, row), sizeof v);
 	return v;
@@ -39,6 +45,8 @@ static inline uint32_t gt_cell_u32(const gt_column *c, uint64_t row)
 
 static inline int32_t gt_cell_i32(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return (int32_t)c->get_i64(c->get_ctx, row);
 	int32_t v;
 	memcpy(&v, gt_col_at(c, row), sizeof v);
 	return v;
@@ -58,6 +66,8 @@ static inline bool gt_cell_bool(const gt_column *c, uint64_t row)
 
 static inline const char *gt_cell_strp(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return c->get_str(c->get_ctx, row);
 	const char *s;
 	memcpy(&s, gt_col_at(c, row), sizeof s);
 	return s;
