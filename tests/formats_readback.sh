@@ -89,5 +89,25 @@ else
 	if "$fdemo" arrow "$tmp/f/out" 1000 300 && $py tests/readback.py arrow "$tmp/f/out" 1000 4; then ok; else bad "fault build without a fault"; fi
 fi
 
+# end to end: `gputrace spans` on real traces, in every format, through the
+# same writers; every format must carry the JSON table's values
+if [ -x "$bin" ] && "$bin" spans --help >/dev/null 2>&1; then
+	traces="testdata/demo/kineto_resnet50.json.gz"
+	for d in ../shared/traces ../../shared/traces; do
+		[ -d "$d" ] || continue
+		for t in catapult__flow.json catapult__async_begin_end.json hta__inference_rank_1.json.gz \
+			 kineto__before_fix_trace.json perfetto__json_tests.py--test_json_all_slice_types.json \
+			 perfetto__json_tests.py--test_string_pid_tid.json; do
+			[ -f "$d/$t" ] && traces="$traces $d/$t"
+		done
+		break
+	done
+	for t in $traces; do
+		if $py tests/spans_readback.py "$bin" "$t"; then ok; else bad "spans readback of $t"; fi
+	done
+else
+	echo "formats_readback: spans end-to-end skipped: $bin has no 'spans' command"
+fi
+
 echo "formats_readback: $pass passed, $fail failed"
 [ "$fail" = 0 ]
