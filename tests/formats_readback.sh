@@ -59,12 +59,14 @@ fi
 # fault injection: a write fails halfway (part of a buffer written, then
 # ENOSPC) or an allocation fails; the target must be untouched
 echo "building the fault-injection variant (make FAULTS=1)"
-# BUILD through the environment: the Makefile appends -faults to it
-if ! BUILD="$build" make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 || [ ! -x "${build}-faults/tools/table_demo" ]; then
+# always the plain build-faults variant: a parent make's flags (SANITIZE=1)
+# must not leak into it
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 ||
+	[ ! -x build-faults/tools/table_demo ]; then
 	cat "$tmp/make.log"
 	bad "FAULTS=1 build"
 else
-	fdemo=${build}-faults/tools/table_demo
+	fdemo=build-faults/tools/table_demo
 	mkdir "$tmp/f"
 	for spec in "arrow write:3 200000" "arrow-stream write:2 200000" "json write:5 20000" \
 		    "csv write:4 20000" "ndjson write:1 20000" "arrow alloc:5 200000"; do
