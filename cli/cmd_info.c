@@ -50,6 +50,10 @@ static void write_info(FILE *out, const gt_model *m)
 		gt_jsonw_key(&w, k);
 		gt_jsonw_u64(&w, m->stats.phases[c]);
 	}
+	for (int i = 0; i < 8 && m->stats.long_phase[i][0]; i++) {
+		gt_jsonw_key(&w, m->stats.long_phase[i]);
+		gt_jsonw_u64(&w, m->stats.long_phase_count[i]);
+	}
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "spans");
 	gt_jsonw_u64(&w, m->span_count);

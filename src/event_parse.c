@@ -200,6 +200,8 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			if (key_is(&k, "ph", 2)) {
 				rc = string_value(lx, &p, &s);
 				ev->ph = rc == JL_OK && s.len == 1 ? s.p[0] : (s.len ? '?' : 0);
+				if (rc == JL_OK && s.len > 1)
+					ev->ph_text = s;
 				goto done;
 			}
 			if (key_is(&k, "ts", 2)) {

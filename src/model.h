@@ -134,6 +134,9 @@ typedef struct gt_ingest_stats {
 	uint64_t bytes;      /* bytes of JSON text (uncompressed) */
 	uint64_t events;
 	uint64_t phases[128]; /* count per phase character */
+	/* phases longer than one character (not in the format, but counted) */
+	char long_phase[8][24];
+	uint64_t long_phase_count[8];
 	uint64_t warnings[GT_WARN_COUNT];
 } gt_ingest_stats;
 

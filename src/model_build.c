@@ -560,6 +560,23 @@ static void note_time(gt_builder *b, int64_t t)
 	b->any_ts = true;
 }
 
+static void count_long_phase(gt_ingest_stats *st, const jl_slice *ph)
+{
+	char name[24];
+	size_t n = ph->len < sizeof name - 1 ? ph->len : sizeof name - 1;
+	memcpy(name, ph->p, n);
+	name[n] = '\0';
+	for (int i = 0; i < 8; i++) {
+		if (!st->long_phase[i][0])
+			memcpy(st->long_phase[i], name, n + 1);
+		if (strcmp(st->long_phase[i], name) == 0) {
+			st->long_phase_count[i]++;
+			return;
+		}
+	}
+	st->phases['?']++; /* more distinct long phases than kept */
+}
+
 int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 {
 	gt_model *m = b->m;
@@ -567,7 +584,10 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	if ((unsigned char)ph >= 128)
 		ph = '?';
 	m->stats.events++;
-	m->stats.phases[(unsigned char)ph]++;
+	if (ev->ph_text.len)
+		count_long_phase(&m->stats, &ev->ph_text);
+	else
+		m->stats.phases[(unsigned char)ph]++;
 	if (ph == 'M')
 		return add_metadata(b, ev, err);
 	bool has_ts = ev->flags & REV_HAS_TS;
