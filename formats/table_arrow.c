@@ -357,7 +357,7 @@ static int build_remap(struct writer *w, size_t ci)
 		if (gt_cell_is_null(c, r))
 			continue;
 		uint32_t id = gt_cell_u32(c, r);
-		if (!c->dict_get && id >= c->dict_len)
+		if ((!c->dict_get && id >= c->dict_len) || id == UINT32_MAX)
 			return gt_fail(w->err, GT_EINPUT, "dictionary index %u out of range in column '%s'",
 				       id, c->name);
 		if (id > max)
