@@ -64,7 +64,6 @@ void gt_builder_free(gt_builder *b)
 	gt_keymap_free(&b->threads);
 	gt_keymap_free(&b->asyncs);
 	gt_keymap_free(&b->series);
-	gt_keymap_free(&b->flow_ids);
 	for (uint32_t i = 0; i < b->open_cap; i++)
 		free(b->open[i].v);
 	free(b->open);

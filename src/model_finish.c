@@ -145,9 +145,9 @@ static int cmp_bind(const void *x, const void *y)
 static int cmp_point(const void *x, const void *y)
 {
 	const flow_point *a = x, *b = y;
-	int c = memcmp(&a->key, &b->key, sizeof a->key);
-	if (c)
-		return c;
+	for (int i = 0; i < 4; i++)
+		if (a->key.w[i] != b->key.w[i])
+			return a->key.w[i] < b->key.w[i] ? -1 : 1;
 	if (a->ts_ns != b->ts_ns)
 		return a->ts_ns < b->ts_ns ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
