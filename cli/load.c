@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "progress.h"
+
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 {
 	gt_load_options opt;
@@ -9,8 +11,14 @@ int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 	opt.parent_mode = (uint8_t)c->parent_mode;
 	opt.threads = c->threads;
 	opt.max_expansion = c->max_expansion;
+	struct gt_progress bar;
+	gt_progress_init(&bar, c, strcmp(path, "-") == 0 ? "reading stdin" : "reading");
+	opt.progress = gt_progress_update;
+	opt.progress_ctx = &bar;
 	gt_error err = {0};
-	if (gt_model_load(m, path, &opt, &err) < 0)
+	int rc = gt_model_load(m, path, &opt, &err);
+	gt_progress_end(&bar);
+	if (rc < 0)
 		return gt_report(&err);
 	return 0;
 }
