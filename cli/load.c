@@ -1,11 +1,19 @@
 #include "load.h"
 
 #include <string.h>
+#include <unistd.h>
+
+#include "table.h"
 
 #include "progress.h"
 
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 {
+	/* refuse a binary format on a terminal before a long ingest, not after */
+	if (gt_out_format_is_binary(c->format) && !c->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gputrace: refusing to write binary output to a terminal; use -o FILE\n");
+		return GT_EUSAGE;
+	}
 	gt_load_options opt;
 	memset(&opt, 0, sizeof opt);
 	opt.parent_mode = (uint8_t)c->parent_mode;
