@@ -18,9 +18,17 @@
 #include "model_build.h"
 #include "raw_event.h"
 
+#ifndef GT_FUZZING
 #define WINDOW_MIN (8u << 20)
 #define WINDOW_MAX ((size_t)1 << 30)
 #define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
+#else
+/* fuzz builds: tiny windows so small inputs reach refills, window growth,
+ * the size cap and the parallel split (fuzz/fuzz_trace.c) */
+#define WINDOW_MIN 64u
+#define WINDOW_MAX ((size_t)256 << 10)
+#define SPLIT_MIN 64u
+#endif
 #define MAX_THREADS 16
 #define META_MAX (16u << 20)
 

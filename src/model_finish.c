@@ -181,7 +181,8 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	gt_model *m = b->m;
 	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
 	 * it and 'f' ends it; each consecutive pair is one flow. */
-	qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
+	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
+		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
 	const flow_point *prev = NULL;
 	uint32_t prev_span = GT_NONE;
 	for (uint32_t i = 0; i < b->npoints; i++) {
@@ -208,7 +209,8 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	}
 	/* v2: every flow_out span links to the flow_in spans of the same id that
 	 * follow it; group by key, in span order. */
-	qsort(b->binds, b->nbinds, sizeof *b->binds, cmp_bind);
+	if (b->nbinds)
+		qsort(b->binds, b->nbinds, sizeof *b->binds, cmp_bind);
 	for (uint32_t i = 0; i < b->nbinds;) {
 		uint32_t j = i;
 		while (j < b->nbinds && memcmp(&b->binds[j].key, &b->binds[i].key, sizeof(gt_key)) == 0)
