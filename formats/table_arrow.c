@@ -501,7 +501,15 @@ static int fill_column(struct writer *w, size_t ci, uint64_t start, uint64_t n)
 			break;
 		}
 		default:
-			memcpy(cb->values + width * i, gt_col_at(c, r), width);
+			if (c->data) {
+				memcpy(cb->values + width * i, gt_col_at(c, r), width);
+			} else if (width == 8) { /* a get_i64 column has no data to copy */
+				int64_t v = null ? 0 : gt_cell_i64(c, r);
+				memcpy(cb->values + 8 * i, &v, 8);
+			} else {
+				int32_t v = null ? 0 : gt_cell_i32(c, r);
+				memcpy(cb->values + 4 * i, &v, 4);
+			}
 		}
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "input.h"
 #include "model_build.h"
 #include "raw_event.h"
+#include "fault.h"
 
 #ifndef GT_FUZZING
 #define WINDOW_MIN (8u << 20)
@@ -97,7 +98,7 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 				       g->path, (unsigned long long)g->win_base, (unsigned long long)g->events,
 				       WINDOW_MAX >> 20);
 		size_t cap = g->win_cap * 2;
-		char *w = realloc(g->win, cap + 8);
+		char *w = gt_fault_hit("alloc") ? NULL : realloc(g->win, cap + 8);
 		if (!w)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory growing the read window", g->path);
 		g->win = w;
@@ -159,7 +160,7 @@ static void parse_piece(piece *pc)
 		}
 		if (pc->n == pc->cap) {
 			size_t cap = pc->cap ? pc->cap * 2 : 4096;
-			raw_event *e = realloc(pc->evs, cap * sizeof *e);
+			raw_event *e = gt_fault_hit("alloc") ? NULL : realloc(pc->evs, cap * sizeof *e);
 			if (!e) {
 				pc->rc = jl_error(lx, q, "out of memory");
 				return;
@@ -320,7 +321,7 @@ static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *k
 	/* kept as {"metadata": ..., "otherData": ...} text */
 	size_t old = m->metadata_json ? strlen(m->metadata_json) : 0;
 	size_t need = old + len + key->len + 8;
-	char *s = realloc(m->metadata_json, need);
+	char *s = gt_fault_hit("alloc") ? NULL : realloc(m->metadata_json, need);
 	if (!s)
 		return -1;
 	if (old == 0)
@@ -527,7 +528,7 @@ int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options
 	g.total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
 	g.win_cap = WINDOW_MIN;
-	g.win = malloc(g.win_cap + 8);
+	g.win = gt_fault_hit("alloc") ? NULL : malloc(g.win_cap + 8);
 	int rc = -1;
 	if (!g.win) {
 		gt_fail(err, GT_EINPUT, "out of memory");
