@@ -493,6 +493,13 @@ fail:
 	return -1;
 }
 
+/* A sort index must convert to int64 exactly enough: finite and in range
+ * (a plain cast of 1e300 or NaN is undefined behaviour). */
+static bool sort_index_ok(double d)
+{
+	return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
+}
+
 static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 {
 	gt_model *m = b->m;
@@ -531,8 +538,10 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 		if (proc == GT_NONE)
 			rc = -1;
 		else if (cJSON_IsNumber(v)) {
+			if (!sort_index_ok(v->valuedouble))
+				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->processes[proc].has_sort_index = true;
-			m->processes[proc].sort_index = (int64_t)v->valuedouble;
+			m->processes[proc].sort_index = rc ? 0 : (int64_t)v->valuedouble;
 		}
 	} else {
 		uint32_t t = thread_track(b, ev, err);
@@ -545,8 +554,10 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 			else
 				m->tracks[t].name = s;
 		} else if (what == 4 && cJSON_IsNumber(v)) {
+			if (!sort_index_ok(v->valuedouble))
+				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->tracks[t].has_sort_index = true;
-			m->tracks[t].sort_index = (int64_t)v->valuedouble;
+			m->tracks[t].sort_index = rc ? 0 : (int64_t)v->valuedouble;
 		}
 	}
 	cJSON_Delete(args);
