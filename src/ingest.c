@@ -17,10 +17,19 @@
 #include "input.h"
 #include "model_build.h"
 #include "raw_event.h"
+#include "fault.h"
 
+#ifndef GT_FUZZING
 #define WINDOW_MIN (8u << 20)
 #define WINDOW_MAX ((size_t)1 << 30)
 #define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
+#else
+/* fuzz builds: tiny windows so small inputs reach refills, window growth,
+ * the size cap and the parallel split (fuzz/fuzz_trace.c) */
+#define WINDOW_MIN 64u
+#define WINDOW_MAX ((size_t)256 << 10)
+#define SPLIT_MIN 64u
+#endif
 #define MAX_THREADS 16
 #define META_MAX (16u << 20)
 
@@ -112,7 +121,7 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 				       g->path, (unsigned long long)g->win_base, (unsigned long long)g->events,
 				       WINDOW_MAX >> 20);
 		size_t cap = g->win_cap * 2;
-		char *w = realloc(g->win, cap + 8);
+		char *w = gt_fault_hit("alloc") ? NULL : realloc(g->win, cap + 8);
 		if (!w)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory growing the read window", g->path);
 		g->win = w;
@@ -174,7 +183,7 @@ static void parse_piece(piece *pc)
 		}
 		if (pc->n == pc->cap) {
 			size_t cap = pc->cap ? pc->cap * 2 : 4096;
-			raw_event *e = realloc(pc->evs, cap * sizeof *e);
+			raw_event *e = gt_fault_hit("alloc") ? NULL : realloc(pc->evs, cap * sizeof *e);
 			if (!e) {
 				pc->rc = jl_error(lx, q, "out of memory");
 				return;
@@ -335,7 +344,7 @@ static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *k
 	/* kept as {"metadata": ..., "otherData": ...} text */
 	size_t old = m->metadata_json ? strlen(m->metadata_json) : 0;
 	size_t need = old + len + key->len + 8;
-	char *s = realloc(m->metadata_json, need);
+	char *s = gt_fault_hit("alloc") ? NULL : realloc(m->metadata_json, need);
 	if (!s)
 		return -1;
 	if (old == 0)
@@ -546,7 +555,7 @@ int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options
 	if (gt_input_map(in, &g.map, &g.map_size))
 		g.win = (char *)g.map;
 	else
-		g.win = malloc(g.win_cap + 8);
+		g.win = gt_fault_hit("alloc") ? NULL : malloc(g.win_cap + 8);
 	if (!g.win) {
 		gt_fail(err, GT_EINPUT, "out of memory");
 		goto out;
