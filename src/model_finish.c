@@ -182,11 +182,7 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	gt_model *m = b->m;
 	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
 	 * it and 'f' ends it; each consecutive pair is one flow. */
-<<<<<<< HEAD
-	if (b->npoints)
-=======
 	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
->>>>>>> reliab
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
 	const flow_point *prev = NULL;
 	uint32_t prev_span = GT_NONE;
