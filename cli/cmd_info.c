@@ -1,0 +1,280 @@
+/* gputrace info: what a trace holds, as one JSON object. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jsonw.h"
+#include "load.h"
+#include "outfile.h"
+#include "output.h"
+
+static const char *const compression_names[] = {"none", "gzip", "zstd"};
+
+static void write_metadata(gt_jsonw *w, const char *text)
+{
+	/* re-serialised through cJSON so lenient input still prints as JSON */
+	cJSON *j = text ? cJSON_Parse(text) : NULL;
+	char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+	gt_jsonw_key(w, "metadata");
+	if (s)
+		gt_jsonw_raw(w, s);
+	else
+		gt_jsonw_null(w);
+	free(s);
+	cJSON_Delete(j);
+}
+
+static void write_info(FILE *out, const gt_model *m)
+{
+	gt_jsonw w;
+	gt_jsonw_init(&w, out, true);
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "source");
+	gt_jsonw_str(&w, m->source);
+	gt_jsonw_key(&w, "format");
+	gt_jsonw_str(&w, m->stats.format == GT_FMT_OBJECT ? "object" : "array");
+	gt_jsonw_key(&w, "compression");
+	gt_jsonw_str(&w, compression_names[m->stats.compression % 3]);
+	gt_jsonw_key(&w, "file_bytes");
+	gt_jsonw_u64(&w, m->stats.file_bytes);
+	gt_jsonw_key(&w, "bytes");
+	gt_jsonw_u64(&w, m->stats.bytes);
+	gt_jsonw_key(&w, "events");
+	gt_jsonw_u64(&w, m->stats.events);
+	gt_jsonw_key(&w, "phases");
+	gt_jsonw_begin_object(&w);
+	for (int c = 0; c < 128; c++) {
+		if (!m->stats.phases[c])
+			continue;
+		char k[2] = {(char)c, 0};
+		gt_jsonw_key(&w, k);
+		gt_jsonw_u64(&w, m->stats.phases[c]);
+	}
+	for (int i = 0; i < 8 && m->stats.long_phase[i][0]; i++) {
+		gt_jsonw_key(&w, m->stats.long_phase[i]);
+		gt_jsonw_u64(&w, m->stats.long_phase_count[i]);
+	}
+	gt_jsonw_end_object(&w);
+	gt_jsonw_key(&w, "spans");
+	gt_jsonw_u64(&w, m->span_count);
+	gt_jsonw_key(&w, "flows");
+	gt_jsonw_u64(&w, m->flow_count);
+	gt_jsonw_key(&w, "counters");
+	gt_jsonw_u64(&w, m->series_count);
+	gt_jsonw_key(&w, "counter_samples");
+	gt_jsonw_u64(&w, m->sample_count);
+	gt_jsonw_key(&w, "processes");
+	gt_jsonw_u64(&w, m->process_count);
+	gt_jsonw_key(&w, "threads");
+	gt_jsonw_u64(&w, m->thread_count);
+	gt_jsonw_key(&w, "tracks");
+	gt_jsonw_u64(&w, m->track_count);
+	gt_jsonw_key(&w, "lanes");
+	gt_jsonw_u64(&w, m->lane_count);
+	gt_jsonw_key(&w, "groups");
+	gt_jsonw_begin_array(&w);
+	for (uint32_t g = 0; g < m->group_count; g++) {
+		gt_jsonw_begin_object(&w);
+		gt_jsonw_key(&w, "id");
+		gt_jsonw_u64(&w, g);
+		gt_jsonw_key(&w, "name");
+		gt_jsonw_str(&w, gt_model_str(m, m->groups[g].name));
+		gt_jsonw_key(&w, "spans");
+		gt_jsonw_u64(&w, m->groups[g].spans);
+		gt_jsonw_end_object(&w);
+	}
+	gt_jsonw_end_array(&w);
+	gt_jsonw_key(&w, "time");
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "start_us");
+	gt_jsonw_us(&w, m->start_ns);
+	gt_jsonw_key(&w, "end_us");
+	gt_jsonw_us(&w, m->end_ns);
+	gt_jsonw_key(&w, "duration_us");
+	gt_jsonw_us(&w, m->end_ns - m->start_ns);
+	gt_jsonw_end_object(&w);
+	gt_jsonw_key(&w, "warnings");
+	gt_jsonw_begin_object(&w);
+	for (int i = 0; i < GT_WARN_COUNT; i++) {
+		gt_jsonw_key(&w, gt_warning_names[i]);
+		gt_jsonw_u64(&w, m->stats.warnings[i]);
+	}
+	gt_jsonw_end_object(&w);
+	gt_jsonw_key(&w, "model_bytes");
+	gt_jsonw_u64(&w, gt_model_bytes(m));
+	gt_jsonw_key(&w, "bytes_per_span");
+	gt_jsonw_f64(&w, m->span_count ? (double)gt_model_bytes(m) / m->span_count : 0.0);
+	write_metadata(&w, m->metadata_json);
+	gt_jsonw_end_object(&w);
+	gt_jsonw_finish(&w);
+}
+
+/* One row per lane: which track and depth it shows. */
+struct lane_row {
+	uint32_t lane, track, depth;
+};
+
+static const gt_model *lanes_model;
+static const struct lane_row *lanes_rows;
+
+static const char *id_str(const gt_id *id, char *buf, size_t n)
+{
+	if (id->is_str)
+		return gt_model_str(lanes_model, id->str);
+	snprintf(buf, n, "%lld", (long long)id->num);
+	return buf;
+}
+
+static const char *row_kind(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return lanes_model->tracks[lanes_rows[row].track].kind == GT_TRACK_THREAD ? "thread" : "async";
+}
+
+static const char *row_pid(const void *ctx, uint64_t row)
+{
+	static char buf[32];
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	return id_str(&lanes_model->processes[t->process].pid, buf, sizeof buf);
+}
+
+static const char *row_process_name(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	uint32_t n = lanes_model->processes[t->process].name;
+	return n == GT_NONE ? NULL : gt_model_str(lanes_model, n);
+}
+
+static const char *row_tid(const void *ctx, uint64_t row)
+{
+	static char buf[32];
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	return t->kind == GT_TRACK_THREAD ? id_str(&t->tid, buf, sizeof buf) : NULL;
+}
+
+static const char *row_track_name(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	uint32_t n = lanes_model->tracks[lanes_rows[row].track].name;
+	return n == GT_NONE ? NULL : gt_model_str(lanes_model, n);
+}
+
+static int write_lanes(const struct gt_common *c, const gt_model *m)
+{
+	struct lane_row *rows = malloc(((size_t)m->lane_count + 1) * sizeof *rows);
+	if (!rows) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	for (uint32_t t = 0; t < m->track_count; t++)
+		for (uint32_t d = 0; d < m->tracks[t].lane_count; d++)
+			rows[m->tracks[t].lane_base + d] = (struct lane_row){m->tracks[t].lane_base + d, t, d};
+	lanes_model = m;
+	lanes_rows = rows;
+	size_t st = sizeof *rows;
+	gt_column cols[] = {
+		{.name = "lane", .type = GT_COL_U32, .data = &rows[0].lane, .stride = st},
+		{.name = "track", .type = GT_COL_U32, .data = &rows[0].track, .stride = st},
+		{.name = "kind", .type = GT_COL_STR, .get_str = row_kind},
+		{.name = "pid", .type = GT_COL_STR, .get_str = row_pid},
+		{.name = "process_name", .type = GT_COL_STR, .get_str = row_process_name},
+		{.name = "tid", .type = GT_COL_STR, .get_str = row_tid},
+		{.name = "track_name", .type = GT_COL_STR, .get_str = row_track_name},
+		{.name = "depth", .type = GT_COL_U32, .data = &rows[0].depth, .stride = st},
+	};
+	gt_table t = {.name = "lanes", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = m->lane_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	int rc = gt_cli_write_table(c, &t);
+	free(rows);
+	return rc;
+}
+
+static int write_groups(const struct gt_common *c, const gt_model *m)
+{
+	uint32_t ids[GT_MAX_GROUPS];
+	for (uint32_t g = 0; g < GT_MAX_GROUPS; g++)
+		ids[g] = g;
+	size_t st = sizeof m->groups[0];
+	gt_column cols[] = {
+		{.name = "id", .type = GT_COL_U32, .data = ids},
+		{.name = "name", .type = GT_COL_DICT, .data = &m->groups[0].name, .stride = st,
+		 .dict_get = gt_cli_model_string, .dict_ctx = m},
+		{.name = "spans", .type = GT_COL_U64, .data = &m->groups[0].spans, .stride = st},
+	};
+	gt_table t = {.name = "groups", .cols = cols, .ncols = 3, .nrows = m->group_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	return gt_cli_write_table(c, &t);
+}
+
+enum { OPT_TABLE = OPT_COMMAND_BASE };
+
+static const struct gt_opt info_opts[] = {
+	{"table", 't', "NAME", OPT_TABLE, "print a table instead of the summary: groups or lanes"},
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
+	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+static int run_info(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct gt_common c;
+	gt_common_init(&c);
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id;
+	const char *table = NULL;
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		if (id == OPT_TABLE) {
+			if (strcmp(arg, "groups") != 0 && strcmp(arg, "lanes") != 0)
+				return gt_usage_error(cmd, "unknown table '%s' (groups or lanes)", arg);
+			table = arg;
+			continue;
+		}
+		int r = gt_common_opt(&c, cmd, id, arg);
+		if (r < 0)
+			return GT_EUSAGE;
+		if (r == 2)
+			return 0;
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (st.noperands != 1)
+		return gt_usage_error(cmd, "'info' takes one TRACE");
+	if (!table && c.format != GT_OUT_JSON)
+		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' choose '--table groups' or '--table lanes'",
+				      gt_out_format_name(c.format));
+	gt_model m;
+	int rc = gt_cli_load(&c, st.operands[0], &m);
+	if (rc)
+		return rc;
+	if (table) {
+		rc = table[0] == 'g' ? write_groups(&c, &m) : write_lanes(&c, &m);
+		gt_model_free(&m);
+		return rc;
+	}
+	gt_outfile out;
+	gt_error err = {0};
+	if (gt_outfile_open(&out, c.output, false, &err) < 0) {
+		gt_model_free(&m);
+		return gt_report(&err);
+	}
+	write_info(out.fp, &m);
+	gt_model_free(&m);
+	if (gt_outfile_commit(&out, &err) < 0)
+		return gt_report(&err);
+	return 0;
+}
+
+const struct gt_command gt_cmd_info = {
+	.name = "info",
+	.args = "TRACE",
+	.summary = "summarise a trace: events per phase, spans, tracks, lanes, groups, time range, warnings",
+	.opts = info_opts,
+	.run = run_info,
+};

@@ -1,0 +1,141 @@
+/* JSON and NDJSON table writers: rows as objects, keys in column order,
+ * integers exact, times as exact decimal microseconds, NaN/Inf as null. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "table_cell.h"
+#include "utf8.h"
+
+/* Bytes that JSON copies as they are: printable ASCII but '"' and '\\'. */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+void gt_json_write_string(FILE *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	putc_unlocked('"', out);
+	while (*p) {
+		/* copy the longest run of plain bytes and valid UTF-8 at once */
+		const unsigned char *run = p;
+		for (;;) {
+			if (plain(*p)) {
+				p++;
+			} else if (*p >= 0x80) {
+				int k = gt_utf8_next(p);
+				if (k <= 0)
+					break;
+				p += k;
+			} else {
+				break;
+			}
+		}
+		if (p > run)
+			fwrite_unlocked(run, 1, (size_t)(p - run), out);
+		unsigned char c = *p;
+		if (!c)
+			break;
+		if (c >= 0x80) {
+			fputs_unlocked("\xef\xbf\xbd", out);
+			p += -gt_utf8_next(p);
+			continue;
+		}
+		p++;
+		switch (c) {
+		case '"': fputs_unlocked("\\\"", out); break;
+		case '\\': fputs_unlocked("\\\\", out); break;
+		case '\b': fputs_unlocked("\\b", out); break;
+		case '\f': fputs_unlocked("\\f", out); break;
+		case '\n': fputs_unlocked("\\n", out); break;
+		case '\r': fputs_unlocked("\\r", out); break;
+		case '\t': fputs_unlocked("\\t", out); break;
+		default:
+			fputs_unlocked("\\u00", out);
+			putc_unlocked(hex[c >> 4], out);
+			putc_unlocked(hex[c & 15], out);
+		}
+	}
+	putc_unlocked('"', out);
+}
+
+int gt_check_write(FILE *out, gt_error *err)
+{
+	if (!ferror(out))
+		return 0;
+	return gt_fail(err, GT_EINPUT, "write error: %s", errno ? strerror(errno) : "i/o error");
+}
+
+static void write_cell(FILE *out, const gt_column *c, uint64_t row)
+{
+	char buf[40];
+	if (c->type == GT_COL_STR || c->type == GT_COL_DICT) {
+		const char *s = gt_cell_str(c, row);
+		if (s)
+			gt_json_write_string(out, s);
+		else
+			fputs_unlocked("null", out);
+		return;
+	}
+	int n = gt_cell_number(c, row, buf);
+	if (n)
+		fwrite_unlocked(buf, 1, (size_t)n, out);
+	else
+		fputs_unlocked("null", out);
+}
+
+/* `"name":` for every column, escaped once rather than once per row. */
+static char **key_prefixes(const gt_table *t)
+{
+	char **keys = calloc(t->ncols ? t->ncols : 1, sizeof *keys);
+	for (size_t i = 0; keys && i < t->ncols; i++) {
+		size_t len = 0;
+		FILE *f = open_memstream(&keys[i], &len);
+		if (!f)
+			return keys; /* callers fall back to escaping per row */
+		gt_json_write_string(f, t->cols[i].name);
+		putc(':', f);
+		fclose(f);
+	}
+	return keys;
+}
+
+int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err)
+{
+	char **keys = key_prefixes(t);
+	flockfile(out);
+	if (!ndjson)
+		fputs_unlocked(t->nrows ? "[\n" : "[", out);
+	for (uint64_t r = 0; r < t->nrows; r++) {
+		putc_unlocked('{', out);
+		for (size_t i = 0; i < t->ncols; i++) {
+			if (i)
+				putc_unlocked(',', out);
+			if (keys && keys[i]) {
+				fputs_unlocked(keys[i], out);
+			} else {
+				gt_json_write_string(out, t->cols[i].name);
+				putc_unlocked(':', out);
+			}
+			write_cell(out, &t->cols[i], r);
+		}
+		putc_unlocked('}', out);
+		if (!ndjson && r + 1 < t->nrows)
+			putc_unlocked(',', out);
+		putc_unlocked('\n', out);
+		/* stop early on a full disk or a closed pipe */
+		if ((r & 4095) == 4095 && ferror_unlocked(out))
+			break;
+	}
+	if (!ndjson)
+		fputs_unlocked("]\n", out);
+	funlockfile(out);
+	for (size_t i = 0; keys && i < t->ncols; i++)
+		free(keys[i]);
+	free(keys);
+	return gt_check_write(out, err);
+}
