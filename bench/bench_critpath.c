@@ -4,8 +4,11 @@
  * and the passes' effective bandwidth against the copy bandwidth
  * (clEnqueueCopyBuffer, read + write) measured in the same run.
  *
- *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--device SPEC] N...
+ *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--verify]
+ *                  [--device INDEX|NAME] N...
  *
+ * --verify compares every output of each device with the host reference
+ * (bit for bit) before timing, and fails with status 1 on a difference.
  * random: each row's parent is a uniformly chosen earlier row (1% roots),
  * so depth grows like ln N; deep: chains of 1000 rows; chain: one chain. */
 #include <inttypes.h>
@@ -95,11 +98,30 @@ static double copy_bandwidth(gt_cl *cl, gt_error *err)
 	return median(gbps + 1, 3); /* the first copy warms up */
 }
 
+/* Whether the device's outputs equal the host reference's, bit for bit. */
+static bool same_as_host(const uint32_t *parent, const int64_t *dur, uint32_t n, const gt_cp_rows *d,
+			 const gt_cp_summary *ds)
+{
+	gt_error err = {0};
+	gt_cp_rows h;
+	gt_cp_summary hs;
+	if (gt_cp_rows_alloc(&h, n, &err) < 0 || gt_critpath_host(parent, dur, n, NULL, &h, &hs, &err) < 0)
+		return false;
+	bool same = memcmp(&hs, ds, sizeof hs) == 0 &&
+		    !memcmp(h.path_duration, d->path_duration, (size_t)n * 8) &&
+		    !memcmp(h.slack, d->slack, (size_t)n * 8) &&
+		    !memcmp(h.critical_predecessor, d->critical_predecessor, (size_t)n * 4) &&
+		    !memcmp(h.root, d->root, (size_t)n * 4) && !memcmp(h.hop_count, d->hop_count, (size_t)n * 4) &&
+		    !memcmp(h.critical_mask, d->critical_mask, n);
+	gt_cp_rows_free(&h);
+	return same;
+}
+
 int main(int argc, char **argv)
 {
 	int runs = 5;
 	const char *shape = "random", *only = NULL;
-	bool host = true;
+	bool host = true, verify = false;
 	uint32_t sizes[16];
 	int nsizes = 0;
 	for (int i = 1; i < argc; i++) {
@@ -111,6 +133,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (strcmp(argv[i], "--no-host") == 0)
 			host = false;
+		else if (strcmp(argv[i], "--verify") == 0)
+			verify = true;
 		else if (argv[i][0] != '-' && nsizes < 16)
 			sizes[nsizes++] = (uint32_t)strtoul(argv[i], NULL, 10);
 		else {
@@ -158,7 +182,8 @@ int main(int argc, char **argv)
 		for (size_t d = 0; d < ndev; d++) {
 			char spec[32];
 			snprintf(spec, sizeof spec, "%zu", d);
-			if (only && strcmp(only, spec) != 0)
+			if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&
+			    !strcasestr(infos[d].platform, only))
 				continue;
 			gt_cl *cl;
 			if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {
@@ -170,6 +195,11 @@ int main(int argc, char **argv)
 			gt_cp_stats st = {0};
 			/* one untimed run: program build, first-use compilation */
 			int rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+			if (rc == 0 && verify && !same_as_host(parent, dur, n, &rows, &sum)) {
+				fprintf(stderr, "bench_critpath: %s differs from the host reference on %u rows\n",
+					gt_cl_device_name(cl), n);
+				return 1;
+			}
 			for (int r = 0; rc == 0 && r < runs; r++) {
 				double t0 = now_s();
 				rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
