@@ -51,7 +51,7 @@ static void pick_shape(gt_cl *cl, struct shape *sh)
 static cl_mem new_buffer(gt_cl *cl, cl_mem_flags flags, size_t bytes, const void *host, gt_error *err)
 {
 	cl_int rc;
-	if (host)
+	if (host && bytes)
 		flags |= CL_MEM_COPY_HOST_PTR;
 	cl_mem b = clCreateBuffer(gt_cl_context(cl), flags, bytes ? bytes : 8, bytes ? (void *)host : NULL, &rc);
 	if (gt_cl_check(cl, rc, "clCreateBuffer", err) < 0)
