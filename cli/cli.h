@@ -20,7 +20,7 @@ struct gt_opt {
 /* Ids of the options that many commands share (below 100). */
 enum {
 	OPT_HELP = 1, OPT_FORMAT, OPT_OUTPUT, OPT_DEVICE, OPT_QUIET, OPT_PROGRESS,
-	OPT_STRICT, OPT_PARENTS, OPT_THREADS,
+	OPT_STRICT, OPT_PARENTS, OPT_THREADS, OPT_MAX_EXPANSION,
 	OPT_COMMAND_BASE = 100
 };
 
@@ -34,6 +34,7 @@ enum {
 #define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete" }
 #define GT_OPT_PARENTS  { "parents", 0, "MODE", OPT_PARENTS, "parent forest: nesting+flow (default) or nesting" }
 #define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "ingest threads (default: one per core)" }
+#define GT_OPT_MAX_EXPANSION { "max-expansion", 0, "RATIO", OPT_MAX_EXPANSION, "fail when decompressed size exceeds RATIO times the compressed size (default 1000, 0: no cap)" }
 #define GT_OPT_END      { NULL, 0, NULL, 0, NULL }
 
 struct gt_command {
@@ -52,6 +53,7 @@ struct gt_common {
 	bool quiet, progress, strict;
 	int parent_mode;     /* enum gt_parent_mode */
 	unsigned threads;
+	unsigned long long max_expansion; /* decompression cap; 0 none */
 };
 void gt_common_init(struct gt_common *c);
 

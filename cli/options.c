@@ -15,6 +15,7 @@ void gt_common_init(struct gt_common *c)
 	memset(c, 0, sizeof *c);
 	c->format = GT_OUT_JSON;
 	c->parent_mode = GT_PARENTS_NESTING_FLOW;
+	c->max_expansion = 1000;
 }
 
 void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv)
@@ -148,6 +149,8 @@ int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, con
 		else
 			return gt_usage_error(cmd, "unknown parent mode '%s' (nesting+flow or nesting)", arg), -1;
 		return 1;
+	case OPT_MAX_EXPANSION:
+		return gt_parse_u64(cmd, "max-expansion", arg, &c->max_expansion) < 0 ? -1 : 1;
 	case OPT_THREADS: {
 		unsigned long long v;
 		if (gt_parse_u64(cmd, "threads", arg, &v) < 0)

@@ -14,6 +14,7 @@ typedef struct gt_outfile {
 	char *path;     /* final path, NULL for stdout */
 	char *tmp_path; /* temporary path */
 	bool is_stdout;
+	int fd;         /* fp's descriptor (fileno fails on a fault-injection stream) */
 } gt_outfile;
 
 /* Opens the output. binary: refuse a terminal on stdout (GT_EUSAGE). */

@@ -39,6 +39,11 @@ typedef struct gt_column {
 	/* GT_COL_DICT alternative: a lookup callback instead of dict[] */
 	const char *(*dict_get)(const void *ctx, uint32_t id);
 	const void *dict_ctx;
+	/* Computed columns: when data is NULL, values come from these getters
+	 * (I64/U64/U32/I32/NS_US use get_i64; STR uses get_str). */
+	int64_t (*get_i64)(const void *ctx, uint64_t row);
+	const char *(*get_str)(const void *ctx, uint64_t row);
+	const void *get_ctx;
 } gt_column;
 
 typedef struct gt_table {
@@ -50,6 +55,9 @@ typedef struct gt_table {
 	const char *const *meta_keys;
 	const char *const *meta_values;
 	size_t nmeta;
+	/* Arrow: rows per record batch; 0 = the default (1M, fewer when a
+	 * batch's strings would pass 256 MiB) */
+	uint32_t arrow_batch_rows;
 } gt_table;
 
 enum gt_out_format {

@@ -1,0 +1,142 @@
+/* gputrace spans: the span table, so anyone can check the model with jq. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "load.h"
+#include "output.h"
+
+static int64_t row_id(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return (int64_t)row;
+}
+
+static int64_t row_group(const void *ctx, uint64_t row)
+{
+	return ((const gt_model *)ctx)->spans[row].group;
+}
+
+static const gt_id *span_pid(const gt_model *m, uint64_t row)
+{
+	return &m->processes[m->tracks[m->spans[row].track].process].pid;
+}
+
+static const gt_id *span_tid(const gt_model *m, uint64_t row)
+{
+	const gt_track *t = &m->tracks[m->spans[row].track];
+	/* async tracks have no thread: their tid column is the pid */
+	return t->kind == GT_TRACK_THREAD ? &t->tid : &m->processes[t->process].pid;
+}
+
+static int64_t row_pid(const void *ctx, uint64_t row) { return span_pid(ctx, row)->num; }
+static int64_t row_tid(const void *ctx, uint64_t row) { return span_tid(ctx, row)->num; }
+
+/* Mixed pid/tid columns print as text: numbers in their decimal form. */
+static _Thread_local char id_buf[2][32];
+static const char *id_text(const gt_model *m, const gt_id *id, int slot)
+{
+	if (id->is_str)
+		return gt_model_str(m, id->str);
+	snprintf(id_buf[slot], sizeof id_buf[slot], "%lld", (long long)id->num);
+	return id_buf[slot];
+}
+static const char *row_pid_str(const void *ctx, uint64_t row) { return id_text(ctx, span_pid(ctx, row), 0); }
+static const char *row_tid_str(const void *ctx, uint64_t row) { return id_text(ctx, span_tid(ctx, row), 1); }
+
+static int64_t row_track(const void *ctx, uint64_t row)
+{
+	return ((const gt_model *)ctx)->spans[row].track;
+}
+
+static bool any_string_ids(const gt_model *m, bool tids)
+{
+	for (uint32_t t = 0; t < m->track_count; t++) {
+		const gt_track *tr = &m->tracks[t];
+		if (!tids && m->processes[tr->process].pid.is_str)
+			return true;
+		if (tids && tr->kind == GT_TRACK_THREAD && tr->tid.is_str)
+			return true;
+	}
+	for (uint32_t p = 0; tids && p < m->process_count; p++)
+		if (m->processes[p].pid.is_str)
+			return true; /* async rows show the pid as tid */
+	return false;
+}
+
+static const struct gt_opt spans_opts[] = {
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
+	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+static int run_spans(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct gt_common c;
+	gt_common_init(&c);
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id;
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		int r = gt_common_opt(&c, cmd, id, arg);
+		if (r < 0)
+			return GT_EUSAGE;
+		if (r == 2)
+			return 0;
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (st.noperands != 1)
+		return gt_usage_error(cmd, "'spans' takes one TRACE");
+	if (c.format == GT_OUT_JSON)
+		c.format = GT_OUT_JSON; /* an array of span objects */
+	gt_model m;
+	int rc = gt_cli_load(&c, st.operands[0], &m);
+	if (rc)
+		return rc;
+	const gt_span *s0 = m.spans;
+	size_t stride = sizeof(gt_span);
+	bool pid_str = any_string_ids(&m, false), tid_str = any_string_ids(&m, true);
+	gt_column cols[] = {
+		{.name = "id", .type = GT_COL_U32, .get_i64 = row_id},
+		{.name = "event", .type = GT_COL_U32, .data = s0 ? &s0->event : NULL, .stride = stride},
+		{.name = "name", .type = GT_COL_DICT, .data = s0 ? &s0->name : NULL, .stride = stride,
+		 .dict_get = gt_cli_model_string, .dict_ctx = &m},
+		{.name = "cat", .type = GT_COL_DICT, .data = s0 ? &s0->cat : NULL, .stride = stride,
+		 .dict_get = gt_cli_model_string, .dict_ctx = &m},
+		{.name = "group", .type = GT_COL_U32, .get_i64 = row_group, .get_ctx = &m},
+		{.name = "pid", .type = pid_str ? GT_COL_STR : GT_COL_I64,
+		 .get_i64 = row_pid, .get_str = row_pid_str, .get_ctx = &m},
+		{.name = "tid", .type = tid_str ? GT_COL_STR : GT_COL_I64,
+		 .get_i64 = row_tid, .get_str = row_tid_str, .get_ctx = &m},
+		{.name = "track", .type = GT_COL_U32, .get_i64 = row_track, .get_ctx = &m},
+		{.name = "lane", .type = GT_COL_U32, .data = s0 ? &s0->lane : NULL, .stride = stride},
+		{.name = "depth", .type = GT_COL_U32, .data = s0 ? &s0->depth : NULL, .stride = stride},
+		{.name = "parent", .type = GT_COL_U32, .data = s0 ? &s0->parent : NULL, .stride = stride,
+		 .has_null = true, .null_u32 = GT_NONE},
+		{.name = "ts_us", .arrow_name = "ts_ns", .type = GT_COL_NS_US,
+		 .data = s0 ? &s0->ts_ns : NULL, .stride = stride},
+		{.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
+		 .data = s0 ? &s0->dur_ns : NULL, .stride = stride},
+	};
+	/* with no spans every column is empty; getters keep NULL data safe */
+	if (!s0)
+		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+			if (!cols[i].get_i64 && !cols[i].get_str)
+				cols[i].get_i64 = row_id;
+	gt_table t = {.name = "spans", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
+		      .nrows = m.span_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m.source, mk, mv);
+	rc = gt_cli_write_table(&c, &t);
+	gt_model_free(&m);
+	return rc;
+}
+
+const struct gt_command gt_cmd_spans = {
+	.name = "spans",
+	.args = "TRACE",
+	.summary = "print the span table: id, event, name, cat, group, pid, tid, lane, depth, parent, ts_us, dur_us",
+	.opts = spans_opts,
+	.run = run_spans,
+};

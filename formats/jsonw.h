@@ -1,0 +1,34 @@
+/* A small streaming JSON writer for documents (as opposed to tables):
+ * commas and nesting are tracked, numbers are exact. */
+#ifndef GT_JSONW_H
+#define GT_JSONW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct gt_jsonw {
+	FILE *out;
+	int depth;
+	unsigned char need_comma[64]; /* 0 first, 1 after a value, 2 after a key */
+	bool pretty;
+} gt_jsonw;
+
+void gt_jsonw_init(gt_jsonw *w, FILE *out, bool pretty);
+void gt_jsonw_key(gt_jsonw *w, const char *key);
+void gt_jsonw_begin_object(gt_jsonw *w);
+void gt_jsonw_end_object(gt_jsonw *w);
+void gt_jsonw_begin_array(gt_jsonw *w);
+void gt_jsonw_end_array(gt_jsonw *w);
+void gt_jsonw_str(gt_jsonw *w, const char *s);
+void gt_jsonw_i64(gt_jsonw *w, int64_t v);
+void gt_jsonw_u64(gt_jsonw *w, uint64_t v);
+void gt_jsonw_f64(gt_jsonw *w, double v);
+void gt_jsonw_bool(gt_jsonw *w, bool v);
+void gt_jsonw_null(gt_jsonw *w);
+void gt_jsonw_us(gt_jsonw *w, int64_t ns); /* exact microseconds */
+void gt_jsonw_raw(gt_jsonw *w, const char *json); /* a preformatted value */
+/* Ends the document with a newline. */
+void gt_jsonw_finish(gt_jsonw *w);
+
+#endif

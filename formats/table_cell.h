@@ -1,0 +1,105 @@
+/* Reading one cell of a gt_column, shared by the table writers. Cells are
+ * read with memcpy: strided rows of a struct need not be aligned. */
+#ifndef GT_TABLE_CELL_H
+#define GT_TABLE_CELL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "table.h"
+
+size_t gt_col_stride(const gt_column *c);
+
+static inline const unsigned char *gt_col_at(const gt_column *c, uint64_t row)
+{
+	return (const unsigned char *)c->data + row * gt_col_stride(c);
+}
+
+static inline int64_t gt_cell_i64(const gt_column *c, uint64_t row)
+{
+	if (!c->data)
+		return (int64_t)c->get_i64(c->get_ctx, row);
+	int64_t v;
+	memcpy(&v, gt_col_at(c, row), sizeof v);
+	return v;
+}
+
+static inline uint64_t gt_cell_u64(const gt_column *c, uint64_t row)
+{
+	if (!c->data)
+		return (uint64_t)c->get_i64(c->get_ctx, row);
+	uint64_t v;
+	memcpy(&v, gt_col_at(c, row), sizeof v);
+	return v;
+}
+
+static inline uint32_t gt_cell_u32(const gt_column *c, uint64_t row)
+{
+	if (!c->data)
+		return (uint32_t)c->get_i64(c->get_ctx, row);
+	uint32_t v;
+	memcpy(&v, gt_col_at(c, row), sizeof v);
+	return v;
+}
+
+static inline int32_t gt_cell_i32(const gt_column *c, uint64_t row)
+{
+	if (!c->data)
+		return (int32_t)c->get_i64(c->get_ctx, row);
+	int32_t v;
+	memcpy(&v, gt_col_at(c, row), sizeof v);
+	return v;
+}
+
+static inline double gt_cell_f64(const gt_column *c, uint64_t row)
+{
+	double v;
+	memcpy(&v, gt_col_at(c, row), sizeof v);
+	return v;
+}
+
+static inline bool gt_cell_bool(const gt_column *c, uint64_t row)
+{
+	return *gt_col_at(c, row) != 0;
+}
+
+static inline const char *gt_cell_strp(const gt_column *c, uint64_t row)
+{
+	if (!c->data)
+		return c->get_str(c->get_ctx, row);
+	const char *s;
+	memcpy(&s, gt_col_at(c, row), sizeof s);
+	return s;
+}
+
+/* GT_COL_DICT: the entry's string, "" for an entry the dictionary lacks. */
+const char *gt_dict_entry(const gt_column *c, uint32_t id);
+
+/* True when the cell is null: U32/DICT equal to null_u32 under has_null,
+ * a NULL string. */
+bool gt_cell_is_null(const gt_column *c, uint64_t row);
+
+/* STR and DICT cells: the string, or NULL when null. */
+const char *gt_cell_str(const gt_column *c, uint64_t row);
+
+/* Numbers and booleans as text: JSON-compatible ("true", "1.5", "-3").
+ * Returns the length, or 0 when the value has no text form (null, or a
+ * NaN/infinite double) so the caller writes its null. buf: 40 bytes. */
+int gt_cell_number(const gt_column *c, uint64_t row, char *buf);
+
+/* Integer formatting without printf. buf: 24 bytes. */
+int gt_format_i64(char *buf, int64_t v);
+int gt_format_u64(char *buf, uint64_t v);
+/* Shortest "%.Ng" (N = 15..17) that reads back to the same double. */
+int gt_format_f64(char *buf, double v);
+
+/* The writers behind gt_table_write. */
+int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err);
+int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err);
+int gt_table_write_arrow(const gt_table *t, FILE *out, bool stream, gt_error *err);
+
+/* -1 with err naming the failed write when out has its error flag set. */
+int gt_check_write(FILE *out, gt_error *err);
+
+#endif

@@ -1,0 +1,292 @@
+/* Parses one trace event object, keeping only the fields the model uses and
+ * skipping (while validating) everything else. */
+#include <string.h>
+
+#include "raw_event.h"
+
+#define NEED(p) do { if ((p) >= lx->end) return lx->final ? jl_error(lx, (p), "unexpected end of input") : JL_NEED_MORE; } while (0)
+
+static int key_is(const jl_slice *k, const char *s, size_t n)
+{
+	return k->len == n && memcmp(k->p, s, n) == 0;
+}
+
+/* A number in µs (JSON number or numeric string) -> ns. */
+static int time_value(jl_lexer *lx, const char **pp, int64_t *out, bool allow_string)
+{
+	const char *p = *pp;
+	jl_slice s;
+	int rc;
+	if (*p == '"') {
+		if (!allow_string)
+			return jl_error(lx, p, "expected a number, not a string");
+		rc = jl_string(lx, &p, &s);
+		if (rc)
+			return rc;
+	} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		rc = jl_number(lx, &p, &s);
+		if (rc)
+			return rc;
+	} else {
+		return jl_error(lx, p, "expected a number");
+	}
+	if (jl_us_to_ns(s.p, s.len, out) < 0)
+		return jl_error(lx, *pp, "number out of range or not a number");
+	*pp = p;
+	return JL_OK;
+}
+
+static int id_value(jl_lexer *lx, const char **pp, raw_id *out)
+{
+	const char *p = *pp;
+	int rc;
+	if (*p == '"') {
+		out->kind = RID_STR;
+		rc = jl_string(lx, &p, &out->str);
+	} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		jl_slice s;
+		rc = jl_number(lx, &p, &s);
+		if (rc == JL_OK) {
+			if (jl_parse_int(s.p, s.len, &out->num) < 0)
+				return jl_error(lx, *pp, "expected an integer or a string");
+			out->kind = RID_NUM;
+		}
+	} else if (*p == 'n') {
+		rc = jl_skip_value(lx, &p, 1); /* null: absent */
+		out->kind = RID_ABSENT;
+	} else {
+		return jl_error(lx, p, "expected an integer or a string");
+	}
+	if (rc == JL_OK)
+		*pp = p;
+	return rc;
+}
+
+static int string_value(jl_lexer *lx, const char **pp, jl_slice *out)
+{
+	const char *p = *pp;
+	int rc;
+	if (*p == '"') {
+		rc = jl_string(lx, &p, out);
+	} else if (*p == 'n') {
+		rc = jl_skip_value(lx, &p, 1);
+		out->p = NULL;
+		out->len = 0;
+		if (rc == JL_OK && (p - *pp) != 4)
+			return jl_error(lx, *pp, "expected a string");
+	} else {
+		return jl_error(lx, p, "expected a string");
+	}
+	if (rc == JL_OK)
+		*pp = p;
+	return rc;
+}
+
+static int bool_value(jl_lexer *lx, const char **pp, bool *out)
+{
+	const char *p = *pp;
+	if (*p != 't' && *p != 'f')
+		return jl_error(lx, p, "expected true or false");
+	int rc = jl_skip_value(lx, &p, 1);
+	if (rc == JL_OK) {
+		*out = **pp == 't';
+		*pp = p;
+	}
+	return rc;
+}
+
+/* id2: {"local": X} or {"global": X} */
+static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
+{
+	const char *p = *pp;
+	if (*p != '{')
+		return jl_error(lx, p, "expected an object for id2");
+	p++;
+	bool first = true;
+	for (;;) {
+		p = jl_skip_ws(p, lx->end);
+		NEED(p);
+		if (*p == '}') {
+			p++;
+			break;
+		}
+		if (!first) {
+			if (*p != ',')
+				return jl_error(lx, p, "expected ',' or '}' in object");
+			p = jl_skip_ws(p + 1, lx->end);
+			NEED(p);
+			if (*p == '}') {
+				lx->trailing_commas++;
+				p++;
+				break;
+			}
+		}
+		first = false;
+		jl_slice k;
+		if (*p != '"')
+			return jl_error(lx, p, "expected a string key in object");
+		int rc = jl_string(lx, &p, &k);
+		if (rc)
+			return rc;
+		p = jl_skip_ws(p, lx->end);
+		NEED(p);
+		if (*p != ':')
+			return jl_error(lx, p, "expected ':' after key");
+		p = jl_skip_ws(p + 1, lx->end);
+		NEED(p);
+		if (key_is(&k, "global", 6) || key_is(&k, "local", 5)) {
+			rc = id_value(lx, &p, &ev->id);
+			ev->flags = (uint8_t)((ev->flags & ~(REV_ID2_GLOBAL | REV_ID2_LOCAL)) |
+					      (k.len == 6 ? REV_ID2_GLOBAL : REV_ID2_LOCAL));
+		} else {
+			rc = jl_skip_value(lx, &p, 2);
+		}
+		if (rc)
+			return rc;
+	}
+	*pp = p;
+	return JL_OK;
+}
+
+int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
+{
+	const char *p = *pp, *start = *pp;
+	memset(ev, 0, sizeof *ev);
+	p++; /* '{' */
+	bool first = true;
+	for (;;) {
+		p = jl_skip_ws(p, lx->end);
+		NEED(p);
+		if (*p == '}') {
+			p++;
+			break;
+		}
+		if (!first) {
+			if (*p != ',')
+				return jl_error(lx, p, "expected ',' or '}' in event object");
+			p = jl_skip_ws(p + 1, lx->end);
+			NEED(p);
+			if (*p == '}') {
+				lx->trailing_commas++;
+				p++;
+				break;
+			}
+		}
+		first = false;
+		if (*p != '"')
+			return jl_error(lx, p, "expected a string key in event object");
+		jl_slice k;
+		int rc = jl_string(lx, &p, &k);
+		if (rc)
+			return rc;
+		p = jl_skip_ws(p, lx->end);
+		NEED(p);
+		if (*p != ':')
+			return jl_error(lx, p, "expected ':' after key");
+		p = jl_skip_ws(p + 1, lx->end);
+		NEED(p);
+		const char *vstart = p;
+		bool b = false;
+		jl_slice s;
+		switch (k.len) {
+		case 1:
+			if (k.p[0] == 's') {
+				rc = string_value(lx, &p, &s);
+				ev->s = rc == JL_OK && s.len ? s.p[0] : 0;
+				goto done;
+			}
+			break;
+		case 2:
+			if (key_is(&k, "ph", 2)) {
+				rc = string_value(lx, &p, &s);
+				ev->ph = rc == JL_OK && s.len == 1 ? s.p[0] : (s.len ? '?' : 0);
+				goto done;
+			}
+			if (key_is(&k, "ts", 2)) {
+				rc = time_value(lx, &p, &ev->ts_ns, true);
+				ev->flags |= REV_HAS_TS;
+				goto done;
+			}
+			if (key_is(&k, "id", 2)) {
+				rc = id_value(lx, &p, &ev->id);
+				goto done;
+			}
+			if (key_is(&k, "bp", 2)) {
+				rc = string_value(lx, &p, &s);
+				ev->bp = rc == JL_OK && s.len ? s.p[0] : 0;
+				goto done;
+			}
+			break;
+		case 3:
+			if (key_is(&k, "dur", 3)) {
+				rc = time_value(lx, &p, &ev->dur_ns, true);
+				if (rc == JL_OK && ev->dur_ns < 0)
+					return jl_error(lx, vstart, "negative dur");
+				ev->flags |= REV_HAS_DUR;
+				goto done;
+			}
+			if (key_is(&k, "pid", 3)) {
+				rc = id_value(lx, &p, &ev->pid);
+				goto done;
+			}
+			if (key_is(&k, "tid", 3)) {
+				rc = id_value(lx, &p, &ev->tid);
+				goto done;
+			}
+			if (key_is(&k, "cat", 3)) {
+				rc = string_value(lx, &p, &ev->cat);
+				goto done;
+			}
+			if (key_is(&k, "id2", 3)) {
+				rc = id2_value(lx, &p, ev);
+				goto done;
+			}
+			break;
+		case 4:
+			if (key_is(&k, "name", 4)) {
+				rc = string_value(lx, &p, &ev->name);
+				goto done;
+			}
+			if (key_is(&k, "args", 4)) {
+				rc = jl_skip_value(lx, &p, 1);
+				ev->args.p = vstart;
+				ev->args.len = (uint32_t)(p - vstart);
+				goto done;
+			}
+			break;
+		case 5:
+			if (key_is(&k, "scope", 5)) {
+				rc = string_value(lx, &p, &ev->scope);
+				goto done;
+			}
+			break;
+		case 7:
+			if (key_is(&k, "bind_id", 7)) {
+				rc = id_value(lx, &p, &ev->bind_id);
+				goto done;
+			}
+			if (key_is(&k, "flow_in", 7)) {
+				rc = bool_value(lx, &p, &b);
+				if (b)
+					ev->flags |= REV_FLOW_IN;
+				goto done;
+			}
+			break;
+		case 8:
+			if (key_is(&k, "flow_out", 8)) {
+				rc = bool_value(lx, &p, &b);
+				if (b)
+					ev->flags |= REV_FLOW_OUT;
+				goto done;
+			}
+			break;
+		}
+		rc = jl_skip_value(lx, &p, 1);
+	done:
+		if (rc)
+			return rc;
+	}
+	*pp = p;
+	(void)start;
+	return JL_OK;
+}

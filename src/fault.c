@@ -1,0 +1,51 @@
+/* GPUTRACE_FAULT parsing and per-site call counters (see fault.h). */
+#include "fault.h"
+
+#ifdef GT_FAULT_INJECTION
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SITES 16
+
+static struct site {
+	char name[32];
+	unsigned long long when;
+	atomic_ullong calls;
+} sites[MAX_SITES];
+static int nsites;
+static pthread_once_t parsed = PTHREAD_ONCE_INIT;
+
+static void parse_env(void)
+{
+	const char *s = getenv("GPUTRACE_FAULT");
+	while (s && *s && nsites < MAX_SITES) {
+		const char *colon = strchr(s, ':');
+		const char *end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		if (colon && colon < end && (size_t)(colon - s) < sizeof sites[0].name) {
+			struct site *t = &sites[nsites];
+			memcpy(t->name, s, (size_t)(colon - s));
+			t->name[colon - s] = '\0';
+			t->when = strtoull(colon + 1, NULL, 10);
+			atomic_init(&t->calls, 0);
+			if (t->when > 0)
+				nsites++;
+		}
+		s = *end ? end + 1 : end;
+	}
+}
+
+bool gt_fault_hit(const char *site)
+{
+	pthread_once(&parsed, parse_env);
+	for (int i = 0; i < nsites; i++)
+		if (strcmp(sites[i].name, site) == 0)
+			return atomic_fetch_add(&sites[i].calls, 1) + 1 == sites[i].when;
+	return false;
+}
+#else
+typedef int gt_fault_unused; /* an empty translation unit is not ISO C */
+#endif

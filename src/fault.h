@@ -1,0 +1,21 @@
+/* Fault injection for tests: `make FAULTS=1` builds with -DGT_FAULT_INJECTION
+ * (into build-faults), and then GPUTRACE_FAULT="site:N[,site:N...]" makes
+ * gt_fault_hit(site) return true on the Nth call at that site (1-based).
+ * Sites in use: "write" (output bytes reaching the file), "alloc" (writer
+ * buffers). In ordinary builds the check compiles to false. */
+#ifndef GT_FAULT_H
+#define GT_FAULT_H
+
+#include <stdbool.h>
+
+#ifdef GT_FAULT_INJECTION
+bool gt_fault_hit(const char *site);
+#else
+static inline bool gt_fault_hit(const char *site)
+{
+	(void)site;
+	return false;
+}
+#endif
+
+#endif

@@ -1,0 +1,558 @@
+/* Streaming ingest: reads the decompressed trace through a window buffer,
+ * walks the top-level structure, and parses the event array in parallel.
+ *
+ * Parallel parsing is speculative: the window is cut at points that look
+ * like event boundaries ("}, {"); each piece is parsed by its own thread,
+ * and a piece counts only if the piece before it ended exactly at its cut.
+ * A wrong guess (a "}, {" inside a string or a nested value) costs a
+ * re-parse, never a wrong result. Events then go to the model builder in
+ * file order. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ingest.h"
+#include "input.h"
+#include "model_build.h"
+#include "raw_event.h"
+
+#define WINDOW_MIN (8u << 20)
+#define WINDOW_MAX ((size_t)1 << 30)
+#define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
+#define MAX_THREADS 16
+#define META_MAX (16u << 20)
+
+enum state {
+	S_START,
+	S_OBJ_KEY,       /* expecting a key (or '}') in the top-level object */
+	S_OBJ_AFTER,     /* expecting ',' or '}' after a top-level value */
+	S_EVENTS,        /* expecting an event or ']' */
+	S_EVENTS_AFTER,  /* expecting ',' or ']' after an event */
+	S_SKIP_STRING,   /* inside a long top-level string value being skipped */
+	S_DONE,
+};
+
+typedef struct piece {
+	const char *begin, *stop; /* parse from begin until the element start == stop */
+	raw_event *evs;
+	size_t n, cap;
+	const char *end_pos; /* where parsing stopped (an element start) */
+	int rc;              /* JL_OK (reached stop or ']'), JL_NEED_MORE, JL_ERROR */
+	bool hit_close;      /* stopped at the array's ']' */
+	bool after_comma;    /* the last thing consumed was a ',' (for trailing commas) */
+	bool overshot;       /* passed its stop without landing on it */
+	jl_lexer lx;
+} piece;
+
+typedef struct ingest {
+	gt_input *in;
+	const char *path;
+	char *win;
+	size_t win_cap, win_len;
+	uint64_t win_base; /* stream offset of win[0] */
+	bool eof;
+	int state;
+	bool object_format, saw_events, after_comma, first_in_obj;
+	uint64_t events;
+	gt_builder builder;
+	gt_model *m;
+	unsigned threads;
+	piece pieces[MAX_THREADS];
+	const gt_load_options *opt;
+	uint64_t total_bytes;
+	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
+	int meta_key;         /* 1: capture this top-level value as metadata */
+} ingest;
+
+static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
+{
+	uint64_t off = g->win_base + (uint64_t)(at - g->win);
+	return gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: %s", g->path,
+		       (unsigned long long)off, (unsigned long long)g->events, msg);
+}
+
+/* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
+static int refill(ingest *g, size_t keep, gt_error *err)
+{
+	size_t tail = g->win_len - keep;
+	if (keep) {
+		memmove(g->win, g->win + keep, tail);
+		g->win_base += keep;
+	}
+	g->win_len = tail;
+	if (g->win_len == g->win_cap) {
+		if (g->win_cap >= WINDOW_MAX)
+			return gt_fail(err, GT_EINPUT,
+				       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
+				       g->path, (unsigned long long)g->win_base, (unsigned long long)g->events,
+				       WINDOW_MAX >> 20);
+		size_t cap = g->win_cap * 2;
+		char *w = realloc(g->win, cap + 8);
+		if (!w)
+			return gt_fail(err, GT_EINPUT, "%s: out of memory growing the read window", g->path);
+		g->win = w;
+		g->win_cap = cap;
+	}
+	while (g->win_len < g->win_cap && !g->eof) {
+		long n = gt_input_read(g->in, g->win + g->win_len, g->win_cap - g->win_len, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			g->eof = true;
+		g->win_len += (size_t)n;
+	}
+	g->m->stats.bytes = g->win_base + g->win_len;
+	if (g->opt && g->opt->progress)
+		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
+	return 0;
+}
+
+static void lexer_init(ingest *g, jl_lexer *lx)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->begin = g->win;
+	lx->end = g->win + g->win_len;
+	lx->final = g->eof;
+}
+
+/* Parses events from pc->begin. Stops at the element start pc->stop (if
+ * set), at ']', at the end of the window, or on an error. */
+static void parse_piece(piece *pc)
+{
+	jl_lexer *lx = &pc->lx;
+	const char *p = pc->begin;
+	pc->n = 0;
+	pc->hit_close = false;
+	pc->overshot = false;
+	for (;;) {
+		const char *q = jl_skip_ws(p, lx->end);
+		pc->end_pos = p;
+		if (pc->stop && q >= pc->stop) {
+			pc->overshot = q != pc->stop;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (q >= lx->end) {
+			pc->rc = JL_NEED_MORE;
+			return;
+		}
+		if (*q == ']') {
+			pc->hit_close = true;
+			pc->end_pos = q;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (*q != '{') {
+			pc->rc = jl_error(lx, q, "event is not an object");
+			pc->end_pos = q;
+			return;
+		}
+		if (pc->n == pc->cap) {
+			size_t cap = pc->cap ? pc->cap * 2 : 4096;
+			raw_event *e = realloc(pc->evs, cap * sizeof *e);
+			if (!e) {
+				pc->rc = jl_error(lx, q, "out of memory");
+				return;
+			}
+			pc->evs = e;
+			pc->cap = cap;
+		}
+		raw_event *ev = &pc->evs[pc->n];
+		const char *r = q;
+		int rc = gt_parse_event(lx, &r, ev);
+		if (rc) {
+			pc->rc = rc;
+			pc->end_pos = rc == JL_NEED_MORE ? p : lx->pos;
+			return;
+		}
+		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
+		r = jl_skip_ws(r, lx->end);
+		if (r >= lx->end) {
+			pc->rc = lx->final ? jl_error(lx, r, "unexpected end of input after an event")
+					   : JL_NEED_MORE;
+			if (lx->final) {
+				/* the format allows a missing ']': keep the event */
+				pc->n++;
+				pc->end_pos = r;
+				pc->rc = JL_OK;
+				pc->hit_close = false;
+			}
+			return;
+		}
+		if (*r == ']') {
+			pc->n++;
+			pc->hit_close = true;
+			pc->end_pos = r;
+			pc->after_comma = false;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (*r != ',') {
+			pc->rc = jl_error(lx, r, "expected ',' or ']' after an event");
+			pc->end_pos = r;
+			return;
+		}
+		pc->n++;
+		p = r + 1;
+		pc->after_comma = true;
+	}
+}
+
+static void *piece_thread(void *arg)
+{
+	parse_piece(arg);
+	return NULL;
+}
+
+/* Finds a plausible event start at or after p: '{' preceded by
+ * '}' ws* ',' ws*. Returns NULL if none before end. */
+static const char *guess_boundary(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		if (!c)
+			return NULL;
+		const char *b = c;
+		while (b > p && jl_is_ws(b[-1]))
+			b--;
+		const char *a = jl_skip_ws(c + 1, end);
+		if (b > p && b[-1] == '}' && a < end && *a == '{' && a + 1 < end && a[1] == '"')
+			return a;
+		p = c + 1;
+	}
+	return NULL;
+}
+
+/* Parses the events in win[pos..) in parallel; returns the new position (an
+ * element start) and the state. */
+static int parse_events(ingest *g, size_t *pos, gt_error *err)
+{
+	const char *begin = g->win + *pos, *end = g->win + g->win_len;
+	unsigned k = 1;
+	const char *cuts[MAX_THREADS + 1];
+	cuts[0] = begin;
+	size_t len = (size_t)(end - begin);
+	if (g->threads > 1 && len >= SPLIT_MIN) {
+		for (unsigned t = 1; t < g->threads; t++) {
+			const char *c = guess_boundary(begin + len / g->threads * t, end);
+			if (!c || c <= cuts[k - 1])
+				break;
+			cuts[k++] = c;
+		}
+	}
+	cuts[k] = NULL;
+	pthread_t tids[MAX_THREADS];
+	bool started[MAX_THREADS] = {0};
+	for (unsigned t = 0; t < k; t++) {
+		piece *pc = &g->pieces[t];
+		lexer_init(g, &pc->lx);
+		pc->begin = cuts[t];
+		pc->stop = cuts[t + 1];
+		pc->after_comma = false;
+		if (t > 0 && pthread_create(&tids[t], NULL, piece_thread, pc) == 0)
+			started[t] = true;
+	}
+	parse_piece(&g->pieces[0]);
+	for (unsigned t = 1; t < k; t++) {
+		if (started[t])
+			pthread_join(tids[t], NULL);
+		else
+			parse_piece(&g->pieces[t]);
+	}
+	/* accept pieces in order while each landed exactly on the next cut */
+	for (unsigned t = 0; t < k; t++) {
+		piece *pc = &g->pieces[t];
+		for (size_t i = 0; i < pc->n; i++) {
+			raw_event *ev = &pc->evs[i];
+			ev->index = g->events;
+			ev->offset += g->win_base;
+			if (gt_builder_add(&g->builder, ev, err) < 0)
+				return -1;
+			g->events++;
+		}
+		g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
+		g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
+		if (pc->end_pos != pc->begin)
+			g->after_comma = pc->after_comma;
+		else if (t > 0)
+			g->after_comma = true; /* cuts follow a ',' */
+		if (pc->rc == JL_ERROR)
+			return fail_pos(g, err, pc->lx.pos, pc->lx.msg);
+		*pos = (size_t)(pc->end_pos - g->win);
+		if (pc->hit_close) {
+			g->state = S_EVENTS;
+			return 0;
+		}
+		if (pc->rc == JL_NEED_MORE || pc->overshot || t + 1 == k)
+			return 0; /* later pieces (if any) are discarded: re-parsed next round */
+	}
+	return 0;
+}
+
+/* Counts a top-level key that needs keeping. */
+static int key_kind(const jl_slice *k)
+{
+	if (k->len == 11 && memcmp(k->p, "traceEvents", 11) == 0)
+		return 1;
+	if ((k->len == 8 && memcmp(k->p, "metadata", 8) == 0) ||
+	    (k->len == 9 && memcmp(k->p, "otherData", 9) == 0))
+		return 2;
+	if (k->len == 17 && memcmp(k->p, "systemTraceEvents", 17) == 0)
+		return 3;
+	return 0;
+}
+
+static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *key)
+{
+	gt_model *m = g->m;
+	if (len > META_MAX)
+		return 0; /* too large to be worth keeping; info omits it */
+	/* kept as {"metadata": ..., "otherData": ...} text */
+	size_t old = m->metadata_json ? strlen(m->metadata_json) : 0;
+	size_t need = old + len + key->len + 8;
+	char *s = realloc(m->metadata_json, need);
+	if (!s)
+		return -1;
+	if (old == 0)
+		s[old++] = '{';
+	else
+		s[old - 1] = ','; /* replace the closing brace */
+	int n = snprintf(s + old, need - old, "\"%.*s\":", (int)key->len, key->p);
+	memcpy(s + old + n, v, len);
+	s[old + n + len] = '}';
+	s[old + n + len + 1] = '\0';
+	m->metadata_json = s;
+	return 0;
+}
+
+/* Runs the state machine over the window; returns 1 when more input is
+ * needed (with *keep = bytes already consumed), 0 when done, -1 on error. */
+static int step(ingest *g, size_t *keep, gt_error *err)
+{
+	size_t pos = *keep;
+	jl_lexer lx;
+	lexer_init(g, &lx);
+	for (;;) {
+		const char *p = jl_skip_ws(g->win + pos, lx.end);
+		pos = (size_t)(p - g->win);
+		*keep = pos;
+		if (g->state == S_SKIP_STRING) {
+			/* stream past a huge string (systemTraceEvents) without holding it */
+			while (p < lx.end) {
+				char c = *p++;
+				if (g->skip_escape) {
+					g->skip_escape = 0;
+				} else if (c == '\\') {
+					g->skip_escape = 1;
+				} else if (c == '"') {
+					g->state = S_OBJ_AFTER;
+					break;
+				}
+			}
+			pos = (size_t)(p - g->win);
+			*keep = pos;
+			if (g->state == S_SKIP_STRING) {
+				if (g->eof)
+					return fail_pos(g, err, p, "unterminated string");
+				return 1;
+			}
+			continue;
+		}
+		if (p >= lx.end) {
+			if (!g->eof)
+				return 1;
+			switch (g->state) {
+			case S_START:
+				return fail_pos(g, err, p, g->win_base + g->win_len == 0 ? "empty file"
+											 : "no JSON value");
+			case S_DONE:
+				return 0;
+			case S_EVENTS:
+			case S_EVENTS_AFTER:
+				if (!g->object_format)
+					return 0; /* the array format allows a missing ']' */
+				return fail_pos(g, err, p, "unexpected end of input inside traceEvents");
+			default:
+				return fail_pos(g, err, p, "unexpected end of input in the top-level object");
+			}
+		}
+		switch (g->state) {
+		case S_START:
+			if ((unsigned char)p[0] == 0xef && lx.end - p >= 3 && (unsigned char)p[1] == 0xbb &&
+			    (unsigned char)p[2] == 0xbf) {
+				pos += 3; /* UTF-8 byte order mark */
+				continue;
+			}
+			if (*p == '[') {
+				g->state = S_EVENTS;
+				g->saw_events = true;
+				g->after_comma = false;
+			} else if (*p == '{') {
+				g->object_format = true;
+				g->m->stats.format = GT_FMT_OBJECT;
+				g->state = S_OBJ_KEY;
+				g->first_in_obj = true;
+			} else {
+				return fail_pos(g, err, p, "not a trace: expected '[' or '{' at the top level");
+			}
+			pos++;
+			continue;
+		case S_OBJ_KEY:
+		case S_OBJ_AFTER:
+			if (*p == '}') {
+				if (g->state == S_OBJ_KEY && !g->first_in_obj)
+					g->m->stats.warnings[GT_WARN_TRAILING_COMMA]++;
+				g->state = S_DONE;
+				pos++;
+				continue;
+			}
+			if (g->state == S_OBJ_AFTER) {
+				if (*p != ',')
+					return fail_pos(g, err, p, "expected ',' or '}' in the top-level object");
+				g->state = S_OBJ_KEY;
+				g->first_in_obj = false;
+				pos++;
+				continue;
+			}
+			{
+				if (*p != '"')
+					return fail_pos(g, err, p, "expected a string key in the top-level object");
+				const char *q = p;
+				jl_slice key;
+				int rc = jl_string(&lx, &q, &key);
+				if (rc == JL_NEED_MORE)
+					return 1;
+				if (rc)
+					return fail_pos(g, err, lx.pos, lx.msg);
+				q = jl_skip_ws(q, lx.end);
+				if (q >= lx.end)
+					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+				if (*q != ':')
+					return fail_pos(g, err, q, "expected ':' after key");
+				q = jl_skip_ws(q + 1, lx.end);
+				if (q >= lx.end)
+					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+				int kind = key_kind(&key);
+				if (kind == 1) {
+					if (*q != '[')
+						return fail_pos(g, err, q, "traceEvents is not an array");
+					g->saw_events = true;
+					g->state = S_EVENTS;
+					g->after_comma = false;
+					pos = (size_t)(q + 1 - g->win);
+					continue;
+				}
+				if (kind == 3)
+					g->saw_events = true;
+				if (*q == '"' && kind != 2) {
+					g->state = S_SKIP_STRING;
+					g->skip_escape = 0;
+					pos = (size_t)(q + 1 - g->win);
+					continue;
+				}
+				const char *v = q;
+				rc = jl_skip_value(&lx, &q, 1);
+				if (rc == JL_NEED_MORE)
+					return 1;
+				if (rc)
+					return fail_pos(g, err, lx.pos, lx.msg);
+				if (kind == 2 && keep_metadata(g, v, (size_t)(q - v), &key) < 0)
+					return fail_pos(g, err, v, "out of memory");
+				g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += lx.trailing_commas;
+				g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += lx.control_chars;
+				lx.trailing_commas = lx.control_chars = 0;
+				g->state = S_OBJ_AFTER;
+				pos = (size_t)(q - g->win);
+				continue;
+			}
+		case S_EVENTS:
+			if (*p == ']') {
+				if (g->after_comma)
+					g->m->stats.warnings[GT_WARN_TRAILING_COMMA]++;
+				g->state = g->object_format ? S_OBJ_AFTER : S_DONE;
+				pos++;
+				continue;
+			}
+			{
+				size_t before = pos;
+				uint64_t ev_before = g->events;
+				if (parse_events(g, &pos, err) < 0)
+					return -1;
+				*keep = pos;
+				if (pos == before && g->events == ev_before) {
+					/* no progress: the window ends inside an event */
+					if (g->eof)
+						return fail_pos(g, err, g->win + pos, "unexpected end of input");
+					return 1;
+				}
+				continue;
+			}
+		case S_DONE:
+			return fail_pos(g, err, p, "unexpected data after the end of the trace");
+		}
+	}
+}
+
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	return (unsigned)n;
+}
+
+int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_error *err)
+{
+	ingest g;
+	memset(&g, 0, sizeof g);
+	g.in = in;
+	g.path = path;
+	g.m = m;
+	g.opt = opt;
+	g.threads = opt && opt->threads ? opt->threads : default_threads();
+	if (g.threads > MAX_THREADS)
+		g.threads = MAX_THREADS;
+	g.total_bytes = gt_input_file_size(in);
+	m->stats.compression = (uint8_t)gt_input_compression(in);
+	g.win_cap = WINDOW_MIN;
+	g.win = malloc(g.win_cap + 8);
+	int rc = -1;
+	if (!g.win) {
+		gt_fail(err, GT_EINPUT, "out of memory");
+		goto out;
+	}
+	if (gt_builder_init(&g.builder, m, path, err) < 0)
+		goto out;
+	size_t keep = 0;
+	for (;;) {
+		if (refill(&g, keep, err) < 0)
+			goto out;
+		keep = 0;
+		int r = step(&g, &keep, err);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			break;
+		if (g.eof && keep == 0 && g.win_len == g.win_cap) {
+			/* window full of one unfinished value: refill grows it */
+		}
+	}
+	if (!g.saw_events) {
+		gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", path);
+		goto out;
+	}
+	m->stats.file_bytes = gt_input_file_bytes(in);
+	if (gt_builder_finish(&g.builder, opt ? opt->parent_mode : 0, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	gt_builder_free(&g.builder);
+	for (int t = 0; t < MAX_THREADS; t++)
+		free(g.pieces[t].evs);
+	free(g.win);
+	return rc;
+}

@@ -1,0 +1,396 @@
+/* The parts of the model that need every span: unclosed spans, the parent
+ * forest (nesting, then flows), flow binding, lanes and the time range. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_build.h"
+
+/* Sort key order on a track: start ascending, longer first, earlier id. */
+static const gt_span *sort_spans;
+
+static int before(const gt_span *s, uint32_t a, uint32_t b)
+{
+	if (s[a].ts_ns != s[b].ts_ns)
+		return s[a].ts_ns < s[b].ts_ns;
+	if (s[a].dur_ns != s[b].dur_ns)
+		return s[a].dur_ns > s[b].dur_ns;
+	return a < b;
+}
+
+static int cmp_track_order(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
+}
+
+/* Per-track span lists in (start, -dur, id) order: order[first[t]..first[t+1]). */
+typedef struct track_index {
+	uint32_t *order;
+	uint32_t *first;
+} track_index;
+
+static int build_track_index(const gt_model *m, track_index *ti)
+{
+	ti->order = malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
+	ti->first = calloc((size_t)m->track_count + 1, sizeof *ti->first);
+	if (!ti->order || !ti->first)
+		return -1;
+	for (uint32_t i = 0; i < m->span_count; i++)
+		ti->first[m->spans[i].track + 1]++;
+	for (uint32_t t = 0; t < m->track_count; t++)
+		ti->first[t + 1] += ti->first[t];
+	uint32_t *fill = malloc(((size_t)m->track_count + 1) * sizeof *fill);
+	if (!fill)
+		return -1;
+	memcpy(fill, ti->first, (size_t)m->track_count * sizeof *fill);
+	for (uint32_t i = 0; i < m->span_count; i++)
+		ti->order[fill[m->spans[i].track]++] = i;
+	free(fill);
+	sort_spans = m->spans;
+	for (uint32_t t = 0; t < m->track_count; t++) {
+		uint32_t *o = ti->order + ti->first[t];
+		uint32_t n = ti->first[t + 1] - ti->first[t];
+		bool sorted = true;
+		for (uint32_t i = 1; i < n && sorted; i++)
+			sorted = before(m->spans, o[i - 1], o[i]);
+		if (!sorted)
+			qsort(o, n, sizeof *o, cmp_track_order);
+	}
+	return 0;
+}
+
+/* Nesting parents and depths by a stack sweep over each track's order. */
+static int compute_nesting(gt_model *m, const track_index *ti)
+{
+	u32vec stack = {0};
+	for (uint32_t t = 0; t < m->track_count; t++) {
+		uint32_t max_depth = 0;
+		stack.n = 0;
+		for (uint32_t k = ti->first[t]; k < ti->first[t + 1]; k++) {
+			uint32_t id = ti->order[k];
+			gt_span *s = &m->spans[id];
+			int64_t end = s->ts_ns + s->dur_ns;
+			while (stack.n) {
+				const gt_span *p = &m->spans[stack.v[stack.n - 1]];
+				int64_t pend = p->ts_ns + p->dur_ns;
+				if (end <= pend)
+					break; /* p contains s (p starts no later, by the order) */
+				if (pend > s->ts_ns)
+					m->stats.warnings[GT_WARN_IMPROPER_NESTING]++;
+				stack.n--;
+			}
+			s->parent = stack.n ? stack.v[stack.n - 1] : GT_NONE;
+			s->depth = stack.n;
+			if (stack.n > max_depth)
+				max_depth = stack.n;
+			if (gt_u32vec_push(&stack, id) < 0) {
+				free(stack.v);
+				return -1;
+			}
+		}
+		m->tracks[t].lane_count = ti->first[t + 1] > ti->first[t] ? max_depth + 1 : 0;
+	}
+	free(stack.v);
+	return 0;
+}
+
+/* The span a flow point binds to: the innermost span of the track enclosing
+ * ts, or the first span starting at or after ts. */
+static uint32_t bind_point(const gt_model *m, const track_index *ti, const flow_point *pt)
+{
+	const uint32_t *o = ti->order + ti->first[pt->track];
+	uint32_t n = ti->first[pt->track + 1] - ti->first[pt->track];
+	/* first index whose start > ts */
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->spans[o[mid]].ts_ns <= pt->ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!pt->enclosing) {
+		/* next slice: the first that starts at or after ts */
+		uint32_t a = 0, b = n;
+		while (a < b) {
+			uint32_t mid = a + (b - a) / 2;
+			if (m->spans[o[mid]].ts_ns < pt->ts_ns)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		return a < n ? o[a] : GT_NONE;
+	}
+	if (lo == 0)
+		return GT_NONE;
+	uint32_t id = o[lo - 1];
+	while (id != GT_NONE) {
+		const gt_span *s = &m->spans[id];
+		if (s->ts_ns + s->dur_ns >= pt->ts_ns)
+			return id;
+		id = s->parent;
+	}
+	return GT_NONE;
+}
+
+static int cmp_bind(const void *x, const void *y)
+{
+	const flow_bind *a = x, *b = y;
+	int c = memcmp(&a->key, &b->key, sizeof a->key);
+	if (c)
+		return c;
+	return a->span < b->span ? -1 : a->span > b->span;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+	const flow_point *a = x, *b = y;
+	int c = memcmp(&a->key, &b->key, sizeof a->key);
+	if (c)
+		return c;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uint32_t name, uint32_t cat,
+		     int64_t src_ts, int64_t dst_ts)
+{
+	gt_model *m = b->m;
+	if (m->flow_count == b->flows_cap) {
+		uint32_t c = b->flows_cap ? b->flows_cap * 2 : 64;
+		gt_flow *p = realloc(m->flows, (size_t)c * sizeof *p);
+		if (!p)
+			return -1;
+		m->flows = p;
+		b->flows_cap = c;
+	}
+	gt_flow *f = &m->flows[m->flow_count++];
+	f->src = src;
+	f->dst = dst;
+	f->id = id;
+	f->name = name;
+	f->cat = cat;
+	f->src_ts_ns = src_ts;
+	f->dst_ts_ns = dst_ts;
+	return 0;
+}
+
+static int bind_flows(gt_builder *b, const track_index *ti)
+{
+	gt_model *m = b->m;
+	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
+	 * it and 'f' ends it; each consecutive pair is one flow. */
+	qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
+	const flow_point *prev = NULL;
+	uint32_t prev_span = GT_NONE;
+	for (uint32_t i = 0; i < b->npoints; i++) {
+		const flow_point *pt = &b->points[i];
+		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
+			prev = NULL;
+		uint32_t span = bind_point(m, ti, pt);
+		if (pt->ph == 's') {
+			prev = pt; /* a repeated 's' restarts the chain */
+			prev_span = span;
+			continue;
+		}
+		if (!prev) {
+			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+			continue;
+		}
+		if (prev_span == GT_NONE || span == GT_NONE)
+			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+		if (push_flow(b, prev_span, span, pt->key.w[2], pt->name, (uint32_t)pt->key.w[1], prev->ts_ns,
+			      pt->ts_ns) < 0)
+			return -1;
+		prev = pt->ph == 'f' ? NULL : pt;
+		prev_span = span;
+	}
+	/* v2: every flow_out span links to the flow_in spans of the same id that
+	 * follow it; group by key, in span order. */
+	qsort(b->binds, b->nbinds, sizeof *b->binds, cmp_bind);
+	for (uint32_t i = 0; i < b->nbinds;) {
+		uint32_t j = i;
+		while (j < b->nbinds && memcmp(&b->binds[j].key, &b->binds[i].key, sizeof(gt_key)) == 0)
+			j++;
+		uint32_t src = GT_NONE;
+		for (uint32_t k = i; k < j; k++) {
+			const flow_bind *fb = &b->binds[k];
+			if (!fb->out) {
+				if (src == GT_NONE) {
+					m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+					continue;
+				}
+				if (push_flow(b, src, fb->span, fb->key.w[1], 0, 0, m->spans[src].ts_ns,
+					      m->spans[fb->span].ts_ns) < 0)
+					return -1;
+			} else {
+				src = fb->span;
+			}
+		}
+		i = j;
+	}
+	return 0;
+}
+
+void gt_model_set_parent_mode(gt_model *m, int mode)
+{
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (m->spans[i].flags & GT_SPANF_FLOW_PARENT) {
+			m->spans[i].parent = GT_NONE;
+			m->spans[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
+		}
+	m->parent_mode = (uint8_t)mode;
+	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
+		return;
+	/* A root with exactly one incoming flow takes the flow's source as
+	 * parent: a GPU kernel hangs under the runtime call that launched it. */
+	uint32_t *incoming = calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
+	uint32_t *source = malloc((m->span_count ? m->span_count : 1) * sizeof *source);
+	if (!incoming || !source) {
+		free(incoming);
+		free(source);
+		return; /* nesting-only parents remain; callers see parent_mode */
+	}
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *f = &m->flows[i];
+		if (f->src == GT_NONE || f->dst == GT_NONE || f->src == f->dst)
+			continue;
+		incoming[f->dst]++;
+		source[f->dst] = f->src;
+	}
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (m->spans[i].parent == GT_NONE && incoming[i] == 1) {
+			m->spans[i].parent = source[i];
+			m->spans[i].flags |= GT_SPANF_FLOW_PARENT;
+		}
+	free(incoming);
+	free(source);
+}
+
+static int cmp_id(const gt_model *m, const gt_id *a, const gt_id *b)
+{
+	if (a->is_str != b->is_str)
+		return a->is_str ? 1 : -1; /* numbers before strings */
+	if (!a->is_str)
+		return a->num < b->num ? -1 : a->num > b->num;
+	return strcmp(gt_model_str(m, a->str), gt_model_str(m, b->str));
+}
+
+static const gt_model *lane_model;
+
+static int cmp_process(const void *x, const void *y)
+{
+	const gt_process *a = &lane_model->processes[*(const uint32_t *)x];
+	const gt_process *b = &lane_model->processes[*(const uint32_t *)y];
+	/* processes with a sort index come in its order; the rest by pid */
+	int64_t sa = a->has_sort_index ? a->sort_index : 0, sb = b->has_sort_index ? b->sort_index : 0;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return cmp_id(lane_model, &a->pid, &b->pid);
+}
+
+static int cmp_track(const void *x, const void *y)
+{
+	uint32_t ia = *(const uint32_t *)x, ib = *(const uint32_t *)y;
+	const gt_track *a = &lane_model->tracks[ia], *b = &lane_model->tracks[ib];
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1; /* caller sorts within a process */
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1; /* threads, then async tracks */
+	if (a->kind == GT_TRACK_ASYNC)
+		return ia < ib ? -1 : ia > ib; /* async: first appearance */
+	int64_t sa = a->has_sort_index ? a->sort_index : 0, sb = b->has_sort_index ? b->sort_index : 0;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	int c = cmp_id(lane_model, &a->tid, &b->tid);
+	return c ? c : (ia < ib ? -1 : ia > ib);
+}
+
+static int assign_lanes(gt_model *m)
+{
+	uint32_t *procs = malloc(((size_t)m->process_count + 1) * sizeof *procs);
+	uint32_t *rank = malloc(((size_t)m->process_count + 1) * sizeof *rank);
+	uint32_t *tracks = malloc(((size_t)m->track_count + 1) * sizeof *tracks);
+	if (!procs || !rank || !tracks) {
+		free(procs);
+		free(rank);
+		free(tracks);
+		return -1;
+	}
+	lane_model = m;
+	for (uint32_t i = 0; i < m->process_count; i++)
+		procs[i] = i;
+	qsort(procs, m->process_count, sizeof *procs, cmp_process);
+	for (uint32_t i = 0; i < m->process_count; i++)
+		rank[procs[i]] = i;
+	/* sort tracks by (process rank, kind, thread order) via process rank */
+	for (uint32_t i = 0; i < m->track_count; i++)
+		tracks[i] = i;
+	/* temporarily map process index to rank so cmp_track orders by rank */
+	uint32_t *saved = malloc(((size_t)m->track_count + 1) * sizeof *saved);
+	if (!saved) {
+		free(procs);
+		free(rank);
+		free(tracks);
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		saved[i] = m->tracks[i].process;
+		m->tracks[i].process = rank[saved[i]];
+	}
+	qsort(tracks, m->track_count, sizeof *tracks, cmp_track);
+	for (uint32_t i = 0; i < m->track_count; i++)
+		m->tracks[i].process = saved[i];
+	uint32_t lane = 0;
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		gt_track *t = &m->tracks[tracks[i]];
+		t->lane_base = lane;
+		lane += t->lane_count;
+	}
+	m->lane_count = lane;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		gt_span *s = &m->spans[i];
+		s->lane = m->tracks[s->track].lane_base + s->depth;
+	}
+	free(saved);
+	free(procs);
+	free(rank);
+	free(tracks);
+	return 0;
+}
+
+int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
+{
+	gt_model *m = b->m;
+	/* spans still open end at the trace's last timestamp */
+	for (uint32_t t = 0; t < m->track_count && t < b->open_cap; t++) {
+		for (uint32_t i = 0; i < b->open[t].n; i++) {
+			gt_span *s = &m->spans[b->open[t].v[i]];
+			s->dur_ns = b->max_end_ns > s->ts_ns ? b->max_end_ns - s->ts_ns : 0;
+			s->flags |= GT_SPANF_UNCLOSED;
+			m->stats.warnings[m->tracks[t].kind == GT_TRACK_THREAD ? GT_WARN_UNCLOSED_BEGIN
+									       : GT_WARN_UNCLOSED_ASYNC]++;
+		}
+		b->open[t].n = 0;
+	}
+	track_index ti = {0};
+	if (build_track_index(m, &ti) < 0 || compute_nesting(m, &ti) < 0 || bind_flows(b, &ti) < 0 ||
+	    assign_lanes(m) < 0) {
+		free(ti.order);
+		free(ti.first);
+		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
+	}
+	free(ti.order);
+	free(ti.first);
+	gt_model_set_parent_mode(m, parent_mode);
+	m->start_ns = m->end_ns = 0;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		if (i == 0 || s->ts_ns < m->start_ns)
+			m->start_ns = s->ts_ns;
+		if (i == 0 || s->ts_ns + s->dur_ns > m->end_ns)
+			m->end_ns = s->ts_ns + s->dur_ns;
+	}
+	return 0;
+}

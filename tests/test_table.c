@@ -1,0 +1,238 @@
+/* Unit tests of the table writers: exact ns -> us text, JSON escaping and
+ * UTF-8 repair, CSV quoting, and the Arrow IPC framing (magic, 8-byte
+ * message alignment, end-of-stream marker, footer). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "testutil.h"
+#include "utf8.h"
+
+static char *us(int64_t ns)
+{
+	static char buf[32];
+	int n = gt_format_ns_as_us(buf, ns);
+	ck_assert_int_eq(n, (int)strlen(buf));
+	return buf;
+}
+
+START_TEST(ns_as_us)
+{
+	ck_assert_str_eq(us(0), "0");
+	ck_assert_str_eq(us(1500), "1.5");
+	ck_assert_str_eq(us(1000), "1");
+	ck_assert_str_eq(us(-1), "-0.001");
+	ck_assert_str_eq(us(-1000), "-1");
+	ck_assert_str_eq(us(1), "0.001");
+	ck_assert_str_eq(us(10), "0.01");
+	ck_assert_str_eq(us(100), "0.1");
+	ck_assert_str_eq(us(123456789), "123456.789");
+	ck_assert_str_eq(us(1010), "1.01");
+	ck_assert_str_eq(us(INT64_MAX), "9223372036854775.807");
+	ck_assert_str_eq(us(INT64_MIN), "-9223372036854775.808");
+	ck_assert_str_eq(us(-999), "-0.999");
+}
+END_TEST
+
+/* Runs f on a memory stream and returns what it wrote (caller frees). */
+static char *capture_json(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_json_write_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(json_escaping)
+{
+	const struct { const char *in, *out; } cases[] = {
+		{"", "\"\""},
+		{"plain", "\"plain\""},
+		{"q\"b\\s/", "\"q\\\"b\\\\s/\""},
+		{"\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\""},
+		{"\x01\x1f", "\"\\u0001\\u001f\""},
+		{"µ日🚀", "\"µ日🚀\""},
+		{"a\xff" "b", "\"a\xef\xbf\xbd" "b\""},
+		{"\xc3", "\"\xef\xbf\xbd\""},
+		{"\xe2\x82x", "\"\xef\xbf\xbdx\""},            /* truncated: one U+FFFD */
+		{"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* surrogate */
+		{"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\""},  /* overlong */
+		{"\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = capture_json(cases[i].in);
+		ck_assert_msg(strcmp(got, cases[i].out) == 0, "case %zu: got %s want %s", i, got, cases[i].out);
+		free(got);
+	}
+	ck_assert_uint_eq(gt_utf8_clean_len("a\xff"), 4);
+}
+END_TEST
+
+struct row {
+	int64_t ts;
+	const char *s;
+	double d;
+	uint32_t u;
+};
+
+static char *write_table(const struct row *rows, uint64_t n, int fmt, size_t *len_out)
+{
+	const gt_column cols[] = {
+		{.name = "ts_us", .type = GT_COL_NS_US, .data = &rows[0].ts, .stride = sizeof *rows},
+		{.name = "s", .type = GT_COL_STR, .data = &rows[0].s, .stride = sizeof *rows},
+		{.name = "d", .type = GT_COL_F64, .data = &rows[0].d, .stride = sizeof *rows},
+		{.name = "u", .type = GT_COL_U32, .data = &rows[0].u, .stride = sizeof *rows,
+		 .has_null = true, .null_u32 = 0xffffffffu},
+	};
+	gt_table t = {.name = "t", .cols = cols, .ncols = 4, .nrows = n};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_error err = {0};
+	ck_assert_int_eq(gt_table_write(&t, fmt, f, &err), 0);
+	fclose(f);
+	if (len_out)
+		*len_out = len;
+	return buf;
+}
+
+static const struct row rows[] = {
+	{1500, "a,b", 0.1, 7},
+	{-1, "say \"hi\"\nbye", NAN, 0xffffffffu},
+	{0, "", INFINITY, 0},
+	{2, NULL, -0.0, 1},
+	{3, " x ", 1e300, 2},
+};
+
+START_TEST(csv_quoting)
+{
+	char *got = write_table(rows, 5, GT_OUT_CSV, NULL);
+	ck_assert_str_eq(got, "ts_us,s,d,u\n"
+			      "1.5,\"a,b\",0.1,7\n"
+			      "-0.001,\"say \"\"hi\"\"\nbye\",,\n"
+			      "0,\"\",,0\n"
+			      "0.002,,-0,1\n"
+			      "0.003, x ,1e+300,2\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(json_rows)
+{
+	char *got = write_table(rows, 2, GT_OUT_JSON, NULL);
+	ck_assert_str_eq(got, "[\n{\"ts_us\":1.5,\"s\":\"a,b\",\"d\":0.1,\"u\":7},\n"
+			      "{\"ts_us\":-0.001,\"s\":\"say \\\"hi\\\"\\nbye\",\"d\":null,\"u\":null}\n]\n");
+	free(got);
+	got = write_table(rows, 0, GT_OUT_JSON, NULL);
+	ck_assert_str_eq(got, "[]\n");
+	free(got);
+	got = write_table(rows + 3, 1, GT_OUT_NDJSON, NULL);
+	ck_assert_str_eq(got, "{\"ts_us\":0.002,\"s\":null,\"d\":-0,\"u\":1}\n");
+	free(got);
+}
+END_TEST
+
+static uint32_t rd32(const char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int64_t rd64(const char *p)
+{
+	int64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Field `id` of the flatbuffer table at t, or NULL when absent. */
+static const char *fb_field(const char *t, int id)
+{
+	const char *vt = t - (int32_t)rd32(t);
+	uint16_t vt_len, off;
+	memcpy(&vt_len, vt, 2);
+	if (4 + 2 * id >= vt_len)
+		return NULL;
+	memcpy(&off, vt + 4 + 2 * id, 2);
+	return off ? t + off : NULL;
+}
+
+/* Walks the messages from pos; returns the position after the EOS marker. */
+static size_t walk_messages(const char *buf, size_t len, size_t pos, int *nbatches)
+{
+	*nbatches = 0;
+	for (;;) {
+		ck_assert_uint_eq(pos % 8, 0);
+		ck_assert_uint_le(pos + 8, len);
+		ck_assert_uint_eq(rd32(buf + pos), 0xffffffffu);
+		uint32_t meta = rd32(buf + pos + 4);
+		if (meta == 0)
+			return pos + 8;
+		ck_assert_uint_eq((8 + meta) % 8, 0);
+		const char *fb = buf + pos + 8;
+		const char *msg = fb + rd32(fb);
+		const char *version = fb_field(msg, 0);
+		ck_assert_ptr_nonnull(version);
+		ck_assert_int_eq(version[0], 4); /* V5 */
+		const char *htype = fb_field(msg, 1);
+		const char *body = fb_field(msg, 3);
+		int64_t body_len = body ? rd64(body) : 0;
+		ck_assert_int_eq(body_len % 8, 0);
+		if (htype[0] == 3)
+			(*nbatches)++;
+		pos += 8 + meta + (size_t)body_len;
+	}
+}
+
+START_TEST(arrow_layout)
+{
+	size_t len;
+	int nb;
+	char *f = write_table(rows, 5, GT_OUT_ARROW, &len);
+	ck_assert_mem_eq(f, "ARROW1\0\0", 8);
+	ck_assert_mem_eq(f + len - 6, "ARROW1", 6);
+	size_t after = walk_messages(f, len, 8, &nb);
+	ck_assert_int_eq(nb, 1);
+	uint32_t footer_len = rd32(f + len - 10);
+	ck_assert_uint_eq(after + footer_len + 10, len); /* footer follows the EOS */
+	const char *footer = f + after + rd32(f + after);
+	const char *batches = fb_field(footer, 3);
+	const char *vec = batches + rd32(batches);
+	ck_assert_uint_eq(rd32(vec), 1);
+	ck_assert_uint_eq((size_t)(vec + 4 - f) % 8, 0);
+	/* the block names a record batch message: offset, metadata length */
+	int64_t off = rd64(vec + 4);
+	ck_assert_int_gt(off, 8);
+	ck_assert_int_eq(off % 8, 0);
+	ck_assert_uint_eq(rd32(f + off), 0xffffffffu);
+	ck_assert_uint_eq(rd32(vec + 4 + 8), 8 + rd32(f + off + 4));
+	const char *fbm = f + off + 8;
+	ck_assert_int_eq(fb_field(fbm + rd32(fbm), 1)[0], 3);
+	free(f);
+
+	char *s = write_table(rows, 5, GT_OUT_ARROW_STREAM, &len);
+	ck_assert_uint_eq(walk_messages(s, len, 0, &nb), len);
+	ck_assert_int_eq(nb, 1);
+	ck_assert_mem_eq(s + len - 8, "\xff\xff\xff\xff\0\0\0\0", 8);
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("table");
+	TCase *tc = tcase_create("writers");
+	tcase_add_test(tc, ns_as_us);
+	tcase_add_test(tc, json_escaping);
+	tcase_add_test(tc, csv_quoting);
+	tcase_add_test(tc, json_rows);
+	tcase_add_test(tc, arrow_layout);
+	suite_add_tcase(s, tc);
+	return gt_run_suite(s);
+}
