@@ -1,12 +1,11 @@
 /* Writes .gtx index files (layout: formats/GTX-FORMAT.md). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gtx.h"
 #include "gtx_layout.h"
+#include "outfile.h"
 
 struct wsec {
 	uint32_t id, record_size;
@@ -166,37 +165,17 @@ static int write_file(FILE *f, struct wsec *s, uint32_t n)
 	return rc;
 }
 
-/* Temporary file next to path, renamed over it once complete. */
+/* Through the atomic output file: a failure never leaves a partial index. */
 static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *err)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	if (!tmp)
-		return gt_fail(err, GT_EINPUT, "out of memory");
-	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		gt_fail(err, GT_EINPUT, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	gt_outfile o;
+	if (gt_outfile_open(&o, path, true, err) < 0)
 		return -1;
+	if (write_file(o.fp, s, n) < 0) {
+		gt_outfile_abort(&o);
+		return gt_fail(err, GT_EINPUT, "cannot write '%s'", path);
 	}
-	FILE *f = fdopen(fd, "wb");
-	int rc = f ? write_file(f, s, n) : -1;
-	if (f) {
-		rc |= fflush(f) != 0 ? -1 : 0;
-		rc |= fsync(fileno(f)) != 0 ? -1 : 0;
-		rc |= fclose(f) != 0 ? -1 : 0;
-	} else {
-		close(fd);
-	}
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0) {
-		gt_fail(err, GT_EINPUT, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc ? -1 : 0;
+	return gt_outfile_commit(&o, err);
 }
 
 int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
