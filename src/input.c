@@ -11,16 +11,25 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "model.h"
+#include "fault.h"
 
+#ifndef GT_FUZZING
 #define BLOCK_SIZE (4u << 20)
 #define NBLOCKS 4
 #define RAW_SIZE (1u << 20)
+#else
+/* fuzz builds: small blocks so small inputs cross block and read edges */
+#define BLOCK_SIZE 256u
+#define NBLOCKS 4
+#define RAW_SIZE 64u
+#endif
 
 struct block {
 	char *data;
@@ -30,6 +39,8 @@ struct block {
 struct gt_input {
 	int fd;
 	const char *path;
+	const char *map; /* whole plain regular files are mapped, not copied */
+	uint64_t released; /* bytes of the map already given back */
 	int compression;
 	uint64_t max_expansion;
 	uint64_t file_size;
@@ -58,13 +69,23 @@ struct gt_input {
 	size_t cur_pos;  /* position inside blocks[head_i] */
 };
 
+/* read(2), failing with EIO where a test injects a "read" fault */
+static ssize_t fault_read(int fd, void *buf, size_t n)
+{
+	if (gt_fault_hit("read")) {
+		errno = EIO;
+		return -1;
+	}
+	return read(fd, buf, n);
+}
+
 static int read_raw(gt_input *in, gt_error *err)
 {
 	if (in->raw_pos < in->raw_len || in->raw_eof)
 		return 0;
 	ssize_t n;
 	do
-		n = read(in->fd, in->raw, RAW_SIZE);
+		n = fault_read(in->fd, in->raw, RAW_SIZE);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return gt_fail(err, GT_EINPUT, "%s: read error: %s", in->path, strerror(errno));
@@ -194,7 +215,7 @@ static int detect(gt_input *in, gt_error *err)
 	if (read_raw(in, err) < 0)
 		return -1;
 	while (in->raw_len < sizeof in->head && !in->raw_eof) {
-		ssize_t n = read(in->fd, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
+		ssize_t n = fault_read(in->fd, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -228,7 +249,7 @@ static int detect(gt_input *in, gt_error *err)
 int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err)
 {
 	*out = NULL;
-	gt_input *in = calloc(1, sizeof *in);
+	gt_input *in = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *in);
 	if (!in)
 		return gt_fail(err, GT_EINPUT, "out of memory");
 	in->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -248,7 +269,7 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 		if (S_ISREG(st.st_mode))
 			in->file_size = (uint64_t)st.st_size;
 	}
-	in->raw = malloc(RAW_SIZE);
+	in->raw = gt_fault_hit("alloc") ? NULL : malloc(RAW_SIZE);
 	if (!in->raw) {
 		gt_fail(err, GT_EINPUT, "out of memory");
 		goto fail;
@@ -258,10 +279,20 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 #endif
 	if (detect(in, err) < 0)
 		goto fail;
+	if (in->compression == GT_COMP_NONE && in->file_size > 0 && in->file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+			in->map = m;
+			in->raw_total = in->file_size;
+			*out = in;
+			return 0;
+		}
+	}
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	for (int i = 0; i < NBLOCKS; i++) {
-		in->blocks[i].data = malloc(BLOCK_SIZE);
+		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
 		if (!in->blocks[i].data) {
 			gt_fail(err, GT_EINPUT, "out of memory");
 			goto fail_sync;
@@ -324,6 +355,29 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 	return (long)got;
 }
 
+bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
+{
+	if (!in->map)
+		return false;
+	*data = in->map;
+	*size = in->file_size;
+	return true;
+}
+
+void gt_input_release(gt_input *in, uint64_t upto)
+{
+	/* drop consumed pages from this process (they stay in the page cache)
+	 * so that resident memory does not grow with the file */
+	if (!in->map)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = upto / (uint64_t)page * (uint64_t)page;
+	if (end > in->released) {
+		madvise((char *)in->map + in->released, (size_t)(end - in->released), MADV_DONTNEED);
+		in->released = end;
+	}
+}
+
 int gt_input_compression(const gt_input *in)
 {
 	return in->compression;
@@ -364,6 +418,8 @@ void gt_input_close(gt_input *in)
 		inflateEnd(&in->zs);
 	ZSTD_freeDCtx(in->zd);
 	free(in->raw);
+	if (in->map)
+		munmap((void *)in->map, (size_t)in->file_size);
 	if (in->fd > 0)
 		close(in->fd);
 	free(in);

@@ -7,6 +7,7 @@
 #include "gtx.h"
 #include "ingest.h"
 #include "input.h"
+#include "fault.h"
 
 const char *const gt_warning_names[GT_WARN_COUNT] = {
 	[GT_WARN_UNMATCHED_END] = "unmatched_end",
@@ -32,14 +33,19 @@ int gt_model_load(gt_model *out, const char *path, const gt_load_options *opt, g
 	if (gt_gtx_is_index(head, n)) {
 		gt_input_close(in);
 		int rc = gt_gtx_load_model(out, path, err);
-		if (rc == 0 && opt && opt->parent_mode != out->parent_mode)
+		if (rc == 0 && opt && opt->parent_mode != out->parent_mode) {
 			gt_model_set_parent_mode(out, opt->parent_mode);
+			if (out->parent_mode != opt->parent_mode) { /* out of memory */
+				gt_model_free(out);
+				rc = gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", path);
+			}
+		}
 		return rc;
 	}
 	int rc = gt_ingest(out, in, path, opt, err);
 	gt_input_close(in);
 	if (rc == 0) {
-		out->source = strdup(path);
+		out->source = gt_fault_hit("alloc") ? NULL : strdup(path);
 		if (!out->source)
 			rc = gt_fail(err, GT_EINPUT, "out of memory");
 	}

@@ -31,7 +31,7 @@ typedef struct flow_bind {
 
 typedef struct gt_builder {
 	gt_model *m;
-	gt_keymap processes, threads, asyncs, series, flow_ids;
+	gt_keymap processes, threads, asyncs, series;
 	u32vec *open;  /* per track: stack of open span ids (B, b, S) */
 	uint32_t open_cap;
 	uint32_t spans_cap, tracks_cap, procs_cap, flows_cap, series_cap;

@@ -31,6 +31,7 @@ typedef struct raw_event {
 	int64_t ts_ns;
 	int64_t dur_ns;
 	jl_slice name, cat, scope, args;
+	jl_slice ph_text; /* the phase when it is not one character */
 	raw_id pid, tid, id, bind_id;
 	char ph;
 	char s;  /* instant scope */

@@ -1,19 +1,30 @@
 /* String interning with open addressing (FNV-1a hashes, linear probing). */
 #include "strpool.h"
+#include "fault.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE 0xffffffffu
 
+/* Eight bytes per step: names in traces are often long (kernel
+ * signatures), and interning runs once per span. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = len * k;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
 	}
-	return h ^ (h >> 29);
+	uint64_t w = 0;
+	memcpy(&w, s + i, len - i);
+	h = (h ^ w) * k;
+	h ^= h >> 32;
+	return h;
 }
 
 void gt_strpool_init(gt_strpool *p)
@@ -51,7 +62,7 @@ uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
 static int grow_slots(gt_strpool *p)
 {
 	uint32_t n = p->slots ? (p->slot_mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(n, sizeof *slots);
+	uint32_t *slots = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *slots);
 	if (!slots)
 		return -1;
 	for (uint32_t id = 0; id < p->count; id++) {
@@ -87,7 +98,7 @@ uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 		size_t cap = p->data_cap ? p->data_cap * 2 : 4096;
 		while (cap < p->data_len + len + 1)
 			cap *= 2;
-		char *d = realloc(p->data, cap);
+		char *d = gt_fault_hit("alloc") ? NULL : realloc(p->data, cap);
 		if (!d)
 			return NONE;
 		p->data = d;
@@ -95,7 +106,7 @@ uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 	}
 	if (p->count == p->offsets_cap) {
 		uint32_t cap = p->offsets_cap ? p->offsets_cap * 2 : 256;
-		uint64_t *o = realloc(p->offsets, (size_t)cap * sizeof *o);
+		uint64_t *o = gt_fault_hit("alloc") ? NULL : realloc(p->offsets, (size_t)cap * sizeof *o);
 		if (!o)
 			return NONE;
 		p->offsets = o;

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Ingest rules on small traces (testdata/ingest/*.json): the span table and
+# info must equal the hand-checked golden files beside each trace. Then every
+# file in testdata/bad/ must fail with exit 1, one stderr line naming the
+# file, and nothing on stdout.
+bin=${GPUTRACE_BIN:-build/gputrace}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for f in testdata/ingest/*.json; do
+	case "$f" in *.info.json) continue ;; esac
+	n=${f%.json}
+	"$bin" spans -f csv "$f" >"$tmp/spans.csv" || { echo "FAIL: spans $f"; fail=1; continue; }
+	cmp -s "$tmp/spans.csv" "$n.spans.csv" || { echo "FAIL: $f span table differs:"; diff "$n.spans.csv" "$tmp/spans.csv"; fail=1; }
+	"$bin" info "$f" | jq -S '{events,phases,spans,flows,counters,counter_samples,processes,threads,lanes,groups,time,warnings,metadata}' >"$tmp/info.json"
+	cmp -s "$tmp/info.json" "$n.info.json" || { echo "FAIL: $f info differs:"; diff "$n.info.json" "$tmp/info.json"; fail=1; }
+	# the same trace through gzip, zstd and stdin gives the same table
+	gzip -c "$f" >"$tmp/t.gz"; zstd -q -c "$f" >"$tmp/t.zst"
+	for alt in "$tmp/t.gz" "$tmp/t.zst" -; do
+		if [ "$alt" = - ]; then "$bin" spans -f csv - <"$f" >"$tmp/alt.csv"; else "$bin" spans -f csv "$alt" >"$tmp/alt.csv"; fi
+		cmp -s "$tmp/alt.csv" "$n.spans.csv" || { echo "FAIL: $f via $alt differs"; fail=1; }
+	done
+done
+# concatenated gzip members and several zstd frames read as one stream
+printf '[{"ph":"X","name":"a","pid":1,"ts":1,"dur":1},' | gzip -c >"$tmp/cat.gz"
+printf '{"ph":"X","name":"b","pid":1,"ts":2,"dur":1}]' | gzip -c >>"$tmp/cat.gz"
+[ "$("$bin" info "$tmp/cat.gz" | jq .spans)" = 2 ] || { echo "FAIL: concatenated gzip"; fail=1; }
+printf '[{"ph":"X","name":"a","pid":1,"ts":1,"dur":1},' | zstd -q -c >"$tmp/cat.zst"
+printf '{"ph":"X","name":"b","pid":1,"ts":2,"dur":1}]' | zstd -q -c >>"$tmp/cat.zst"
+[ "$("$bin" info "$tmp/cat.zst" | jq .spans)" = 2 ] || { echo "FAIL: several zstd frames"; fail=1; }
+
+for f in testdata/bad/*; do
+	"$bin" info -o "$tmp/out.json" "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	lines=$(wc -l <"$tmp/stderr")
+	if [ $rc != 1 ] || [ "$lines" != 1 ] || [ -s "$tmp/stdout" ] || [ -e "$tmp/out.json" ] ||
+	   ! grep -q "$(basename "$f")" "$tmp/stderr"; then
+		echo "FAIL: bad input $f: exit $rc, stderr: $(cat "$tmp/stderr")"; fail=1
+	fi
+	ls -A "$tmp" | grep -q '^\.out\.json\.' && { echo "FAIL: $f left a temporary file"; fail=1; }
+done
+[ $fail = 0 ] && echo "ingest golden: ok"
+exit $fail
