@@ -37,7 +37,7 @@ static double median(double *v, int n)
 }
 
 /* The pan/zoom sequence: widths T/2^k, four pans each, all lanes, then a
- * few with a 32-lane window and one group. */
+ * few with 32- and 8-lane windows and one group. */
 static int make_queries(const gt_model *m, gt_tquery *q, int max)
 {
 	int n = 0;
@@ -51,6 +51,7 @@ static int make_queries(const gt_model *m, gt_tquery *q, int max)
 	for (int k = 4; k <= 12 && n < max; k += 4) {
 		int64_t w = T >> k, a = m->start_ns + T / 3;
 		q[n++] = (gt_tquery){a, a + w, 32, 64, 0xffffffffu, 0};
+		q[n++] = (gt_tquery){a, a + w, 37, 45, 0xffffffffu, 0}; /* not aligned to bands */
 		q[n++] = (gt_tquery){a, a + w, 0, UINT32_MAX, 1u << 3, 0};
 	}
 	return n;

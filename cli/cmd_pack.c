@@ -18,7 +18,7 @@ static const struct gt_opt pack_opts[] = {
 	{"batch-spans", 0, "N", OPT_BATCH_SPANS, "at most N spans per leaf batch (default 64)"},
 	{"partition-batches", 0, "N", OPT_PARTITION_BATCHES, "batches per partition (default 256)"},
 	{"fanout", 0, "N", OPT_FANOUT, "hierarchy fan-out per level (default 8)"},
-	{"lane-band", 0, "N", OPT_LANE_BAND, "lanes per batch band (default 1)"},
+	{"lane-band", 0, "N", OPT_LANE_BAND, "lanes per batch band (default 4)"},
 	{"epoch-spans", 0, "N", OPT_EPOCH_SPANS, "spans per source epoch (default 1048576)"},
 	GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
