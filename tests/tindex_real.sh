@@ -65,6 +65,12 @@ if [ -f "$src" ]; then
 	[ $? = 1 ] && ok || bad "update of a changed trace must exit 1"
 fi
 
+# --update keeps the parent forest the index was packed with
+"$bin" pack --parents nesting "$traces/param__linear_kineto.json.gz" -o "$tmp/n.gtx" >/dev/null
+cp "$tmp/n.gtx" "$tmp/n2.gtx"
+"$bin" pack -q --update "$tmp/n2.gtx" "$traces/param__linear_kineto.json.gz" >/dev/null
+cmp -s "$tmp/n.gtx" "$tmp/n2.gtx" && ok || bad "update of a --parents nesting index differs"
+
 # corrupt and truncated index files: exit 1, a message, never a crash
 "$bin" pack "$traces/param__linear_kineto.json.gz" -o "$tmp/g.gtx" >/dev/null
 size=$(wc -c <"$tmp/g.gtx")
