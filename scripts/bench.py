@@ -32,6 +32,7 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,10 +111,14 @@ class Harness:
         elif shell:
             cmd = ["sh", "-c", argv]
         t0 = time.perf_counter()
+        # its own session, so that a timeout ends the whole tree, not just /usr/bin/time
+        p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            p = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, timeout=self.timeout)
-            rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+            _, err = p.communicate(timeout=self.timeout)
+            rc, err = p.returncode, err.decode("utf-8", "replace")
         except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
             rc, err = 124, "timed out after %d s" % self.timeout
         wall = time.perf_counter() - t0
         rss = None
