@@ -246,6 +246,7 @@ class Harness:
             if free < need:
                 return None, "needs about %.0f GB of disk, %.0f GB free" % (need / 1e9, free / 1e9)
             log("generating %s (%d spans)" % (name, spans))
+            write_s = {}
             for ext, p in paths.items():
                 env = dict(os.environ, BUILD=self.build)
                 t0 = time.perf_counter()
@@ -255,7 +256,8 @@ class Harness:
                     self.broken.append("gen-trace failed for %s: %s" % (p, r.stderr.decode()[-300:]))
                     return None, "gen-trace failed"
                 summary = json.loads(r.stderr.decode().strip().splitlines()[-1])
-                summary.setdefault("write_s", {})[ext] = wall
+                write_s[ext] = wall
+                summary["write_s"] = write_s
             summary["generator_mtime"] = os.path.getmtime(os.path.join(ROOT, "tools", "gen_trace.c"))
             with open(summary_path, "w") as f:
                 json.dump(summary, f)
