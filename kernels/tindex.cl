@@ -39,22 +39,22 @@ static void chunk_of(ulong n, ulong *c0, ulong *c1)
 }
 
 /* Exclusive scan of one flag per work-item in local memory; returns the
- * item's prefix, *total the tile's sum. Hillis-Steele, double-buffered. */
+ * item's prefix, *total the tile's sum. Hillis-Steele in place: read, wait,
+ * add, wait (no swapped pointers: some compilers mishandle a barrier loop
+ * over a pointer phi). */
 static uint tile_scan(uint flag, __local uint *tmp, uint *total)
 {
 	uint W = get_local_size(0), l = get_local_id(0);
-	__local uint *a = tmp, *b = tmp + W;
-	a[l] = flag;
+	tmp[l] = flag;
 	barrier(CLK_LOCAL_MEM_FENCE);
 	for (uint off = 1; off < W; off <<= 1) {
-		b[l] = a[l] + (l >= off ? a[l - off] : 0u);
+		uint add = l >= off ? tmp[l - off] : 0u;
 		barrier(CLK_LOCAL_MEM_FENCE);
-		__local uint *t = a;
-		a = b;
-		b = t;
+		tmp[l] += add;
+		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	uint incl = a[l];
-	*total = a[W - 1];
+	uint incl = tmp[l];
+	*total = tmp[W - 1];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	return incl - flag;
 }
