@@ -38,37 +38,59 @@ static void chunk_of(ulong n, ulong *c0, ulong *c1)
 	*c1 = min(n, *c0 + per);
 }
 
-/* Exclusive scan of one flag per work-item in local memory; returns the
- * item's prefix, *total the tile's sum. Hillis-Steele in place: read, wait,
- * add, wait (no swapped pointers: some compilers mishandle a barrier loop
- * over a pointer phi). */
+/* The host caps work-groups at 256 items (a power of two), so the scan and
+ * the sum below are unrolled for 256: steps past the group's size change
+ * nothing. Unrolled, no barrier sits in a loop nested in a caller's loop,
+ * which some OpenCL compilers (PoCL 5) fail to handle. */
+#define SCAN_STEP(off)                                           \
+	do {                                                     \
+		uint add_ = l >= (off) ? tmp[l - (off)] : 0u;    \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+		tmp[l] += add_;                                  \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+	} while (0)
+
+/* Exclusive scan of one flag per work-item in local memory (Hillis-Steele
+ * in place); returns the item's prefix, *total the tile's sum. */
 static uint tile_scan(uint flag, __local uint *tmp, uint *total)
 {
 	uint W = get_local_size(0), l = get_local_id(0);
 	tmp[l] = flag;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (uint off = 1; off < W; off <<= 1) {
-		uint add = l >= off ? tmp[l - off] : 0u;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		tmp[l] += add;
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	SCAN_STEP(1);
+	SCAN_STEP(2);
+	SCAN_STEP(4);
+	SCAN_STEP(8);
+	SCAN_STEP(16);
+	SCAN_STEP(32);
+	SCAN_STEP(64);
+	SCAN_STEP(128);
 	uint incl = tmp[l];
 	*total = tmp[W - 1];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	return incl - flag;
 }
 
+#define SUM_STEP(s)                                              \
+	do {                                                     \
+		if (l < (s) && l + (s) < W)                      \
+			tmp[l] += tmp[l + (s)];                  \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+	} while (0)
+
 static ulong group_sum(ulong v, __local ulong *tmp)
 {
 	uint W = get_local_size(0), l = get_local_id(0);
 	tmp[l] = v;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (uint s = W / 2; s > 0; s >>= 1) {
-		if (l < s)
-			tmp[l] += tmp[l + s];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	SUM_STEP(128);
+	SUM_STEP(64);
+	SUM_STEP(32);
+	SUM_STEP(16);
+	SUM_STEP(8);
+	SUM_STEP(4);
+	SUM_STEP(2);
+	SUM_STEP(1);
 	ulong r = tmp[0];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	return r;
