@@ -205,7 +205,8 @@ def main():
         return
     npath, nrows = critical_path(gputrace, trace, device)
     if device != "host":
-        print(f"tables readback: {trace} on {device}: critical path {npath} rows, {nrows} rows equal the host")
+        where = device or "GPUTRACE_DEVICE=" + os.environ.get("GPUTRACE_DEVICE", "")
+        print(f"tables readback: {trace} on {where}: critical path {npath} rows, {nrows} rows equal the host")
         return
     q = query(gputrace, trace)
     print(f"tables readback: {trace}: critical path {npath} rows, per-row {nrows}, query tables {q}, "

@@ -54,7 +54,7 @@ if command -v script >/dev/null 2>&1; then
 		script -qec "$bin $args -f arrow" /dev/null >/dev/null 2>&1
 		st=$?
 		[ "$st" = 2 ] && ok || bad "'$args -f arrow' to a terminal exited $st, want 2"
-		script -qec "$bin $args -f csv -q" /dev/null >/dev/null 2>&1
+		script -qec "$bin $args -f csv" /dev/null >/dev/null 2>&1
 		st=$?
 		[ "$st" = 0 ] && ok || bad "'$args -f csv' to a terminal exited $st, want 0"
 	done
