@@ -199,7 +199,7 @@ static void put_duration(FILE *f, int64_t ns)
 static void put_id(FILE *f, const gt_model *m, const gt_id *id)
 {
 	if (id->is_str)
-		put_text(f, gt_model_str(m, id->str), 40);
+		put_text(f, gt_model_str(m, id->str), 18);
 	else
 		fprintf(f, "%" PRId64, id->num);
 }
@@ -207,17 +207,19 @@ static void put_id(FILE *f, const gt_model *m, const gt_id *id)
 static void put_lane_label(FILE *f, const gt_model *m, const gt_track *t)
 {
 	const gt_process *p = &m->processes[t->process];
-	if (p->name != GT_NONE)
+	if (p->name != GT_NONE) {
 		put_text(f, gt_model_str(m, p->name), 18);
-	else {
-		fputs("pid ", f);
+	} else {
+		if (!p->pid.is_str)
+			fputs("pid ", f);
 		put_id(f, m, &p->pid);
 	}
 	fputs(" / ", f);
-	if (t->name != GT_NONE)
+	if (t->name != GT_NONE) {
 		put_text(f, gt_model_str(m, t->name), 18);
-	else if (t->kind == GT_TRACK_THREAD) {
-		fputs("tid ", f);
+	} else if (t->kind == GT_TRACK_THREAD) {
+		if (!t->tid.is_str)
+			fputs("tid ", f);
 		put_id(f, m, &t->tid);
 	} else {
 		fputs("async", f);
@@ -365,11 +367,11 @@ static void draw_density(struct ctx *c, const struct slots *L, uint32_t lane, ui
 		fprintf(f, "<rect class=\"density\" data-lane=\"%u\" data-cell=\"%u\" data-density=\"%u\" data-span-id=\"%u\""
 			   " x=\"%u\" y=\"%" PRId64 "\" width=\"1\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\">",
 			lane, x, n, rep, LABEL_W + x, L->y + 1, BOX_H, colour(c->m->spans[rep].group), op);
-		fprintf(f, "<title>%u span%s here; longest: ", n, n == 1 ? "" : "s");
+		fprintf(f, "<title>%u span%s, longest: ", n, n == 1 ? "" : "s");
 		put_text(f, gt_model_str(c->m, c->m->spans[rep].name), 200);
 		fputs(" ", f);
 		put_duration(f, c->m->spans[rep].dur_ns);
-		fprintf(f, ", span %u</title></rect>\n", rep);
+		fputs("</title></rect>\n", f);
 		st->density_cells++;
 	}
 }
