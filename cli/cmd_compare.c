@@ -74,13 +74,16 @@ static void json_rat(gt_jsonw *w, gt_rat r)
 	gt_jsonw_raw(w, buf);
 }
 
-/* An integer-valued rational (den 1) or null. */
+/* An integer-valued rational (den 1; an abs may pass int64) or null. */
 static void json_int(gt_jsonw *w, gt_rat r)
 {
-	if (r.den != 1)
+	char buf[96];
+	if (r.den != 1) {
 		gt_jsonw_null(w);
-	else
-		gt_jsonw_i64(w, (int64_t)r.num);
+		return;
+	}
+	gt_rat_format(r, 0, buf, sizeof buf);
+	gt_jsonw_raw(w, buf);
 }
 
 static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)

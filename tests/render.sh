@@ -70,6 +70,12 @@ python3 tests/render_check.py "$tmp/bad.svg" "$tmp/gq.json" "$tmp/ginfo.json" "$
 "$bin" render -q --device host testdata/compare/new.json --title t --critical-path -o "$tmp/b.svg" &&
 cmp -s "$tmp/a.svg" "$tmp/b.svg" || { echo "FAIL: index file and trace render differently"; fail=1; }
 
+# the query on the automatic device (PoCL in CI; the host when there is no
+# OpenCL device) draws the same picture
+"$bin" render -q --device auto "$tmp/g.json" --time 100000000:160000000ns -w 500 --title t -o "$tmp/dev.svg" &&
+"$bin" render -q --device host "$tmp/g.json" --time 100000000:160000000ns -w 500 --title t -o "$tmp/host.svg" &&
+cmp -s "$tmp/dev.svg" "$tmp/host.svg" || { echo "FAIL: the device and the host render differently"; fail=1; }
+
 # names are escaped: markup in a name stays text
 printf '[{"ph":"X","name":"<a & \\"b\\">","cat":"x&y","pid":1,"tid":1,"ts":0,"dur":100}]' >"$tmp/esc.json"
 "$bin" render -q --device host "$tmp/esc.json" -o "$tmp/esc.svg" && python3 -c "
