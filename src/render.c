@@ -34,6 +34,7 @@ struct ctx {
 	const gt_render_opts *o;
 	uint32_t W;
 	__int128 D; /* window length in ns points: t1 - t0 + 1 */
+	bool narrow; /* D * W fits in 63 bits */
 	uint32_t lane0, nlanes;
 	struct slots **lanes;
 	uint8_t *on_path; /* bitmap over span ids, or NULL */
@@ -54,6 +55,8 @@ static void clip(const struct ctx *c, const gt_span *s, int64_t *s0, int64_t *e0
 
 static uint32_t cell_of(const struct ctx *c, int64_t t)
 {
+	if (c->narrow) /* 64-bit arithmetic is exact here, and much faster */
+		return (uint32_t)((uint64_t)(t - c->o->q.t0) * c->W / (uint64_t)c->D);
 	__int128 v = ((__int128)t - c->o->q.t0) * c->W / c->D;
 	return v < 0 ? 0 : v >= c->W ? c->W - 1 : (uint32_t)v;
 }
@@ -101,7 +104,12 @@ static int collect(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uin
 	const gt_tquery *q = &c->o->q;
 	for (uint64_t k = 0; k < ncand; k++) {
 		const gt_tnode *b = &ix->batches[cand[k]];
-		for (uint32_t j = b->first; j < b->first + b->count; j++) {
+		uint32_t end = b->first + b->count;
+		for (uint32_t j = b->first; j < end; j++) {
+			/* batch order is not id order: each span is a cache miss,
+			 * so fetch a few ahead */
+			if (j + 16 < ix->span_count)
+				__builtin_prefetch(&c->m->spans[ix->order[j + 16]]);
 			uint32_t id = ix->order[j];
 			const gt_span *s = &c->m->spans[id];
 			if (!gt_span_meets(s, q))
@@ -113,7 +121,8 @@ static int collect(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uin
 			int64_t s0, e0;
 			clip(c, s, &s0, &e0);
 			uint32_t cell = cell_of(c, s0);
-			bool wide = ((__int128)e0 - s0) * c->W >= c->D;
+			bool wide = c->narrow ? (uint64_t)(e0 - s0) * c->W >= (uint64_t)c->D
+					      : ((__int128)e0 - s0) * c->W >= c->D;
 			if (!wide) {
 				add_density(c->m, L, cell, id);
 			} else if (L->box[cell] == GT_NONE) {
@@ -421,6 +430,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 		return gt_fail(err, GT_EUSAGE, "the time window ends before it starts");
 	struct ctx c = {.out = out, .m = m, .o = o, .W = o->width};
 	c.D = (__int128)o->q.t1 - o->q.t0 + 1;
+	c.narrow = c.D * c.W < ((__int128)1 << 63);
 	c.lane0 = o->q.lane0 < m->lane_count ? o->q.lane0 : m->lane_count;
 	uint32_t lane1 = o->q.lane1 < m->lane_count ? o->q.lane1 : m->lane_count;
 	c.nlanes = lane1 > c.lane0 ? lane1 - c.lane0 : 0;
