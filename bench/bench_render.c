@@ -3,7 +3,7 @@
  * SVG several times; prints the median query and render times and the SVG
  * sizes as one JSON line.
  *
- * usage: bench_render SPANS [RUNS] [WIDTH] [OUT_DIR] */
+ * usage: bench_render SPANS [RUNS] [WIDTH] [OUT_DIR] [THREADS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +42,14 @@ static int fail(const gt_error *err)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_render SPANS [RUNS] [WIDTH] [OUT_DIR]\n");
+		fprintf(stderr, "usage: bench_render SPANS [RUNS] [WIDTH] [OUT_DIR] [THREADS]\n");
 		return 2;
 	}
 	uint64_t spans = strtoull(argv[1], NULL, 10);
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
 	uint32_t width = argc > 3 ? (uint32_t)atoi(argv[3]) : 1200;
 	const char *dir = argc > 4 ? argv[4] : "/tmp";
+	uint32_t threads = argc > 5 ? (uint32_t)atoi(argv[5]) : 0; /* 0: one per core */
 	if (runs < 1 || runs > 100 || width < 16)
 		return 2;
 	gt_error err = {0};
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
 		{"tenth", T / 2, T / 2 + T / 10},
 		{"thousandth", T / 3, T / 3 + T / 1000},
 	};
-	printf("{\"spans\":%u,\"lanes\":%u,\"width\":%u,\"runs\":%d,\"synth_ms\":%.0f,\"index_ms\":%.0f,\"views\":[", m.span_count,
+	printf("{\"threads\":%u,\"spans\":%u,\"lanes\":%u,\"width\":%u,\"runs\":%d,\"synth_ms\":%.0f,\"index_ms\":%.0f,\"views\":[", threads, m.span_count,
 	       m.lane_count, width, runs, t1 - t0, t2 - t1);
 	for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
 		gt_tquery q = {.t0 = m.start_ns + views[v].a, .t1 = m.start_ns + views[v].b, .lane0 = 0,
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 			FILE *f = fopen(path, "w");
 			if (!f)
 				return 1;
-			gt_render_opts o = {.q = q, .width = width, .title = "bench"};
+			gt_render_opts o = {.q = q, .width = width, .title = "bench", .threads = threads};
 			if (gt_render_svg(f, &m, &ix, cand, res.count, &o, &st, &err) < 0)
 				return fail(&err);
 			if (fclose(f) != 0)

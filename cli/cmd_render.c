@@ -24,7 +24,8 @@ static const struct gt_opt render_opts[] = {
 	{"width", 'w', "PX", OPT_WIDTH, "width of the time axis in pixels (default 1200)"},
 	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "outline the critical path's spans and draw its chain"},
 	{"title", 0, "TEXT", OPT_TITLE, "title shown at the top (default: the file name and window)"},
-	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
+	{"threads", 'j', "N", OPT_THREADS, "ingest and drawing threads (default: one per core)"},
+	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
 	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -213,7 +214,11 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 			title = auto_title;
 		}
 		gt_render_opts o = {.q = q, .width = (uint32_t)width, .title = title, .path = want_path ? path : NULL,
-				    .path_len = path_len};
+				    .path_len = path_len, .threads = r.c.threads};
+		/* a test knob: split small inputs too, to test the merge */
+		const char *ws = getenv("GPUTRACE_RENDER_WORKER_SPANS");
+		if (ws)
+			o.worker_spans = strtoull(ws, NULL, 10);
 		gt_outfile out = {0};
 		gt_error err = {0};
 		if (gt_outfile_open(&out, r.c.output, false, &err) < 0 ||

@@ -3,6 +3,8 @@
 #include "render.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +68,9 @@ static double x_of(const struct ctx *c, __int128 t)
 	return LABEL_W + (double)((t - c->o->q.t0)) * c->W / (double)c->D;
 }
 
-static struct slots *lane_slots(struct ctx *c, uint32_t lane)
+static struct slots *lane_slots(const struct ctx *c, struct slots **lanes, uint32_t lane)
 {
-	struct slots **p = &c->lanes[lane - c->lane0];
+	struct slots **p = &lanes[lane - c->lane0];
 	if (*p)
 		return *p;
 	struct slots *s = calloc(1, sizeof *s);
@@ -90,20 +92,59 @@ static struct slots *lane_slots(struct ctx *c, uint32_t lane)
 	return s;
 }
 
-static void add_density(const gt_model *m, struct slots *L, uint32_t cell, uint32_t id)
+static void free_lanes(struct slots **lanes, uint32_t n)
 {
-	L->count[cell]++;
+	for (uint32_t l = 0; lanes && l < n; l++) {
+		if (!lanes[l])
+			continue;
+		free(lanes[l]->box);
+		free(lanes[l]->count);
+		free(lanes[l]->rep);
+		free(lanes[l]);
+	}
+	free(lanes);
+}
+
+static void add_density(const gt_model *m, struct slots *L, uint32_t cell, uint32_t id, uint32_t n)
+{
+	L->count[cell] += n;
 	if (L->rep[cell] == GT_NONE || longer(m, id, L->rep[cell]))
 		L->rep[cell] = id;
 }
 
-/* Classifies every span of the candidates that meets the viewport. */
-static int collect(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand, gt_render_stats *st,
-		   gt_error *err)
+/* A wide span for the box of its cell: the longest keeps it, the other
+ * counts as density. The outcome does not depend on the order of calls. */
+static void add_box(const gt_model *m, struct slots *L, uint32_t cell, uint32_t id)
 {
+	if (L->box[cell] == GT_NONE) {
+		L->box[cell] = id;
+	} else if (longer(m, id, L->box[cell])) {
+		add_density(m, L, cell, L->box[cell], 1);
+		L->box[cell] = id;
+	} else {
+		add_density(m, L, cell, id, 1);
+	}
+}
+
+/* One share of the collection: candidates [from, to) into private slots. */
+struct worker {
+	const struct ctx *c;
+	const gt_tindex *ix;
+	const uint32_t *cand;
+	uint64_t from, to;
+	struct slots **lanes;
+	uint64_t spans;
+	bool oom;
+};
+
+static void *collect(void *arg)
+{
+	struct worker *w = arg;
+	const struct ctx *c = w->c;
+	const gt_tindex *ix = w->ix;
 	const gt_tquery *q = &c->o->q;
-	for (uint64_t k = 0; k < ncand; k++) {
-		const gt_tnode *b = &ix->batches[cand[k]];
+	for (uint64_t k = w->from; k < w->to; k++) {
+		const gt_tnode *b = &ix->batches[w->cand[k]];
 		uint32_t end = b->first + b->count;
 		for (uint32_t j = b->first; j < end; j++) {
 			/* batch order is not id order: each span is a cache miss,
@@ -114,28 +155,100 @@ static int collect(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uin
 			const gt_span *s = &c->m->spans[id];
 			if (!gt_span_meets(s, q))
 				continue;
-			st->spans++;
-			struct slots *L = lane_slots(c, s->lane);
-			if (!L)
-				return gt_fail(err, GT_EINPUT, "out of memory rendering lane %u", s->lane);
+			w->spans++;
+			struct slots *L = lane_slots(c, w->lanes, s->lane);
+			if (!L) {
+				w->oom = true;
+				return NULL;
+			}
 			int64_t s0, e0;
 			clip(c, s, &s0, &e0);
 			uint32_t cell = cell_of(c, s0);
 			bool wide = c->narrow ? (uint64_t)(e0 - s0) * c->W >= (uint64_t)c->D
 					      : ((__int128)e0 - s0) * c->W >= c->D;
-			if (!wide) {
-				add_density(c->m, L, cell, id);
-			} else if (L->box[cell] == GT_NONE) {
-				L->box[cell] = id;
-			} else if (longer(c->m, id, L->box[cell])) {
-				add_density(c->m, L, cell, L->box[cell]);
-				L->box[cell] = id;
-			} else {
-				add_density(c->m, L, cell, id);
-			}
+			if (wide)
+				add_box(c->m, L, cell, id);
+			else
+				add_density(c->m, L, cell, id, 1);
+		}
+	}
+	return NULL;
+}
+
+/* Folds a worker's slots into the result's. */
+static int merge(struct ctx *c, struct slots **from)
+{
+	for (uint32_t l = 0; l < c->nlanes; l++) {
+		struct slots *F = from[l];
+		if (!F)
+			continue;
+		struct slots *L = lane_slots(c, c->lanes, c->lane0 + l);
+		if (!L)
+			return -1;
+		for (uint32_t x = 0; x < c->W; x++) {
+			if (F->count[x])
+				add_density(c->m, L, x, F->rep[x], F->count[x]);
+			if (F->box[x] != GT_NONE)
+				add_box(c->m, L, x, F->box[x]);
 		}
 	}
 	return 0;
+}
+
+#define MAX_WORKERS 16
+#define WORKER_SPANS (1u << 20)        /* at least this many spans a worker */
+#define WORKER_BYTES ((size_t)256 << 20) /* private slots for all workers */
+
+/* Classifies every span of the candidates that meets the viewport, in
+ * parallel over contiguous candidate ranges when there are many spans. */
+static int collect_all(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand,
+		       gt_render_stats *st, gt_error *err)
+{
+	uint64_t total = 0;
+	for (uint64_t k = 0; k < ncand; k++)
+		total += ix->batches[cand[k]].count;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t per = (size_t)c->nlanes * c->W * 3 * sizeof(uint32_t) + 1;
+	uint64_t n = c->o->threads ? c->o->threads : cpus > 1 ? (uint64_t)cpus : 1;
+	uint64_t min_spans = c->o->worker_spans ? c->o->worker_spans : WORKER_SPANS;
+	if (n > MAX_WORKERS)
+		n = MAX_WORKERS;
+	if (n > total / min_spans)
+		n = total / min_spans;
+	if (n > WORKER_BYTES / per)
+		n = WORKER_BYTES / per;
+	if (n < 2) {
+		struct worker w = {.c = c, .ix = ix, .cand = cand, .from = 0, .to = ncand, .lanes = c->lanes};
+		collect(&w);
+		st->spans = w.spans;
+		return w.oom ? gt_fail(err, GT_EINPUT, "out of memory rendering") : 0;
+	}
+	struct worker w[MAX_WORKERS];
+	pthread_t tid[MAX_WORKERS];
+	bool started[MAX_WORKERS] = {false};
+	uint64_t k = 0, acc = 0;
+	int rc = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		/* ranges of about total / n spans each */
+		uint64_t from = k, goal = total * (i + 1) / n;
+		while (k < ncand && (acc < goal || i + 1 == n))
+			acc += ix->batches[cand[k++]].count;
+		w[i] = (struct worker){.c = c, .ix = ix, .cand = cand, .from = from, .to = k};
+		w[i].lanes = calloc(c->nlanes ? c->nlanes : 1, sizeof *w[i].lanes);
+		if (!w[i].lanes || pthread_create(&tid[i], NULL, collect, &w[i]) != 0)
+			w[i].oom = true;
+		else
+			started[i] = true;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		st->spans += w[i].spans;
+		if (w[i].oom || (rc == 0 && merge(c, w[i].lanes) < 0))
+			rc = -1;
+		free_lanes(w[i].lanes, c->nlanes);
+	}
+	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory rendering") : 0;
 }
 
 /* XML text: escapes markup characters and drops characters XML 1.0 does
@@ -448,7 +561,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 				c.on_path[o->path[i] >> 3] |= (uint8_t)(1u << (o->path[i] & 7));
 	}
 	if (rc == 0)
-		rc = collect(&c, ix, cand, ncand, st, err);
+		rc = collect_all(&c, ix, cand, ncand, st, err);
 	if (rc == 0) {
 		for (uint32_t t = 0; t < m->track_count; t++)
 			for (uint32_t l = 0; l < m->tracks[t].lane_count; l++)
@@ -524,15 +637,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 			y + 16, st->spans, st->boxes, st->density_cells, st->rows);
 		fputs("</svg>\n", out);
 	}
-	for (uint32_t l = 0; c.lanes && l < c.nlanes; l++) {
-		if (!c.lanes[l])
-			continue;
-		free(c.lanes[l]->box);
-		free(c.lanes[l]->count);
-		free(c.lanes[l]->rep);
-		free(c.lanes[l]);
-	}
-	free(c.lanes);
+	free_lanes(c.lanes, c.nlanes);
 	free(lane_track);
 	free(c.on_path);
 	return rc;

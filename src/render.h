@@ -42,6 +42,11 @@ typedef struct gt_render_opts {
 	/* critical path, root to endpoint; NULL for none */
 	const uint32_t *path;
 	uint32_t path_len;
+	/* Spans are classified by up to `threads` threads (0: one per core,
+	 * at most 16), each taking at least worker_spans spans (0: 1M); the
+	 * picture is the same whatever the split. */
+	uint32_t threads;
+	uint64_t worker_spans;
 } gt_render_opts;
 
 typedef struct gt_render_stats {

@@ -70,6 +70,13 @@ python3 tests/render_check.py "$tmp/bad.svg" "$tmp/gq.json" "$tmp/ginfo.json" "$
 "$bin" render -q --device host testdata/compare/new.json --title t --critical-path -o "$tmp/b.svg" &&
 cmp -s "$tmp/a.svg" "$tmp/b.svg" || { echo "FAIL: index file and trace render differently"; fail=1; }
 
+# drawing split over threads (down to 1000 spans each) merges to the same picture
+for ws in 1000 4321; do
+	GPUTRACE_RENDER_WORKER_SPANS=$ws "$bin" render -q -j 5 --device host "$tmp/g.json" -w 700 --critical-path --title t -o "$tmp/mt.svg" &&
+	"$bin" render -q -j 1 --device host "$tmp/g.json" -w 700 --critical-path --title t -o "$tmp/st.svg" &&
+	cmp -s "$tmp/mt.svg" "$tmp/st.svg" || { echo "FAIL: $ws spans per thread draws differently"; fail=1; }
+done
+
 # the query on the automatic device (PoCL in CI; the host when there is no
 # OpenCL device) draws the same picture
 "$bin" render -q --device auto "$tmp/g.json" --time 100000000:160000000ns -w 500 --title t -o "$tmp/dev.svg" &&
