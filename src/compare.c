@@ -19,22 +19,6 @@ int gt_cmp_field_kind(int f)
 	}
 }
 
-/* One span reduced to what the statistics need. */
-struct rec {
-	uint32_t key;
-	uint8_t on_cp;
-	int64_t dur;
-	int64_t self;
-};
-
-static int rec_cmp(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->dur > y->dur) - (x->dur < y->dur);
-}
-
 /* A side's keys: a model string per key and its statistics. */
 struct side_keys {
 	const char **names;
@@ -43,11 +27,6 @@ struct side_keys {
 	size_t n;
 };
 
-static uint32_t span_key(const gt_model *m, const gt_span *s, int by)
-{
-	return by == GT_BY_NAME ? s->name : by == GT_BY_CAT ? s->cat : s->group;
-}
-
 static const char *key_name(const gt_model *m, uint32_t key, int by)
 {
 	if (by != GT_BY_GROUP)
@@ -55,80 +34,161 @@ static const char *key_name(const gt_model *m, uint32_t key, int by)
 	return key < m->group_count ? gt_model_str(m, m->groups[key].name) : "";
 }
 
-static int64_t nearest_rank(const struct rec *r, uint64_t n, unsigned p)
+static void swap64(int64_t *a, int64_t *b)
 {
-	uint64_t rank = (p * n + 99) / 100; /* ceil(p * n / 100), n < 2^32 */
-	return r[rank ? rank - 1 : 0].dur;
+	int64_t t = *a;
+	*a = *b;
+	*b = t;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The k-th smallest (0-based) of d[0..n), reordering d: quickselect with a
+ * median of three, falling back to a sort when it degrades. */
+static int64_t select_kth(int64_t *d, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	int budget = 64;
+	while (lo < hi) {
+		if (budget-- == 0) {
+			qsort(d + lo, hi - lo + 1, sizeof *d, cmp_i64);
+			return d[k];
+		}
+		size_t mid = lo + (hi - lo) / 2;
+		if (d[mid] < d[lo])
+			swap64(&d[mid], &d[lo]);
+		if (d[hi] < d[lo])
+			swap64(&d[hi], &d[lo]);
+		if (d[hi] < d[mid])
+			swap64(&d[hi], &d[mid]);
+		int64_t pivot = d[mid];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (d[i] < pivot)
+				i++;
+			while (d[j] > pivot)
+				j--;
+			if (i <= j) {
+				swap64(&d[i], &d[j]);
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return d[k];
+	}
+	return d[k];
+}
+
+/* Nearest rank: the ceil(p * n / 100)-th smallest (1-based). */
+static size_t rank_of(unsigned p, uint64_t n)
+{
+	uint64_t rank = (p * n + 99) / 100;
+	return rank ? (size_t)rank - 1 : 0;
+}
+
+static int oom(const gt_model *m, gt_error *err)
+{
+	return gt_fail(err, GT_EINPUT, "out of memory comparing '%s'", m->source ? m->source : "");
+}
+
+/* Per-key statistics in O(n): spans are bucketed by key id, sums are
+ * accumulated per bucket and percentiles selected inside each bucket. */
 static int side_stats(const gt_model *m, const gt_cmp_cp *cp, int by, struct side_keys *out, gt_error *err)
 {
 	uint32_t n = m->span_count;
 	memset(out, 0, sizeof *out);
+	uint32_t nids = by == GT_BY_GROUP ? GT_MAX_GROUPS : m->strings.count;
+	/* a span without a name or category has the key "" */
+	uint32_t empty = by == GT_BY_GROUP ? GT_NONE : gt_strpool_find(&m->strings, "", 0);
+	uint32_t none = empty != GT_NONE ? empty : nids; /* its bucket */
+	size_t nb = (size_t)nids + 1;
 	int64_t *children = calloc(n ? n : 1, sizeof *children);
-	struct rec *r = malloc((n ? n : 1) * sizeof *r);
-	if (!children || !r) {
-		free(children);
-		free(r);
-		return gt_fail(err, GT_EINPUT, "out of memory comparing '%s'", m->source ? m->source : "");
-	}
-	for (uint32_t i = 0; i < n; i++) {
+	uint64_t *start = calloc(nb + 1, sizeof *start);
+	gt_key_stats *acc = calloc(nb, sizeof *acc);
+	int64_t *d = malloc((n ? n : 1) * sizeof *d);
+	int rc = 0;
+	if (!children || !start || !acc || !d)
+		rc = oom(m, err);
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
 		const gt_span *s = &m->spans[i];
 		if (s->parent != GT_NONE && s->parent < n && !(s->flags & GT_SPANF_FLOW_PARENT) &&
-		    __builtin_add_overflow(children[s->parent], s->dur_ns, &children[s->parent])) {
-			free(children);
-			free(r);
-			return gt_fail(err, GT_EINPUT, "'%s': children's durations of span %u overflow int64",
-				       m->source ? m->source : "", s->parent);
+		    __builtin_add_overflow(children[s->parent], s->dur_ns, &children[s->parent]))
+			rc = gt_fail(err, GT_EINPUT, "'%s': children's durations of span %u overflow int64",
+				     m->source ? m->source : "", s->parent);
+	}
+	uint32_t *key = NULL;
+	if (rc == 0 && !(key = malloc((n ? n : 1) * sizeof *key)))
+		rc = oom(m, err);
+	bool ovf = false;
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
+		const gt_span *s = &m->spans[i];
+		uint32_t k = by == GT_BY_NAME ? s->name : by == GT_BY_CAT ? s->cat : s->group;
+		if (k >= nids)
+			k = none;
+		key[i] = k;
+		gt_key_stats *a = &acc[k];
+		a->count++;
+		ovf |= __builtin_add_overflow(a->dur_ns, s->dur_ns, &a->dur_ns);
+		/* both >= 0: the difference cannot overflow */
+		ovf |= __builtin_add_overflow(a->self_ns, s->dur_ns - children[i], &a->self_ns);
+		if (cp->mask && cp->mask[i]) {
+			a->cp_count++;
+			ovf |= __builtin_add_overflow(a->cp_ns, s->dur_ns, &a->cp_ns);
 		}
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		const gt_span *s = &m->spans[i];
-		r[i].key = span_key(m, s, by);
-		r[i].dur = s->dur_ns;
-		r[i].self = s->dur_ns - children[i]; /* both >= 0: no overflow */
-		r[i].on_cp = cp->mask ? cp->mask[i] : 0;
+	if (rc == 0 && ovf)
+		rc = gt_fail(err, GT_EINPUT, "'%s': a key's durations overflow int64", m->source ? m->source : "");
+	size_t keys = 0;
+	for (size_t k = 0; rc == 0 && k < nb; k++) {
+		start[k + 1] = start[k] + acc[k].count;
+		keys += acc[k].count > 0;
+	}
+	if (rc == 0) {
+		/* scatter durations into their buckets (start[] is advanced and
+		 * then restored by the shift below) */
+		for (uint32_t i = 0; i < n; i++)
+			d[start[key[i]]++] = m->spans[i].dur_ns;
+		memmove(start + 1, start, nb * sizeof *start);
+		start[0] = 0;
+		out->names = malloc((keys ? keys : 1) * sizeof *out->names);
+		out->st = calloc(keys ? keys : 1, sizeof *out->st);
+		out->on_cp = calloc(keys ? keys : 1, sizeof *out->on_cp);
+		if (!out->names || !out->st || !out->on_cp)
+			rc = oom(m, err);
+	}
+	for (size_t k = 0; rc == 0 && k < nb; k++) {
+		uint64_t c = acc[k].count;
+		if (!c)
+			continue;
+		int64_t *b = d + start[k];
+		gt_key_stats *st = &out->st[out->n];
+		*st = acc[k];
+		st->p95_ns = select_kth(b, c, rank_of(95, c));
+		st->p50_ns = select_kth(b, c, rank_of(50, c));
+		int64_t mx = b[0];
+		for (uint64_t j = 1; j < c; j++)
+			mx = b[j] > mx ? b[j] : mx;
+		st->max_ns = mx;
+		out->on_cp[out->n] = st->cp_count > 0;
+		out->names[out->n++] = k == nids ? "" : key_name(m, (uint32_t)k, by);
 	}
 	free(children);
-	qsort(r, n, sizeof *r, rec_cmp);
-	size_t keys = 0;
-	for (uint32_t i = 0; i < n; i++)
-		keys += i == 0 || r[i].key != r[i - 1].key;
-	out->names = malloc((keys ? keys : 1) * sizeof *out->names);
-	out->st = calloc(keys ? keys : 1, sizeof *out->st);
-	out->on_cp = calloc(keys ? keys : 1, sizeof *out->on_cp);
-	if (!out->names || !out->st || !out->on_cp) {
-		free(r);
-		return gt_fail(err, GT_EINPUT, "out of memory comparing '%s'", m->source ? m->source : "");
-	}
-	for (uint32_t i = 0; i < n;) {
-		uint32_t j = i;
-		gt_key_stats *st = &out->st[out->n];
-		bool ovf = false;
-		for (; j < n && r[j].key == r[i].key; j++) {
-			ovf |= __builtin_add_overflow(st->dur_ns, r[j].dur, &st->dur_ns);
-			ovf |= __builtin_add_overflow(st->self_ns, r[j].self, &st->self_ns);
-			if (r[j].on_cp) {
-				st->cp_count++;
-				ovf |= __builtin_add_overflow(st->cp_ns, r[j].dur, &st->cp_ns);
-			}
-		}
-		if (ovf) {
-			gt_fail(err, GT_EINPUT, "'%s': the durations of key '%s' overflow int64",
-				m->source ? m->source : "", key_name(m, r[i].key, by));
-			free(r);
-			return -1;
-		}
-		st->count = j - i;
-		st->p50_ns = nearest_rank(r + i, j - i, 50);
-		st->p95_ns = nearest_rank(r + i, j - i, 95);
-		st->max_ns = r[j - 1].dur;
-		out->on_cp[out->n] = st->cp_count > 0;
-		out->names[out->n++] = key_name(m, r[i].key, by);
-		i = j;
-	}
-	free(r);
-	return 0;
+	free(start);
+	free(acc);
+	free(d);
+	free(key);
+	return rc;
 }
 
 static void side_free(struct side_keys *s)

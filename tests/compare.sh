@@ -188,6 +188,17 @@ fi
 "$bin" compare "$B" testdata/bad/truncated.json -o "$tmp/y.json" >/dev/null 2>&1; rc=$?
 [ $rc = 1 ] && [ ! -e "$tmp/y.json" ] || bad "a bad trace: exit $rc"
 
+# generated traces (many keys, repeated durations): the same check as for real traces
+gen=${GPUTRACE_GEN:-$(dirname "$bin")/tools/gen_trace}
+"$gen" --events 40000 --seed 11 -o "$tmp/g1.json" >/dev/null 2>&1 && "$gen" --events 50000 --seed 12 -o "$tmp/g2.json" >/dev/null 2>&1 ||
+	bad "gen_trace"
+"$bin" spans --parents nesting -f csv "$tmp/g1.json" >"$tmp/g1.csv"
+"$bin" spans --parents nesting -f csv "$tmp/g2.json" >"$tmp/g2.csv"
+for by in name cat; do
+	"$bin" compare --by $by --top 0 "$tmp/g1.json" "$tmp/g2.json" >"$tmp/gen.json" || bad "generated compare exit $?"
+	python3 tests/compare_check.py "$tmp/gen.json" "$tmp/g1.csv" "$tmp/g2.csv" $by || bad "generated traces by $by"
+done
+
 # real traces: per-key statistics against an independent computation
 real0="$shared/traces/param__worker0_step_12.1694128201545.pt.trace.json"
 real1="$shared/traces/param__worker1_step_12.1694128201556.pt.trace.json"
