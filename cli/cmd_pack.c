@@ -18,7 +18,7 @@ static const struct gt_opt pack_opts[] = {
 	{"batch-spans", 0, "N", OPT_BATCH_SPANS, "at most N spans per leaf batch (default 64)"},
 	{"partition-batches", 0, "N", OPT_PARTITION_BATCHES, "batches per partition (default 256)"},
 	{"fanout", 0, "N", OPT_FANOUT, "hierarchy fan-out per level (default 8)"},
-	{"lane-band", 0, "N", OPT_LANE_BAND, "lanes per batch band (default 1)"},
+	{"lane-band", 0, "N", OPT_LANE_BAND, "lanes per batch band (default 4)"},
 	{"epoch-spans", 0, "N", OPT_EPOCH_SPANS, "spans per source epoch (default 1048576)"},
 	GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -65,7 +65,7 @@ static int set_param(const struct gt_command *cmd, const char *name, const char 
 }
 
 /* --update: the trace must only have grown since the index was packed. */
-static int update(const struct gt_common *c, const char *index, const char *trace)
+static int update(struct gt_common *c, bool parents_given, const char *index, const char *trace)
 {
 	gt_gtx old;
 	gt_error err = {0};
@@ -85,6 +85,9 @@ static int update(const struct gt_common *c, const char *index, const char *trac
 			trace, (unsigned long long)old.source.prefix_len, index);
 		return GT_EINPUT;
 	}
+	/* the parent forest the index was packed with, unless --parents says */
+	if (!parents_given)
+		c->parent_mode = old.parent_mode;
 	gt_model m;
 	int rc = gt_cli_load(c, trace, &m);
 	if (rc) {
@@ -113,7 +116,7 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 	gt_tindex_params p;
 	gt_tindex_default_params(&p);
 	const char *upd = NULL;
-	bool params = false;
+	bool params = false, parents = false;
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
@@ -130,6 +133,7 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 		case OPT_LANE_BAND: r = set_param(cmd, "lane-band", arg, &p.lane_band), params = true; break;
 		case OPT_EPOCH_SPANS: r = set_param(cmd, "epoch-spans", arg, &p.epoch_spans), params = true; break;
 		default:
+			parents |= id == OPT_PARENTS;
 			r = gt_common_opt(&c, cmd, id, arg);
 			if (r == 2)
 				return 0;
@@ -146,7 +150,7 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 		if (c.output || params)
 			return gt_usage_error(cmd, "--update keeps the index's own parameters and path; drop -o and "
 						   "the packing options");
-		return update(&c, upd, st.operands[0]);
+		return update(&c, parents, upd, st.operands[0]);
 	}
 	if (!c.output)
 		return gt_usage_error(cmd, "'pack' needs -o FILE.gtx");

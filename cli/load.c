@@ -11,7 +11,7 @@ int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 {
 	/* refuse a binary format on a terminal before a long ingest, not after */
 	if (gt_out_format_is_binary(c->format) && !c->output && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "gputrace: refusing to write binary output to a terminal; use -o FILE\n");
+		fprintf(stderr, "gputrace: refusing to write a binary format to a terminal; use '-o FILE' or a pipe\n");
 		return GT_EUSAGE;
 	}
 	gt_load_options opt;

@@ -119,7 +119,7 @@ void gt_fb_string(gt_fb *f, size_t link_at, const char *s)
 size_t gt_fb_vector(gt_fb *f, size_t link_at, size_t n, size_t elem_size, size_t align)
 {
 	gt_fb_pad(f, 4);
-	while ((f->len + 4) % align)
+	while (!f->oom && (f->len + 4) % align) /* reserve adds nothing once oom */
 		reserve(f, 4);
 	link(f, link_at);
 	uint32_t count = (uint32_t)n;

@@ -184,6 +184,7 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 	ix->node_count = v[GI_NODES];
 	ix->dirty = (uint32_t *)sec_data(g, GTX_DIRTY);
 	g->source = (gt_gtx_source){v[GI_SOURCE_LEN], v[GI_SOURCE_PREFIX_LEN], (uint32_t)v[GI_SOURCE_PREFIX_CRC]};
+	g->parent_mode = (uint8_t)v[GI_PARENT_MODE];
 	gt_error e2 = {0};
 	if (gt_tindex_check_structure(ix, &e2) < 0)
 		return bad(path, err, e2.msg);

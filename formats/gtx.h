@@ -51,6 +51,7 @@ typedef struct gt_gtx {
 	gt_gtx_section sections[GT_GTX_MAX_SECTIONS];
 	uint32_t section_count;
 	gt_gtx_source source;
+	uint8_t parent_mode; /* the model's enum gt_parent_mode */
 	gt_tindex ix;
 	char *path;
 } gt_gtx;

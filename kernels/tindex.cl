@@ -263,3 +263,18 @@ __kernel void brute_compact(ulong n, __global const long *s, __global const long
 		base += total;
 	}
 }
+
+/* The plain brute force: one work-item per span marks it and a
+ * work-group sum adds the hits to a global count (zeroed first). */
+__kernel void brute_mark(ulong n, __global const long *s, __global const long *e, __global const uint *lane,
+			 __global const uchar *grp, tquery q, __global uchar *flags, __global uint *count,
+			 __local ulong *tmp)
+{
+	ulong i = get_global_id(0);
+	uint hit = i < n ? (uint)span_meets(i, s, e, lane, grp, q) : 0u;
+	if (i < n)
+		flags[i] = (uchar)hit;
+	ulong t = group_sum(hit, tmp);
+	if (get_local_id(0) == 0 && t)
+		atomic_add(count, (uint)t);
+}

@@ -33,6 +33,7 @@ const char *gt_cl_error_name(cl_int code)
 	case  -8: return "CL_MEM_COPY_OVERLAP";
 	case  -9: return "CL_IMAGE_FORMAT_MISMATCH";
 	case -10: return "CL_IMAGE_FORMAT_NOT_SUPPORTED";
+	case -11: return "CL_BUILD_PROGRAM_FAILURE";
 	case -12: return "CL_MAP_FAILURE";
 	case -13: return "CL_MISALIGNED_SUB_BUFFER_OFFSET";
 	case -14: return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";

@@ -4,6 +4,7 @@
 #ifdef GT_FAULT_INJECTION
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,22 @@ static void parse_env(void)
 		}
 		s = *end ? end + 1 : end;
 	}
+}
+
+/* GPUTRACE_FAULT_COUNTS=FILE: at exit, append "site calls" for each site
+ * named in GPUTRACE_FAULT, so a test knows how many points there are to walk
+ * (name a site with a huge N to count without failing). */
+__attribute__((destructor)) static void report_counts(void)
+{
+	const char *path = getenv("GPUTRACE_FAULT_COUNTS");
+	if (!path || !nsites)
+		return;
+	FILE *f = fopen(path, "a");
+	if (!f)
+		return;
+	for (int i = 0; i < nsites; i++)
+		fprintf(f, "%s %llu\n", sites[i].name, (unsigned long long)atomic_load(&sites[i].calls));
+	fclose(f);
 }
 
 bool gt_fault_hit(const char *site)

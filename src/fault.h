@@ -1,8 +1,10 @@
 /* Fault injection for tests: `make FAULTS=1` builds with -DGT_FAULT_INJECTION
  * (into build-faults), and then GPUTRACE_FAULT="site:N[,site:N...]" makes
  * gt_fault_hit(site) return true on the Nth call at that site (1-based).
- * Sites in use: "write" (output bytes reaching the file), "alloc" (writer
- * buffers). In ordinary builds the check compiles to false. */
+ * Sites in use: "write" (output bytes reaching the file), "alloc" (the
+ * allocations of ingest, the model and the writers), "read" (read(2) of the
+ * trace input, failing with EIO). tests/fault_walk.sh walks them. In
+ * ordinary builds the check compiles to false. */
 #ifndef GT_FAULT_H
 #define GT_FAULT_H
 

@@ -18,10 +18,18 @@
 #include <zstd.h>
 
 #include "model.h"
+#include "fault.h"
 
+#ifndef GT_FUZZING
 #define BLOCK_SIZE (4u << 20)
 #define NBLOCKS 4
 #define RAW_SIZE (1u << 20)
+#else
+/* fuzz builds: small blocks so small inputs cross block and read edges */
+#define BLOCK_SIZE 256u
+#define NBLOCKS 4
+#define RAW_SIZE 64u
+#endif
 
 struct block {
 	char *data;
@@ -61,13 +69,23 @@ struct gt_input {
 	size_t cur_pos;  /* position inside blocks[head_i] */
 };
 
+/* read(2), failing with EIO where a test injects a "read" fault */
+static ssize_t fault_read(int fd, void *buf, size_t n)
+{
+	if (gt_fault_hit("read")) {
+		errno = EIO;
+		return -1;
+	}
+	return read(fd, buf, n);
+}
+
 static int read_raw(gt_input *in, gt_error *err)
 {
 	if (in->raw_pos < in->raw_len || in->raw_eof)
 		return 0;
 	ssize_t n;
 	do
-		n = read(in->fd, in->raw, RAW_SIZE);
+		n = fault_read(in->fd, in->raw, RAW_SIZE);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return gt_fail(err, GT_EINPUT, "%s: read error: %s", in->path, strerror(errno));
@@ -197,7 +215,7 @@ static int detect(gt_input *in, gt_error *err)
 	if (read_raw(in, err) < 0)
 		return -1;
 	while (in->raw_len < sizeof in->head && !in->raw_eof) {
-		ssize_t n = read(in->fd, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
+		ssize_t n = fault_read(in->fd, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -231,7 +249,7 @@ static int detect(gt_input *in, gt_error *err)
 int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err)
 {
 	*out = NULL;
-	gt_input *in = calloc(1, sizeof *in);
+	gt_input *in = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *in);
 	if (!in)
 		return gt_fail(err, GT_EINPUT, "out of memory");
 	in->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -251,7 +269,7 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 		if (S_ISREG(st.st_mode))
 			in->file_size = (uint64_t)st.st_size;
 	}
-	in->raw = malloc(RAW_SIZE);
+	in->raw = gt_fault_hit("alloc") ? NULL : malloc(RAW_SIZE);
 	if (!in->raw) {
 		gt_fail(err, GT_EINPUT, "out of memory");
 		goto fail;
@@ -274,7 +292,7 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	for (int i = 0; i < NBLOCKS; i++) {
-		in->blocks[i].data = malloc(BLOCK_SIZE);
+		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
 		if (!in->blocks[i].data) {
 			gt_fail(err, GT_EINPUT, "out of memory");
 			goto fail_sync;

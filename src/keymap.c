@@ -1,4 +1,5 @@
 #include "keymap.h"
+#include "fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ void gt_keymap_free(gt_keymap *m)
 static int grow(gt_keymap *m)
 {
 	uint32_t n = m->keys ? (m->mask + 1) * 2 : 64;
-	gt_key *keys = malloc((size_t)n * sizeof *keys);
-	uint32_t *vals = calloc(n, sizeof *vals);
+	gt_key *keys = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *keys);
+	uint32_t *vals = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *vals);
 	if (!keys || !vals) {
 		free(keys);
 		free(vals);

@@ -7,6 +7,7 @@
 #include "gtx.h"
 #include "ingest.h"
 #include "input.h"
+#include "fault.h"
 
 const char *const gt_warning_names[GT_WARN_COUNT] = {
 	[GT_WARN_UNMATCHED_END] = "unmatched_end",
@@ -32,14 +33,19 @@ int gt_model_load(gt_model *out, const char *path, const gt_load_options *opt, g
 	if (gt_gtx_is_index(head, n)) {
 		gt_input_close(in);
 		int rc = gt_gtx_load_model(out, path, err);
-		if (rc == 0 && opt && opt->parent_mode != out->parent_mode)
+		if (rc == 0 && opt && opt->parent_mode != out->parent_mode) {
 			gt_model_set_parent_mode(out, opt->parent_mode);
+			if (out->parent_mode != opt->parent_mode) { /* out of memory */
+				gt_model_free(out);
+				rc = gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", path);
+			}
+		}
 		return rc;
 	}
 	int rc = gt_ingest(out, in, path, opt, err);
 	gt_input_close(in);
 	if (rc == 0) {
-		out->source = strdup(path);
+		out->source = gt_fault_hit("alloc") ? NULL : strdup(path);
 		if (!out->source)
 			rc = gt_fail(err, GT_EINPUT, "out of memory");
 	}
@@ -71,18 +77,4 @@ size_t gt_model_bytes(const gt_model *m)
 	       (size_t)m->flow_count * sizeof *m->flows +
 	       (size_t)m->series_count * sizeof *m->series +
 	       (size_t)m->sample_count * sizeof *m->samples + gt_strpool_bytes(&m->strings);
-}
-
-/* Until the index-file reader is linked in, traces are the only input. */
-__attribute__((weak)) bool gt_gtx_is_index(const unsigned char *head, size_t n)
-{
-	(void)head;
-	(void)n;
-	return false;
-}
-
-__attribute__((weak)) int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
-{
-	(void)m;
-	return gt_fail(err, GT_EINPUT, "%s: index files are not supported by this build", path);
 }

@@ -182,7 +182,9 @@ int gt_model_load(gt_model *out, const char *path, const gt_load_options *opt, g
 void gt_model_free(gt_model *m);
 
 /* Recomputes parents for another mode (spans' parent, depth are per mode;
- * lanes are not affected since they come from nesting). */
+ * lanes are not affected since they come from nesting). Out of memory leaves
+ * nesting-only parents and m->parent_mode GT_PARENTS_NESTING: callers that
+ * asked for flows compare parent_mode. */
 void gt_model_set_parent_mode(gt_model *m, int mode);
 
 static inline const char *gt_model_str(const gt_model *m, uint32_t id)

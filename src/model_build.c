@@ -3,6 +3,7 @@
  * (pid, cat, id, scope). Everything that needs all spans (flow binding,
  * parents, lanes) waits for model_finish.c. */
 #include "model_build.h"
+#include "fault.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 				c_ = UINT32_MAX;                                             \
 			if (c_ < (uint64_t)(need))                                           \
 				goto oom;                                                    \
-			type *p_ = realloc((ptr), (size_t)c_ * sizeof(type));                \
+			type *p_ = gt_fault_hit("alloc") ? NULL : realloc((ptr), (size_t)c_ * sizeof(type));                \
 			if (!p_)                                                             \
 				goto oom;                                                    \
 			(ptr) = p_;                                                          \
@@ -36,7 +37,7 @@ int gt_u32vec_push(u32vec *v, uint32_t x)
 {
 	if (v->n == v->cap) {
 		uint32_t c = v->cap ? v->cap * 2 : 8;
-		uint32_t *p = realloc(v->v, (size_t)c * sizeof *p);
+		uint32_t *p = gt_fault_hit("alloc") ? NULL : realloc(v->v, (size_t)c * sizeof *p);
 		if (!p)
 			return -1;
 		v->v = p;
@@ -83,7 +84,7 @@ uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, cons
 		id = gt_strpool_intern(&b->m->strings, s->p, s->len);
 	} else {
 		if (b->scratch_cap < (size_t)s->len + 1) {
-			char *p = realloc(b->scratch, (size_t)s->len + 1);
+			char *p = gt_fault_hit("alloc") ? NULL : realloc(b->scratch, (size_t)s->len + 1);
 			if (!p)
 				goto oom;
 			b->scratch = p;
@@ -156,7 +157,7 @@ static int ensure_open(gt_builder *b, uint32_t track)
 	uint32_t c = b->open_cap ? b->open_cap : 16;
 	while (c <= track)
 		c *= 2;
-	u32vec *p = realloc(b->open, (size_t)c * sizeof *p);
+	u32vec *p = gt_fault_hit("alloc") ? NULL : realloc(b->open, (size_t)c * sizeof *p);
 	if (!p)
 		return -1;
 	memset(p + b->open_cap, 0, (size_t)(c - b->open_cap) * sizeof *p);
@@ -296,7 +297,7 @@ static uint8_t group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_ev
 		uint32_t c = b->cat_group_cap ? b->cat_group_cap : 256;
 		while (c <= cat)
 			c *= 2;
-		uint8_t *p = realloc(b->cat_group, c);
+		uint8_t *p = gt_fault_hit("alloc") ? NULL : realloc(b->cat_group, c);
 		if (!p) {
 			fail_at(b, err, ev, "out of memory");
 			return 0xff;
@@ -474,7 +475,7 @@ static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 		uint32_t sid = *slot - 1;
 		if (m->sample_count == b->samples_cap) {
 			uint64_t c = b->samples_cap ? b->samples_cap * 2 : 256;
-			gt_counter_sample *p = realloc(m->samples, (size_t)c * sizeof *p);
+			gt_counter_sample *p = gt_fault_hit("alloc") ? NULL : realloc(m->samples, (size_t)c * sizeof *p);
 			if (!p)
 				goto oom;
 			m->samples = p;
@@ -490,6 +491,13 @@ oom:
 fail:
 	cJSON_Delete(args);
 	return -1;
+}
+
+/* A sort index must convert to int64 exactly enough: finite and in range
+ * (a plain cast of 1e300 or NaN is undefined behaviour). */
+static bool sort_index_ok(double d)
+{
+	return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
 }
 
 static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
@@ -530,8 +538,10 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 		if (proc == GT_NONE)
 			rc = -1;
 		else if (cJSON_IsNumber(v)) {
+			if (!sort_index_ok(v->valuedouble))
+				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->processes[proc].has_sort_index = true;
-			m->processes[proc].sort_index = (int64_t)v->valuedouble;
+			m->processes[proc].sort_index = rc ? 0 : (int64_t)v->valuedouble;
 		}
 	} else {
 		uint32_t t = thread_track(b, ev, err);
@@ -544,8 +554,10 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 			else
 				m->tracks[t].name = s;
 		} else if (what == 4 && cJSON_IsNumber(v)) {
+			if (!sort_index_ok(v->valuedouble))
+				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->tracks[t].has_sort_index = true;
-			m->tracks[t].sort_index = (int64_t)v->valuedouble;
+			m->tracks[t].sort_index = rc ? 0 : (int64_t)v->valuedouble;
 		}
 	}
 	cJSON_Delete(args);

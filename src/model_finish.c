@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model_build.h"
+#include "fault.h"
 
 /* Sort key order on a track: start ascending, longer first, earlier id. */
 static const gt_span *sort_spans;
@@ -31,15 +32,15 @@ typedef struct track_index {
 
 static int build_track_index(const gt_model *m, track_index *ti)
 {
-	ti->order = malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
-	ti->first = calloc((size_t)m->track_count + 1, sizeof *ti->first);
+	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
+	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->track_count + 1, sizeof *ti->first);
 	if (!ti->order || !ti->first)
 		return -1;
 	for (uint32_t i = 0; i < m->span_count; i++)
 		ti->first[m->spans[i].track + 1]++;
 	for (uint32_t t = 0; t < m->track_count; t++)
 		ti->first[t + 1] += ti->first[t];
-	uint32_t *fill = malloc(((size_t)m->track_count + 1) * sizeof *fill);
+	uint32_t *fill = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *fill);
 	if (!fill)
 		return -1;
 	memcpy(fill, ti->first, (size_t)m->track_count * sizeof *fill);
@@ -159,7 +160,7 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 	gt_model *m = b->m;
 	if (m->flow_count == b->flows_cap) {
 		uint32_t c = b->flows_cap ? b->flows_cap * 2 : 64;
-		gt_flow *p = realloc(m->flows, (size_t)c * sizeof *p);
+		gt_flow *p = gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)c * sizeof *p);
 		if (!p)
 			return -1;
 		m->flows = p;
@@ -181,7 +182,7 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	gt_model *m = b->m;
 	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
 	 * it and 'f' ends it; each consecutive pair is one flow. */
-	if (b->npoints)
+	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
 	const flow_point *prev = NULL;
 	uint32_t prev_span = GT_NONE;
@@ -247,12 +248,14 @@ void gt_model_set_parent_mode(gt_model *m, int mode)
 		return;
 	/* A root with exactly one incoming flow takes the flow's source as
 	 * parent: a GPU kernel hangs under the runtime call that launched it. */
-	uint32_t *incoming = calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
-	uint32_t *source = malloc((m->span_count ? m->span_count : 1) * sizeof *source);
+	uint32_t *incoming = gt_fault_hit("alloc") ? NULL : calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
+	uint32_t *source = gt_fault_hit("alloc") ? NULL : malloc((m->span_count ? m->span_count : 1) * sizeof *source);
 	if (!incoming || !source) {
 		free(incoming);
 		free(source);
-		return; /* nesting-only parents remain; callers see parent_mode */
+		/* nesting-only parents remain: say so, callers check parent_mode */
+		m->parent_mode = GT_PARENTS_NESTING;
+		return;
 	}
 	for (uint32_t i = 0; i < m->flow_count; i++) {
 		const gt_flow *f = &m->flows[i];
@@ -311,9 +314,9 @@ static int cmp_track(const void *x, const void *y)
 
 static int assign_lanes(gt_model *m)
 {
-	uint32_t *procs = malloc(((size_t)m->process_count + 1) * sizeof *procs);
-	uint32_t *rank = malloc(((size_t)m->process_count + 1) * sizeof *rank);
-	uint32_t *tracks = malloc(((size_t)m->track_count + 1) * sizeof *tracks);
+	uint32_t *procs = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *procs);
+	uint32_t *rank = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *rank);
+	uint32_t *tracks = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *tracks);
 	if (!procs || !rank || !tracks) {
 		free(procs);
 		free(rank);
@@ -331,7 +334,7 @@ static int assign_lanes(gt_model *m)
 	for (uint32_t i = 0; i < m->track_count; i++)
 		tracks[i] = i;
 	/* temporarily map process index to rank so cmp_track orders by rank */
-	uint32_t *saved = malloc(((size_t)m->track_count + 1) * sizeof *saved);
+	uint32_t *saved = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *saved);
 	if (!saved) {
 		free(procs);
 		free(rank);
@@ -388,6 +391,8 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	free(ti.order);
 	free(ti.first);
 	gt_model_set_parent_mode(m, parent_mode);
+	if (m->parent_mode != parent_mode)
+		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);
 	m->start_ns = m->end_ns = 0;
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		const gt_span *s = &m->spans[i];

@@ -1,5 +1,6 @@
 /* String interning with open addressing (FNV-1a hashes, linear probing). */
 #include "strpool.h"
+#include "fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
 static int grow_slots(gt_strpool *p)
 {
 	uint32_t n = p->slots ? (p->slot_mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(n, sizeof *slots);
+	uint32_t *slots = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *slots);
 	if (!slots)
 		return -1;
 	for (uint32_t id = 0; id < p->count; id++) {
@@ -97,7 +98,7 @@ uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 		size_t cap = p->data_cap ? p->data_cap * 2 : 4096;
 		while (cap < p->data_len + len + 1)
 			cap *= 2;
-		char *d = realloc(p->data, cap);
+		char *d = gt_fault_hit("alloc") ? NULL : realloc(p->data, cap);
 		if (!d)
 			return NONE;
 		p->data = d;
@@ -105,7 +106,7 @@ uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 	}
 	if (p->count == p->offsets_cap) {
 		uint32_t cap = p->offsets_cap ? p->offsets_cap * 2 : 256;
-		uint64_t *o = realloc(p->offsets, (size_t)cap * sizeof *o);
+		uint64_t *o = gt_fault_hit("alloc") ? NULL : realloc(p->offsets, (size_t)cap * sizeof *o);
 		if (!o)
 			return NONE;
 		p->offsets = o;

@@ -10,7 +10,7 @@ void gt_tindex_default_params(gt_tindex_params *p)
 	p->batch_spans = 64;
 	p->partition_batches = 256;
 	p->fanout = 8;
-	p->lane_band = 1;
+	p->lane_band = 4;
 	p->epoch_spans = 1u << 20;
 }
 

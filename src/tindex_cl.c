@@ -27,8 +27,8 @@ struct gt_spanscan_cl {
 	gt_cl *cl;
 	struct shape sh;
 	uint64_t n;
-	cl_kernel k_count, k_scan, k_compact;
-	cl_mem start, end, lane, group, out, gsum, gweight, goff, ctrl;
+	cl_kernel k_count, k_scan, k_compact, k_mark;
+	cl_mem start, end, lane, group, out, gsum, gweight, goff, ctrl, flags, count;
 };
 
 static void pick_shape(gt_cl *cl, struct shape *sh)
@@ -328,10 +328,11 @@ void gt_spanscan_cl_close(gt_spanscan_cl *s)
 {
 	if (!s)
 		return;
-	cl_mem m[] = {s->start, s->end, s->lane, s->group, s->out, s->gsum, s->gweight, s->goff, s->ctrl};
+	cl_mem m[] = {s->start, s->end, s->lane, s->group, s->out, s->gsum, s->gweight, s->goff, s->ctrl,
+		      s->flags, s->count};
 	release(m, sizeof m / sizeof m[0]);
-	cl_kernel k[] = {s->k_count, s->k_scan, s->k_compact};
-	for (size_t i = 0; i < 3; i++)
+	cl_kernel k[] = {s->k_count, s->k_scan, s->k_compact, s->k_mark};
+	for (size_t i = 0; i < 4; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
 	free(s);
@@ -364,6 +365,9 @@ int gt_spanscan_cl_open(gt_spanscan_cl **out, gt_cl *cl, const gt_model *m, gt_e
 	if (gt_cl_kernel(cl, "tindex", "brute_count", &s->k_count, err) < 0 ||
 	    gt_cl_kernel(cl, "tindex", "tq_scan", &s->k_scan, err) < 0 ||
 	    gt_cl_kernel(cl, "tindex", "brute_compact", &s->k_compact, err) < 0 ||
+	    gt_cl_kernel(cl, "tindex", "brute_mark", &s->k_mark, err) < 0 ||
+	    !(s->flags = new_buffer(cl, CL_MEM_WRITE_ONLY, n, NULL, err)) ||
+	    !(s->count = new_buffer(cl, CL_MEM_READ_WRITE, 4, NULL, err)) ||
 	    !(s->start = new_buffer(cl, ro, n * 8, st, err)) || !(s->end = new_buffer(cl, ro, n * 8, en, err)) ||
 	    !(s->lane = new_buffer(cl, ro, n * 4, ln, err)) || !(s->group = new_buffer(cl, ro, n, gr, err)) ||
 	    !(s->out = new_buffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, err)) ||
@@ -418,6 +422,33 @@ int gt_spanscan_cl_query(gt_spanscan_cl *s, const gt_tquery *q, uint64_t *count,
 		clFinish(gt_cl_queue(cl));
 	*count = ctrl[0];
 	uint64_t ns = events_ns(ev, nev);
+	if (kernel_ns)
+		*kernel_ns = ns;
+	return rc;
+}
+
+int gt_spanscan_cl_mark(gt_spanscan_cl *s, const gt_tquery *q, uint64_t *count, uint64_t *kernel_ns, gt_error *err)
+{
+	gt_cl *cl = s->cl;
+	cl_tquery cq = {q->t0, q->t1, q->lane0, q->lane1, q->groups, 0};
+	cl_ulong n = s->n;
+	size_t W = s->sh.W, groups = (size_t)((n + W - 1) / W);
+	struct arg a[] = {{sizeof n, &n},           {sizeof(cl_mem), &s->start}, {sizeof(cl_mem), &s->end},
+			  {sizeof(cl_mem), &s->lane}, {sizeof(cl_mem), &s->group}, {sizeof cq, &cq},
+			  {sizeof(cl_mem), &s->flags}, {sizeof(cl_mem), &s->count}, {W * 8, NULL}};
+	cl_uint zero = 0, got = 0;
+	cl_event ev[1] = {0};
+	int rc = -1;
+	if (gt_cl_check(cl, clEnqueueFillBuffer(gt_cl_queue(cl), s->count, &zero, 4, 0, 4, 0, NULL, NULL),
+			"clEnqueueFillBuffer", err) == 0 &&
+	    set_args(cl, s->k_mark, a, 9, err) == 0 && (groups == 0 || launch(cl, s->k_mark, groups, W, &ev[0], err) == 0) &&
+	    gt_cl_check(cl, clEnqueueReadBuffer(gt_cl_queue(cl), s->count, CL_TRUE, 0, 4, &got, 0, NULL, NULL),
+			"clEnqueueReadBuffer", err) == 0)
+		rc = 0;
+	else
+		clFinish(gt_cl_queue(cl));
+	*count = got;
+	uint64_t ns = events_ns(ev, 1);
 	if (kernel_ns)
 		*kernel_ns = ns;
 	return rc;

@@ -29,5 +29,9 @@ int gt_spanscan_cl_open(gt_spanscan_cl **out, gt_cl *cl, const gt_model *m, gt_e
 void gt_spanscan_cl_close(gt_spanscan_cl *s);
 int gt_spanscan_cl_query(gt_spanscan_cl *s, const gt_tquery *q, uint64_t *count, uint64_t *kernel_ns,
 			 gt_error *err);
+/* The plainest brute force: one work-item per span marks it, a global
+ * count sums the hits. */
+int gt_spanscan_cl_mark(gt_spanscan_cl *s, const gt_tquery *q, uint64_t *count, uint64_t *kernel_ns,
+			gt_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gtx.h"
@@ -96,7 +97,7 @@ static void open_devices(void)
 	if (ndevices)
 		return;
 	for (int i = 0; i < 8; i++) {
-		char spec[8], chosen[256];
+		char spec[16], chosen[256];
 		snprintf(spec, sizeof spec, "%d", i);
 		gt_error err = {0};
 		gt_cl *cl = NULL;
@@ -291,6 +292,28 @@ START_TEST(corrupted_hierarchy)
 	uint64_t nbad;
 	gt_tindex_validate(&ix, &m, NULL, &all, &nbad);
 	ck_assert_uint_eq(all, 0);
+	/* A file whose checksums hold but whose hierarchy is wrong: verify
+	 * exits 1 naming the bits, query --strict exits 4. */
+	const char *bin = getenv("GPUTRACE_BIN");
+	if (bin) {
+		char path[64], cmd[512];
+		snprintf(path, sizeof path, "/tmp/gt_tindex_%d_bad.gtx", (int)getpid());
+		ix.nodes[k].partition++;
+		gt_gtx_source src = {0, 0, 0};
+		ck_assert_int_eq(gt_gtx_write(path, &m, &ix, &src, &err), 0);
+		const char *devs[] = {"host", "auto"};
+		for (int d = 0; d < 2; d++) {
+			snprintf(cmd, sizeof cmd, "%s verify -d %s %s 2>&1 >/dev/null | grep -q 'range crossing its partition (bit 2)'",
+				 bin, devs[d], path);
+			ck_assert_int_eq(system(cmd), 0);
+			snprintf(cmd, sizeof cmd, "%s verify -d %s %s >/dev/null 2>&1", bin, devs[d], path);
+			ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1);
+			snprintf(cmd, sizeof cmd, "%s query -q -d %s --strict --time 0:1ms %s >/dev/null 2>&1", bin, devs[d],
+				 path);
+			ck_assert_int_eq(WEXITSTATUS(system(cmd)), 4);
+		}
+		unlink(path);
+	}
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
 }

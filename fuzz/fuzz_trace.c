@@ -1,0 +1,147 @@
+/* libFuzzer harness for the trace reader (gt_model_load).
+ *
+ * The first byte selects how the rest reaches the reader: plain, gzip- or
+ * zstd-compressed here (so all three decompression paths parse the same
+ * JSON), or passed through as-is (so corrupt compressed streams reach the
+ * decompressors' error paths), and the parser's thread count and parent
+ * mode. The input goes through a memfd so the real file path is exercised.
+ * A successful load must give a consistent model; a failed one an error. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "model.h"
+
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
+
+static unsigned char *gzip_bytes(const uint8_t *d, size_t n, size_t *out_n)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	size_t cap = deflateBound(&zs, n) + 32;
+	unsigned char *buf = malloc(cap);
+	if (buf) {
+		zs.next_in = (Bytef *)d;
+		zs.avail_in = (uInt)n;
+		zs.next_out = buf;
+		zs.avail_out = (uInt)cap;
+		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+			free(buf);
+			buf = NULL;
+		} else {
+			*out_n = cap - zs.avail_out;
+		}
+	}
+	deflateEnd(&zs);
+	return buf;
+}
+
+static unsigned char *zstd_bytes(const uint8_t *d, size_t n, size_t *out_n)
+{
+	size_t cap = ZSTD_compressBound(n);
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	size_t r = ZSTD_compress(buf, cap, d, n, 1);
+	if (ZSTD_isError(r)) {
+		free(buf);
+		return NULL;
+	}
+	*out_n = r;
+	return buf;
+}
+
+static void check_model(const gt_model *m)
+{
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		CHECK(s->parent == GT_NONE || s->parent < m->span_count);
+		CHECK(s->parent != i);
+		CHECK(s->track < m->track_count);
+		CHECK(s->lane < m->lane_count);
+		CHECK(s->dur_ns >= 0);
+		CHECK(s->group < GT_MAX_GROUPS);
+		CHECK(s->event < m->stats.events);
+		(void)gt_model_str(m, s->name);
+		(void)gt_model_str(m, s->cat);
+	}
+	for (uint32_t i = 0; i < m->track_count; i++)
+		CHECK(m->tracks[i].process < m->process_count);
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		CHECK(m->flows[i].src == GT_NONE || m->flows[i].src < m->span_count);
+		CHECK(m->flows[i].dst == GT_NONE || m->flows[i].dst < m->span_count);
+	}
+	for (uint64_t i = 0; i < m->sample_count; i++)
+		CHECK(m->samples[i].series < m->series_count);
+	CHECK(m->group_count <= GT_MAX_GROUPS);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	uint8_t mode = data[0];
+	data++;
+	size--;
+	const unsigned char *bytes = data;
+	size_t n = size;
+	unsigned char *owned = NULL;
+	switch (mode & 3) {
+	case 1:
+		owned = gzip_bytes(data, size, &n);
+		break;
+	case 2:
+		owned = zstd_bytes(data, size, &n);
+		break;
+	default: /* 0 plain, 3 raw: the same bytes; the reader sniffs magic */
+		break;
+	}
+	if ((mode & 3) == 1 || (mode & 3) == 2) {
+		if (!owned)
+			return 0;
+		bytes = owned;
+	}
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, bytes + off, n - off);
+		if (w <= 0)
+			abort();
+		off += (size_t)w;
+	}
+	free(owned);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+
+	gt_load_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.threads = (mode & 4) ? 2 : 1;
+	opt.parent_mode = (mode & 8) ? GT_PARENTS_NESTING : GT_PARENTS_NESTING_FLOW;
+	opt.max_expansion = (mode & 16) ? 0 : 1000;
+	gt_model m;
+	gt_error err = {0};
+	int rc = gt_model_load(&m, path, &opt, &err);
+	if (rc == 0) {
+		check_model(&m);
+		if (m.span_count)
+			gt_model_set_parent_mode(&m, opt.parent_mode == GT_PARENTS_NESTING
+							    ? GT_PARENTS_NESTING_FLOW : GT_PARENTS_NESTING);
+		check_model(&m);
+		gt_model_free(&m);
+	} else {
+		CHECK(err.status == GT_EINPUT);
+		CHECK(err.msg[0] != '\0');
+		CHECK(strchr(err.msg, '\n') == NULL);
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Fault walk: with a `make FAULTS=1` build, makes the Nth allocation, read or
+# write fail, for N = 1, 2, ... up to the number of calls the command makes
+# (counted by a first run), over a few commands. At every failure point:
+# exit status 1 (or 3 for a device error), exactly one stderr line starting
+# "gputrace: " that is a real message, the -o target still holding its
+# previous contents (no partial file) and no temporary file left, no crash;
+# under the SANITIZE=1 build LeakSanitizer turns any leak into a failure
+# too, and otherwise a sample of points runs under valgrind. A point where the
+# command still succeeds must give exactly the unfaulted output.
+bin=${GPUTRACE_BIN:-build/gputrace}
+case "$bin" in
+build-san*) san=1 ;;
+*) san=0 ;;
+esac
+if [ $san = 1 ]; then fbin=build-san-faults/gputrace; else fbin=build-faults/gputrace; fi
+make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "FAIL: cannot build $fbin"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+gzip -c testdata/ingest/async.json >"$tmp/async.json.gz"
+zstd -q -c testdata/ingest/begin_end.json >"$tmp/begin_end.json.zst"
+vg=""
+if [ $san = 0 ] && command -v valgrind >/dev/null; then
+	vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
+fi
+fail=0; points=0; vgruns=0
+out="$tmp/out"
+
+# each command: its arguments, with OUT standing for the -o target
+cmds="info -j1 testdata/ingest/flows.json
+info -j2 -o OUT $tmp/async.json.gz
+spans -j1 -f csv -o OUT $tmp/begin_end.json.zst
+spans -j1 -f arrow -o OUT testdata/ingest/flows.json
+spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json"
+
+run() { # fault-spec wrapper args...
+	spec=$1; shift
+	wrap=$1; shift
+	printf 'previous\n' >"$out"
+	GPUTRACE_FAULT="$spec" timeout 60 $wrap "$fbin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+}
+
+echo "$cmds" | while IFS= read -r line; do
+	args=$(echo "$line" | sed "s|OUT|$out|")
+	uses_out=0; case "$line" in *OUT*) uses_out=1 ;; esac
+	# reference output, unfaulted
+	run "" "" $args || { echo "FAIL: reference run: $line"; exit 1; }
+	if [ $uses_out = 1 ]; then cp "$out" "$tmp/ref"; else cp "$tmp/stdout" "$tmp/ref"; fi
+	for site in alloc read write; do
+		rm -f "$tmp/counts"
+		GPUTRACE_FAULT_COUNTS="$tmp/counts" run "$site:999999999" "" $args
+		k=$(awk -v s="$site" '$1 == s { print $2 }' "$tmp/counts")
+		[ -n "$k" ] || { echo "FAIL: no call count for $site: $line"; exit 1; }
+		n=1; failed_points=0
+		while [ "$n" -le $((k + 1)) ]; do
+			wrap=""
+			if [ -n "$vg" ] && [ $((n % 12)) = 1 ]; then wrap=$vg; fi
+			run "$site:$n" "$wrap" $args
+			rc=$?
+			what="$site:$n ($line)"
+			if [ $rc = 0 ]; then
+				got="$tmp/stdout"; [ $uses_out = 1 ] && got="$out"
+				cmp -s "$got" "$tmp/ref" || { echo "FAIL: $what succeeded with a different output"; exit 1; }
+				[ -s "$tmp/stderr" ] && { echo "FAIL: $what succeeded with stderr: $(head -3 "$tmp/stderr")"; exit 1; }
+			elif [ $rc = 1 ] || [ $rc = 3 ]; then
+				failed_points=$((failed_points + 1))
+				if [ "$(wc -l <"$tmp/stderr")" != 1 ] || ! grep -q '^gputrace: ' "$tmp/stderr" ||
+				   grep -q 'unknown error' "$tmp/stderr"; then
+					echo "FAIL: $what: exit $rc, stderr:"; head -20 "$tmp/stderr"; exit 1
+				fi
+				if [ $uses_out = 1 ] && [ "$(cat "$out")" != previous ]; then
+					echo "FAIL: $what: exit $rc but the -o target changed"; exit 1
+				fi
+			else
+				echo "FAIL: $what: exit $rc (crash, leak or timeout), stderr:"; head -30 "$tmp/stderr"; exit 1
+			fi
+			if ls "$tmp" | grep -q '\.tmp'; then echo "FAIL: $what left a temporary file"; exit 1; fi
+			[ -n "$wrap" ] && vgruns=$((vgruns + 1))
+			n=$((n + 1))
+		done
+		[ $rc = 0 ] || { echo "FAIL: $site:$((k + 1)) is past the last call yet failed: $line"; exit 1; }
+		echo "  $site: $k points, $failed_points failed cleanly, the rest succeeded with the right output: $line"
+	done
+done || fail=1
+[ $fail = 0 ] && echo "fault walk: ok"
+exit $fail
