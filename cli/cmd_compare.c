@@ -20,7 +20,7 @@ static const struct gt_opt compare_opts[] = {
 	{"fail-if", 0, "EXPR", OPT_FAIL_IF, "exit 5 when EXPR holds, e.g. 'critical_path.rel > 5%' (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "compare per name (default), cat or group"},
 	{"top", 0, "K", OPT_TOP, "list the K keys whose total duration changed most (default 20, 0: all)"},
-	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_STRICT, GT_OPT_THREADS,
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -34,10 +34,9 @@ struct side {
 	gt_cmp_cp cp;
 };
 
-/* The host reference: exact, and the same on every device. (The device
- * path, gt_critpath_run, can replace it once the OpenCL critical path
- * lands.) */
-static int critical_path(struct side *s)
+/* On the chosen device (cl NULL: the host reference); exact and the same
+ * on every device. */
+static int critical_path(gt_cl *cl, struct side *s)
 {
 	gt_error err = {0};
 	uint32_t n = s->m.span_count;
@@ -53,7 +52,7 @@ static int critical_path(struct side *s)
 		}
 		rc = gt_cp_rows_alloc(&s->rows, n, &err);
 		if (rc == 0)
-			rc = gt_critpath_host(parent, dur, n, NULL, &s->rows, &s->sum, &err);
+			rc = gt_critpath_run(cl, parent, dur, n, NULL, &s->rows, &s->sum, &err);
 	}
 	free(parent);
 	free(dur);
@@ -381,8 +380,17 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		rc = GT_EINPUT;
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
+	gt_cl *cl = NULL;
+	if (rc == 0) {
+		gt_error err = {0};
+		char chosen[512] = "";
+		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
+			rc = gt_report(&err);
+		else if (chosen[0])
+			gt_notice(&c, "%s", chosen);
+	}
 	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = critical_path(&s[k]);
+		rc = critical_path(cl, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
@@ -427,6 +435,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		rc = GT_EREGRESSION;
 	}
 	gt_compare_free(&cmp);
+	gt_cl_close(cl);
 	for (int k = 0; k < 2; k++) {
 		gt_cp_rows_free(&s[k].rows);
 		gt_model_free(&s[k].m);

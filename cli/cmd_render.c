@@ -92,8 +92,8 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 	return 0;
 }
 
-/* The critical path, root to endpoint, from the host reference. */
-static int critical_path(const gt_model *m, uint32_t **path, uint32_t *len)
+/* The critical path, root to endpoint, on the query's device. */
+static int critical_path(gt_cl *cl, const gt_model *m, uint32_t **path, uint32_t *len)
 {
 	gt_error err = {0};
 	uint32_t n = m->span_count;
@@ -109,7 +109,7 @@ static int critical_path(const gt_model *m, uint32_t **path, uint32_t *len)
 	if (rc == 0)
 		rc = gt_cp_rows_alloc(&rows, n, &err);
 	if (rc == 0)
-		rc = gt_critpath_host(parent, dur, n, NULL, &rows, &sum, &err);
+		rc = gt_critpath_run(cl, parent, dur, n, NULL, &rows, &sum, &err);
 	*len = 0;
 	if (rc == 0 && sum.endpoint != GT_CP_NONE) {
 		*path = malloc((size_t)sum.path_rows * sizeof **path);
@@ -202,7 +202,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = query(&r, &q, cand, &ncand);
 	double t_queried = now_ms();
 	if (rc == 0 && want_path)
-		rc = critical_path(&r.m, &path, &path_len);
+		rc = critical_path(r.cl, &r.m, &path, &path_len);
 	double t_path = now_ms();
 	gt_render_stats rs = {0};
 	if (rc == 0) {

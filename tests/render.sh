@@ -79,8 +79,8 @@ done
 
 # the query on the automatic device (PoCL in CI; the host when there is no
 # OpenCL device) draws the same picture
-"$bin" render -q --device auto "$tmp/g.json" --time 100000000:160000000ns -w 500 --title t -o "$tmp/dev.svg" &&
-"$bin" render -q --device host "$tmp/g.json" --time 100000000:160000000ns -w 500 --title t -o "$tmp/host.svg" &&
+"$bin" render -q --device auto "$tmp/g.json" -w 500 --critical-path --title t -o "$tmp/dev.svg" &&
+"$bin" render -q --device host "$tmp/g.json" -w 500 --critical-path --title t -o "$tmp/host.svg" &&
 cmp -s "$tmp/dev.svg" "$tmp/host.svg" || { echo "FAIL: the device and the host render differently"; fail=1; }
 
 # names are escaped: markup in a name stays text
