@@ -44,7 +44,7 @@ done
 # threads, on a generated trace and on one whose args are full of fake event
 # boundaries ("}, {" inside strings and arrays of objects) that mislead the
 # split guesses.
-gen=${GPUTRACE_BIN%gputrace}tools/gen_trace
+gen=$(dirname "$bin")/tools/gen_trace
 if [ -x "$gen" ]; then
 	"$gen" --events 40000 --seed 3 -o "$tmp/par.json" >/dev/null
 	python3 - "$tmp/tricky.json" <<'PY'
