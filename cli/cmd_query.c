@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "index_open.h"
 #include "gtx.h"
 #include "jsonw.h"
 #include "load.h"
@@ -35,11 +36,7 @@ static const struct gt_opt query_opts[] = {
 struct run {
 	const struct gt_command *cmd;
 	struct gt_common c;
-	gt_model m;
-	gt_gtx g;
-	bool from_file;
-	gt_tindex own;
-	const gt_tindex *ix;
+	struct gt_cli_index x;
 	gt_cl *cl;
 	gt_tindex_cl *dev;
 	uint32_t vbits;
@@ -83,7 +80,7 @@ static int resolve(struct run *r, const struct vp *v, gt_tquery *q, uint64_t *ca
 	}
 	if (gt_parse_time_window(v->time, &a, &b, why) < 0)
 		return -1;
-	int64_t base = r->m.start_ns;
+	int64_t base = r->x.m.start_ns;
 	if (__builtin_add_overflow(base, a, &q->t0) || __builtin_add_overflow(base, b, &q->t1)) {
 		*why = "the time window is out of range";
 		return -1;
@@ -91,20 +88,20 @@ static int resolve(struct run *r, const struct vp *v, gt_tquery *q, uint64_t *ca
 	q->lane0 = 0, q->lane1 = UINT32_MAX, q->groups = 0xffffffffu;
 	if (v->lanes && gt_parse_lane_window(v->lanes, &q->lane0, &q->lane1, why) < 0)
 		return -1;
-	if (v->groups && gt_parse_groups(v->groups, &r->m, &q->groups, why) < 0)
+	if (v->groups && gt_parse_groups(v->groups, &r->x.m, &q->groups, why) < 0)
 		return -1;
 	if (!v->level || strcmp(v->level, "auto") == 0) {
-		q->level = gt_tindex_auto_level(r->ix, b - a, r->m.end_ns - r->m.start_ns);
+		q->level = gt_tindex_auto_level(r->x.ix, b - a, r->x.m.end_ns - r->x.m.start_ns);
 	} else {
 		char *end;
 		unsigned long L = strtoul(v->level, &end, 10);
-		if (*end || !*v->level || L >= r->ix->level_count) {
+		if (*end || !*v->level || L >= r->x.ix->level_count) {
 			*why = "the level must be auto or an existing level (see 'levels' in the pack summary)";
 			return -1;
 		}
 		q->level = (uint32_t)L;
 	}
-	*cap = v->has_capacity ? v->capacity : r->ix->batch_count;
+	*cap = v->has_capacity ? v->capacity : r->x.ix->batch_count;
 	return 0;
 }
 
@@ -146,9 +143,9 @@ static void write_result(struct run *r, gt_jsonw *w, const char *id_json, const 
 		gt_error err = {0};
 		gt_jsonw_key(w, "spans");
 		gt_jsonw_begin_array(w);
-		if (gt_tindex_expand(r->ix, &r->m, q, r->cand, n, &ids, &nids, &err) == 0) {
+		if (gt_tindex_expand(r->x.ix, &r->x.m, q, r->cand, n, &ids, &nids, &err) == 0) {
 			for (uint64_t i = 0; i < nids; i++) {
-				const gt_span *s = &r->m.spans[ids[i]];
+				const gt_span *s = &r->x.m.spans[ids[i]];
 				gt_jsonw_begin_object(w);
 				gt_jsonw_key(w, "id");
 				gt_jsonw_u64(w, ids[i]);
@@ -159,9 +156,9 @@ static void write_result(struct run *r, gt_jsonw *w, const char *id_json, const 
 				gt_jsonw_key(w, "dur_us");
 				gt_jsonw_us(w, s->dur_ns);
 				gt_jsonw_key(w, "name");
-				gt_jsonw_str(w, gt_model_str(&r->m, s->name));
+				gt_jsonw_str(w, gt_model_str(&r->x.m, s->name));
 				gt_jsonw_key(w, "group");
-				gt_jsonw_str(w, s->group < r->m.group_count ? gt_model_str(&r->m, r->m.groups[s->group].name)
+				gt_jsonw_str(w, s->group < r->x.m.group_count ? gt_model_str(&r->x.m, r->x.m.groups[s->group].name)
 									  : "");
 				gt_jsonw_end_object(w);
 			}
@@ -219,7 +216,7 @@ static int gather_rows(struct run *r, const char *id_json, const gt_tquery *q)
 		uint32_t *ids = NULL;
 		uint64_t nids = 0;
 		gt_error err = {0};
-		if (gt_tindex_expand(r->ix, &r->m, q, r->cand, n, &ids, &nids, &err) < 0)
+		if (gt_tindex_expand(r->x.ix, &r->x.m, q, r->cand, n, &ids, &nids, &err) < 0)
 			return gt_report(&err);
 		for (uint64_t i = 0; i < nids; i++)
 			if (add_row(r, qi, q->level, ids[i]) < 0) {
@@ -250,7 +247,7 @@ static const struct trow *trow_at(const void *ctx, uint64_t row)
 }
 static const gt_span *trow_span(const void *ctx, uint64_t row)
 {
-	return &((const struct run *)ctx)->m.spans[trow_at(ctx, row)->value];
+	return &((const struct run *)ctx)->x.m.spans[trow_at(ctx, row)->value];
 }
 static int64_t col_query(const void *ctx, uint64_t row) { return (int64_t)trow_at(ctx, row)->query; }
 static int64_t col_level(const void *ctx, uint64_t row) { return trow_at(ctx, row)->level; }
@@ -267,7 +264,7 @@ static const char *col_group(const void *ctx, uint64_t row)
 {
 	const struct run *r = ctx;
 	uint32_t g = trow_span(ctx, row)->group;
-	return g < r->m.group_count ? gt_model_str(&r->m, r->m.groups[g].name) : "";
+	return g < r->x.m.group_count ? gt_model_str(&r->x.m, r->x.m.groups[g].name) : "";
 }
 
 /* The gathered rows as one table: with --viewports, the query's number and
@@ -292,7 +289,7 @@ static int write_rows(struct run *r, bool viewports, const char *source)
 		cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
 					.get_i64 = col_dur, .get_ctx = r};
 		cols[k++] = (gt_column){.name = "name", .type = GT_COL_DICT, .get_i64 = col_name, .get_ctx = r,
-					.dict_get = gt_cli_model_string, .dict_ctx = &r->m};
+					.dict_get = gt_cli_model_string, .dict_ctx = &r->x.m};
 		cols[k++] = (gt_column){.name = "group", .type = GT_COL_STR, .get_str = col_group, .get_ctx = r};
 	}
 	gt_table t = {.name = r->expand ? "spans" : "candidates", .cols = cols, .ncols = k, .nrows = r->nrows};
@@ -318,14 +315,14 @@ static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json,
 	bool cached = r->have_prev && memcmp(&r->prev_q, q, sizeof *q) == 0 && r->prev.capacity == cap;
 	if (!cached) {
 		gt_tresult res = {.candidates = r->cand, .capacity = cap};
-		int rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->ix, q, &res, &err);
+		int rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->x.ix, q, &res, &err);
 		if (rc < 0)
 			return gt_report(&err);
 		r->prev = res;
 		r->prev_q = *q;
 		r->have_prev = true;
 		uint64_t n = res.count < cap ? res.count : cap;
-		r->prev_fp = gt_tindex_false_positives(r->ix, &r->m, q, r->cand, n);
+		r->prev_fp = gt_tindex_false_positives(r->x.ix, &r->x.m, q, r->cand, n);
 	} else {
 		r->cache_hits++;
 	}
@@ -419,31 +416,6 @@ static int run_viewports(struct run *r, FILE *out, const char *path, const struc
 	return rc;
 }
 
-static int open_index(struct run *r, const char *path)
-{
-	gt_error err = {0};
-	FILE *f = fopen(path, "rb");
-	unsigned char head[8] = {0};
-	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-	if (f)
-		fclose(f);
-	if (gt_gtx_is_index(head, n)) {
-		if (gt_gtx_open(&r->g, path, &err) < 0 || gt_gtx_model(&r->g, &r->m, &err) < 0)
-			return gt_report(&err);
-		r->from_file = true;
-		r->ix = &r->g.ix;
-		return 0;
-	}
-	int rc = gt_cli_load(&r->c, path, &r->m);
-	if (rc)
-		return rc;
-	gt_tindex_params p;
-	gt_tindex_default_params(&p);
-	if (gt_tindex_build(&r->own, &r->m, &p, &err) < 0)
-		return gt_report(&err);
-	r->ix = &r->own;
-	return 0;
-}
 
 static int open_device(struct run *r)
 {
@@ -455,11 +427,11 @@ static int open_device(struct run *r)
 		gt_notice(&r->c, "%s", chosen);
 	uint64_t bad;
 	if (r->cl) {
-		if (gt_tindex_cl_open(&r->dev, r->cl, r->ix, &err) < 0 ||
+		if (gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) < 0 ||
 		    gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)
 			return gt_report(&err);
 	} else {
-		gt_tindex_validate(r->ix, NULL, NULL, &r->vbits, &bad);
+		gt_tindex_validate(r->x.ix, NULL, NULL, &r->vbits, &bad);
 	}
 	if (r->vbits) {
 		char names[256];
@@ -479,11 +451,7 @@ static void close_run(struct run *r)
 	for (size_t i = 0; i < r->vids_cap; i++)
 		free(r->vids[i]);
 	free(r->vids);
-	if (r->from_file)
-		gt_gtx_close(&r->g);
-	else
-		gt_tindex_free(&r->own);
-	gt_model_free(&r->m);
+	gt_cli_index_close(&r->x);
 }
 
 static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
@@ -538,10 +506,10 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
 	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);
-	int rc = open_index(&r, st.operands[0]);
+	int rc = gt_cli_index_open(&r.x, &r.c, st.operands[0]);
 	if (rc == 0)
 		rc = open_device(&r);
-	if (rc == 0 && !(r.cand = malloc(((size_t)r.ix->batch_count + 1) * sizeof *r.cand))) {
+	if (rc == 0 && !(r.cand = malloc(((size_t)r.x.ix->batch_count + 1) * sizeof *r.cand))) {
 		fprintf(stderr, "gputrace: out of memory\n");
 		rc = GT_EINPUT;
 	}

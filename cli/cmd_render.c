@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "index_open.h"
 #include "critpath.h"
 #include "gtx.h"
 #include "load.h"
@@ -31,11 +32,7 @@ static const struct gt_opt render_opts[] = {
 
 struct run {
 	struct gt_common c;
-	gt_model m;
-	gt_gtx g;
-	bool from_file;
-	gt_tindex own;
-	const gt_tindex *ix;
+	struct gt_cli_index x;
 	gt_cl *cl;
 	gt_tindex_cl *dev;
 };
@@ -47,32 +44,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* A trace is loaded and indexed; an index file is mapped. */
-static int open_index(struct run *r, const char *path)
-{
-	gt_error err = {0};
-	FILE *f = fopen(path, "rb");
-	unsigned char head[8] = {0};
-	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-	if (f)
-		fclose(f);
-	if (gt_gtx_is_index(head, n)) {
-		if (gt_gtx_open(&r->g, path, &err) < 0 || gt_gtx_model(&r->g, &r->m, &err) < 0)
-			return gt_report(&err);
-		r->from_file = true;
-		r->ix = &r->g.ix;
-		return 0;
-	}
-	int rc = gt_cli_load(&r->c, path, &r->m);
-	if (rc)
-		return rc;
-	gt_tindex_params p;
-	gt_tindex_default_params(&p);
-	if (gt_tindex_build(&r->own, &r->m, &p, &err) < 0)
-		return gt_report(&err);
-	r->ix = &r->own;
-	return 0;
-}
 
 static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 {
@@ -82,10 +53,10 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 		return gt_report(&err);
 	if (chosen[0])
 		gt_notice(&r->c, "%s", chosen);
-	gt_tresult res = {.candidates = cand, .capacity = r->ix->batch_count};
-	int rc = r->cl ? gt_tindex_cl_open(&r->dev, r->cl, r->ix, &err) : 0;
+	gt_tresult res = {.candidates = cand, .capacity = r->x.ix->batch_count};
+	int rc = r->cl ? gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) : 0;
 	if (rc == 0)
-		rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->ix, q, &res, &err);
+		rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->x.ix, q, &res, &err);
 	if (rc < 0)
 		return gt_report(&err);
 	*n = res.count;
@@ -174,17 +145,17 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
 	double t_start = now_ms();
-	int rc = open_index(&r, st.operands[0]);
+	int rc = gt_cli_index_open(&r.x, &r.c, st.operands[0]);
 	double t_loaded = now_ms();
-	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.m, &q.groups, &why) < 0)
+	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.x.m, &q.groups, &why) < 0)
 		rc = gt_usage_error(cmd, "bad --groups '%s': %s", groups_arg, why);
 	if (rc == 0) {
 		if (time_arg) {
-			if (__builtin_add_overflow(r.m.start_ns, a, &q.t0) || __builtin_add_overflow(r.m.start_ns, b, &q.t1))
+			if (__builtin_add_overflow(r.x.m.start_ns, a, &q.t0) || __builtin_add_overflow(r.x.m.start_ns, b, &q.t1))
 				rc = gt_usage_error(cmd, "bad --time '%s': out of range", time_arg);
 		} else {
-			q.t0 = r.m.start_ns;
-			q.t1 = r.m.end_ns > r.m.start_ns ? r.m.end_ns : r.m.start_ns;
+			q.t0 = r.x.m.start_ns;
+			q.t1 = r.x.m.end_ns > r.x.m.start_ns ? r.x.m.end_ns : r.x.m.start_ns;
 		}
 		if (rc == 0 && q.t1 < q.t0)
 			rc = gt_usage_error(cmd, "bad --time '%s': it ends before it starts", time_arg);
@@ -192,8 +163,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	uint32_t *cand = NULL, *path = NULL, path_len = 0;
 	uint64_t ncand = 0;
 	if (rc == 0) {
-		q.level = gt_tindex_auto_level(r.ix, q.t1 - q.t0, r.m.end_ns - r.m.start_ns);
-		if (!(cand = malloc(((size_t)r.ix->batch_count + 1) * sizeof *cand))) {
+		q.level = gt_tindex_auto_level(r.x.ix, q.t1 - q.t0, r.x.m.end_ns - r.x.m.start_ns);
+		if (!(cand = malloc(((size_t)r.x.ix->batch_count + 1) * sizeof *cand))) {
 			fprintf(stderr, "gputrace: out of memory\n");
 			rc = GT_EINPUT;
 		}
@@ -202,7 +173,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = query(&r, &q, cand, &ncand);
 	double t_queried = now_ms();
 	if (rc == 0 && want_path)
-		rc = critical_path(r.cl, &r.m, &path, &path_len);
+		rc = critical_path(r.cl, &r.x.m, &path, &path_len);
 	double t_path = now_ms();
 	gt_render_stats rs = {0};
 	if (rc == 0) {
@@ -222,7 +193,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		gt_outfile out = {0};
 		gt_error err = {0};
 		if (gt_outfile_open(&out, r.c.output, false, &err) < 0 ||
-		    gt_render_svg(out.fp, &r.m, r.ix, cand, ncand, &o, &rs, &err) < 0) {
+		    gt_render_svg(out.fp, &r.x.m, r.x.ix, cand, ncand, &o, &rs, &err) < 0) {
 			gt_outfile_abort(&out);
 			rc = gt_report(&err);
 		} else if (gt_outfile_commit(&out, &err) < 0) {
@@ -241,11 +212,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	free(path);
 	gt_tindex_cl_close(r.dev);
 	gt_cl_close(r.cl);
-	if (r.from_file)
-		gt_gtx_close(&r.g);
-	else
-		gt_tindex_free(&r.own);
-	gt_model_free(&r.m);
+	gt_cli_index_close(&r.x);
 	return rc;
 }
 

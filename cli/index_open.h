@@ -1,0 +1,25 @@
+/* The temporal index a command works on: an index file is mapped, a trace
+ * is loaded and indexed with the default parameters. */
+#ifndef GT_CLI_INDEX_OPEN_H
+#define GT_CLI_INDEX_OPEN_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "gtx.h"
+#include "model.h"
+#include "tindex.h"
+
+struct gt_cli_index {
+	gt_model m;
+	gt_gtx g;        /* when from_file */
+	bool from_file;
+	gt_tindex own;   /* when built from a trace */
+	const gt_tindex *ix;
+};
+
+/* Returns 0, or the exit status after printing the error. */
+int gt_cli_index_open(struct gt_cli_index *x, const struct gt_common *c, const char *path);
+void gt_cli_index_close(struct gt_cli_index *x);
+
+#endif
