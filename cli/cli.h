@@ -77,6 +77,12 @@ int gt_opt_next(struct gt_opt_state *st, const char **optarg);
  * (the caller then exits 0). */
 int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, const char *arg);
 
+/* For commands whose options are all shared ones: parses argv into c and
+ * st's operands. Returns true when the command should go on; otherwise
+ * *status is the exit status (0 after --help, 2 after a usage error). */
+bool gt_parse_common(const struct gt_command *cmd, int argc, char **argv, struct gt_common *c,
+		     struct gt_opt_state *st, int *status);
+
 /* Prints the command's usage to f. */
 void gt_usage(const struct gt_command *cmd, FILE *f);
 /* "gputrace: <msg>" on stderr, with a hint line for usage errors. Returns

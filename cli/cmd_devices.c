@@ -45,20 +45,10 @@ static int64_t get_max_work_group(const void *ctx, uint64_t row)
 static int run_devices(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
-	gt_common_init(&c);
 	struct gt_opt_state st;
-	gt_opt_begin(&st, cmd, argc, argv);
-	const char *arg;
-	int id;
-	while ((id = gt_opt_next(&st, &arg)) > 0) {
-		int r = gt_common_opt(&c, cmd, id, arg);
-		if (r < 0)
-			return GT_EUSAGE;
-		if (r == 2)
-			return 0;
-	}
-	if (id < 0)
-		return GT_EUSAGE;
+	int status;
+	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
+		return status;
 	if (st.noperands != 0)
 		return gt_usage_error(cmd, "'devices' takes no operands");
 	gt_error err = {0};

@@ -72,20 +72,10 @@ static const struct gt_opt spans_opts[] = {
 static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
-	gt_common_init(&c);
 	struct gt_opt_state st;
-	gt_opt_begin(&st, cmd, argc, argv);
-	const char *arg;
-	int id;
-	while ((id = gt_opt_next(&st, &arg)) > 0) {
-		int r = gt_common_opt(&c, cmd, id, arg);
-		if (r < 0)
-			return GT_EUSAGE;
-		if (r == 2)
-			return 0;
-	}
-	if (id < 0)
-		return GT_EUSAGE;
+	int status;
+	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
+		return status;
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'spans' takes one TRACE");
 	if (c.format == GT_OUT_JSON)

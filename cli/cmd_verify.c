@@ -130,20 +130,10 @@ static void write_report(FILE *out, const gt_gtx *g, const char *device, const u
 static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
-	gt_common_init(&c);
 	struct gt_opt_state st;
-	gt_opt_begin(&st, cmd, argc, argv);
-	const char *arg;
-	int id;
-	while ((id = gt_opt_next(&st, &arg)) > 0) {
-		int r = gt_common_opt(&c, cmd, id, arg);
-		if (r < 0)
-			return GT_EUSAGE;
-		if (r == 2)
-			return 0;
-	}
-	if (id < 0)
-		return GT_EUSAGE;
+	int status;
+	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
+		return status;
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'verify' takes one FILE.gtx");
 	const char *path = st.operands[0];
@@ -189,7 +179,7 @@ static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 		rc = -1;
 	else if (rc != 0)
 		gt_outfile_abort(&out);
-	int status = rc < 0 ? gt_report(&err) : 0;
+	status = rc < 0 ? gt_report(&err) : 0;
 	if (status == 0 && (all || dirty)) {
 		char names[256];
 		gt_tindex_bits_str(all, names, sizeof names);
