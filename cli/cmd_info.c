@@ -8,6 +8,7 @@
 #include "jsonw.h"
 #include "load.h"
 #include "outfile.h"
+#include "output.h"
 
 static const char *const compression_names[] = {"none", "gzip", "zstd"};
 
@@ -129,8 +130,113 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_finish(&w);
 }
 
+/* One row per lane: which track and depth it shows. */
+struct lane_row {
+	uint32_t lane, track, depth;
+};
+
+static const gt_model *lanes_model;
+static const struct lane_row *lanes_rows;
+
+static const char *id_str(const gt_id *id, char *buf, size_t n)
+{
+	if (id->is_str)
+		return gt_model_str(lanes_model, id->str);
+	snprintf(buf, n, "%lld", (long long)id->num);
+	return buf;
+}
+
+static const char *row_kind(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return lanes_model->tracks[lanes_rows[row].track].kind == GT_TRACK_THREAD ? "thread" : "async";
+}
+
+static const char *row_pid(const void *ctx, uint64_t row)
+{
+	static char buf[32];
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	return id_str(&lanes_model->processes[t->process].pid, buf, sizeof buf);
+}
+
+static const char *row_process_name(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	uint32_t n = lanes_model->processes[t->process].name;
+	return n == GT_NONE ? NULL : gt_model_str(lanes_model, n);
+}
+
+static const char *row_tid(const void *ctx, uint64_t row)
+{
+	static char buf[32];
+	(void)ctx;
+	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
+	return t->kind == GT_TRACK_THREAD ? id_str(&t->tid, buf, sizeof buf) : NULL;
+}
+
+static const char *row_track_name(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	uint32_t n = lanes_model->tracks[lanes_rows[row].track].name;
+	return n == GT_NONE ? NULL : gt_model_str(lanes_model, n);
+}
+
+static int write_lanes(const struct gt_common *c, const gt_model *m)
+{
+	struct lane_row *rows = malloc(((size_t)m->lane_count + 1) * sizeof *rows);
+	if (!rows) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	for (uint32_t t = 0; t < m->track_count; t++)
+		for (uint32_t d = 0; d < m->tracks[t].lane_count; d++)
+			rows[m->tracks[t].lane_base + d] = (struct lane_row){m->tracks[t].lane_base + d, t, d};
+	lanes_model = m;
+	lanes_rows = rows;
+	size_t st = sizeof *rows;
+	gt_column cols[] = {
+		{.name = "lane", .type = GT_COL_U32, .data = &rows[0].lane, .stride = st},
+		{.name = "track", .type = GT_COL_U32, .data = &rows[0].track, .stride = st},
+		{.name = "kind", .type = GT_COL_STR, .get_str = row_kind},
+		{.name = "pid", .type = GT_COL_STR, .get_str = row_pid},
+		{.name = "process_name", .type = GT_COL_STR, .get_str = row_process_name},
+		{.name = "tid", .type = GT_COL_STR, .get_str = row_tid},
+		{.name = "track_name", .type = GT_COL_STR, .get_str = row_track_name},
+		{.name = "depth", .type = GT_COL_U32, .data = &rows[0].depth, .stride = st},
+	};
+	gt_table t = {.name = "lanes", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = m->lane_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	int rc = gt_cli_write_table(c, &t);
+	free(rows);
+	return rc;
+}
+
+static int write_groups(const struct gt_common *c, const gt_model *m)
+{
+	uint32_t ids[GT_MAX_GROUPS];
+	for (uint32_t g = 0; g < GT_MAX_GROUPS; g++)
+		ids[g] = g;
+	size_t st = sizeof m->groups[0];
+	gt_column cols[] = {
+		{.name = "id", .type = GT_COL_U32, .data = ids},
+		{.name = "name", .type = GT_COL_DICT, .data = &m->groups[0].name, .stride = st,
+		 .dict_get = gt_cli_model_string, .dict_ctx = m},
+		{.name = "spans", .type = GT_COL_U64, .data = &m->groups[0].spans, .stride = st},
+	};
+	gt_table t = {.name = "groups", .cols = cols, .ncols = 3, .nrows = m->group_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	return gt_cli_write_table(c, &t);
+}
+
+enum { OPT_TABLE = OPT_COMMAND_BASE };
+
 static const struct gt_opt info_opts[] = {
-	GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
+	{"table", 't', "NAME", OPT_TABLE, "print a table instead of the summary: groups or lanes"},
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
 	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -142,7 +248,14 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
 	int id;
+	const char *table = NULL;
 	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		if (id == OPT_TABLE) {
+			if (strcmp(arg, "groups") != 0 && strcmp(arg, "lanes") != 0)
+				return gt_usage_error(cmd, "unknown table '%s' (groups or lanes)", arg);
+			table = arg;
+			continue;
+		}
 		int r = gt_common_opt(&c, cmd, id, arg);
 		if (r < 0)
 			return GT_EUSAGE;
@@ -153,10 +266,18 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 		return GT_EUSAGE;
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'info' takes one TRACE");
+	if (!table && c.format != GT_OUT_JSON)
+		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' choose '--table groups' or '--table lanes'",
+				      gt_out_format_name(c.format));
 	gt_model m;
 	int rc = gt_cli_load(&c, st.operands[0], &m);
 	if (rc)
 		return rc;
+	if (table) {
+		rc = table[0] == 'g' ? write_groups(&c, &m) : write_lanes(&c, &m);
+		gt_model_free(&m);
+		return rc;
+	}
 	gt_outfile out;
 	gt_error err = {0};
 	if (gt_outfile_open(&out, c.output, false, &err) < 0) {

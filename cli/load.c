@@ -1,16 +1,32 @@
 #include "load.h"
 
 #include <string.h>
+#include <unistd.h>
+
+#include "table.h"
+
+#include "progress.h"
 
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 {
+	/* refuse a binary format on a terminal before a long ingest, not after */
+	if (gt_out_format_is_binary(c->format) && !c->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gputrace: refusing to write a binary format to a terminal; use '-o FILE' or a pipe\n");
+		return GT_EUSAGE;
+	}
 	gt_load_options opt;
 	memset(&opt, 0, sizeof opt);
 	opt.parent_mode = (uint8_t)c->parent_mode;
 	opt.threads = c->threads;
 	opt.max_expansion = c->max_expansion;
+	struct gt_progress bar;
+	gt_progress_init(&bar, c, strcmp(path, "-") == 0 ? "reading stdin" : "reading");
+	opt.progress = gt_progress_update;
+	opt.progress_ctx = &bar;
 	gt_error err = {0};
-	if (gt_model_load(m, path, &opt, &err) < 0)
+	int rc = gt_model_load(m, path, &opt, &err);
+	gt_progress_end(&bar);
+	if (rc < 0)
 		return gt_report(&err);
 	return 0;
 }

@@ -63,6 +63,8 @@ void gt_progress_update(void *ctx, uint64_t done, uint64_t total)
 	struct gt_progress *p = ctx;
 	if (!p || !p->enabled)
 		return;
+	p->done = done;
+	p->total = total;
 	uint64_t t = now_ns();
 	uint64_t every = p->tty ? 100000000u : 1000000000u; /* 10/s on a terminal, 1/s in a log */
 	if (p->drawn && t - p->last_ns < every)
@@ -80,10 +82,15 @@ void gt_progress_update(void *ctx, uint64_t done, uint64_t total)
 
 void gt_progress_end(struct gt_progress *p)
 {
-	if (p && p->enabled && p->tty && p->drawn) {
+	if (!p || !p->enabled)
+		return;
+	if (p->tty && p->drawn) {
 		fputs("\r\033[K", p->f);
-		fflush(p->f);
+	} else if (!p->tty && p->done) {
+		char line[160];
+		gt_progress_format(line, sizeof line, p->label, p->done, p->total, now_ns() - p->start_ns);
+		fprintf(p->f, "%s\n", line);
 	}
-	if (p)
-		p->drawn = false;
+	fflush(p->f);
+	p->drawn = false;
 }

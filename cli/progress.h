@@ -17,12 +17,14 @@ struct gt_progress {
 	const char *label;
 	bool enabled, tty, drawn;
 	uint64_t start_ns, last_ns;
+	uint64_t done, total; /* the latest update */
 };
 
 void gt_progress_init(struct gt_progress *p, const struct gt_common *c, const char *label);
 /* The callback of gt_load_options.progress; ctx is a struct gt_progress. */
 void gt_progress_update(void *ctx, uint64_t done, uint64_t total);
-/* Clears the bar (terminal) so later output starts on a clean line. */
+/* Clears the bar (terminal) so later output starts on a clean line; in a
+ * log (--progress) prints the final state. */
 void gt_progress_end(struct gt_progress *p);
 
 /* The bar's text for done/total bytes after elapsed_ns, into buf (at most

@@ -357,7 +357,7 @@ static int build_remap(struct writer *w, size_t ci)
 		if (gt_cell_is_null(c, r))
 			continue;
 		uint32_t id = gt_cell_u32(c, r);
-		if (!c->dict_get && id >= c->dict_len)
+		if ((!c->dict_get && id >= c->dict_len) || id == UINT32_MAX)
 			return gt_fail(w->err, GT_EINPUT, "dictionary index %u out of range in column '%s'",
 				       id, c->name);
 		if (id > max)
@@ -500,16 +500,20 @@ static int fill_column(struct writer *w, size_t ci, uint64_t start, uint64_t n)
 			memcpy(cb->values + 4 * i, &v, 4);
 			break;
 		}
-		default:
-			if (c->data) {
-				memcpy(cb->values + width * i, gt_col_at(c, r), width);
-			} else if (width == 8) { /* a get_i64 column has no data to copy */
-				int64_t v = null ? 0 : gt_cell_i64(c, r);
-				memcpy(cb->values + 8 * i, &v, 8);
-			} else {
-				int32_t v = null ? 0 : gt_cell_i32(c, r);
-				memcpy(cb->values + 4 * i, &v, 4);
-			}
+		case GT_COL_I32: {
+			int32_t v = gt_cell_i32(c, r);
+			memcpy(cb->values + 4 * i, &v, 4);
+			break;
+		}
+		case GT_COL_F64: {
+			double v = gt_cell_f64(c, r);
+			memcpy(cb->values + 8 * i, &v, 8);
+			break;
+		}
+		default: { /* I64, U64, NS_US: through the getter when computed */
+			uint64_t v = gt_cell_u64(c, r);
+			memcpy(cb->values + width * i, &v, width);
+		}
 		}
 	}
 	return 0;

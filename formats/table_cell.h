@@ -61,6 +61,8 @@ static inline double gt_cell_f64(const gt_column *c, uint64_t row)
 
 static inline bool gt_cell_bool(const gt_column *c, uint64_t row)
 {
+	if (!c->data)
+		return c->get_i64(c->get_ctx, row) != 0;
 	return *gt_col_at(c, row) != 0;
 }
 

@@ -16,41 +16,51 @@ static void write_field(FILE *out, const char *s)
 	bool quote = *s == '\0' || strpbrk(s, ",\"\r\n") != NULL;
 	const unsigned char *p = (const unsigned char *)s;
 	if (quote)
-		putc('"', out);
+		putc_unlocked('"', out);
 	while (*p) {
-		if (*p < 0x80) {
-			if (*p == '"')
-				putc('"', out);
-			putc(*p++, out);
-			continue;
+		/* copy runs of ASCII (but '"') and valid UTF-8 at once */
+		const unsigned char *run = p;
+		for (;;) {
+			if (*p && *p < 0x80 && *p != '"') {
+				p++;
+			} else if (*p >= 0x80) {
+				int k = gt_utf8_next(p);
+				if (k <= 0)
+					break;
+				p += k;
+			} else {
+				break;
+			}
 		}
-		int k = gt_utf8_next(p);
-		if (k > 0) {
-			fwrite(p, 1, (size_t)k, out);
-			p += k;
-		} else {
-			fputs("\xef\xbf\xbd", out);
-			p += -k;
+		if (p > run)
+			fwrite_unlocked(run, 1, (size_t)(p - run), out);
+		if (*p == '"') {
+			fputs_unlocked("\"\"", out);
+			p++;
+		} else if (*p) {
+			fputs_unlocked("\xef\xbf\xbd", out);
+			p += -gt_utf8_next(p);
 		}
 	}
 	if (quote)
-		putc('"', out);
+		putc_unlocked('"', out);
 }
 
 int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err)
 {
 	char buf[40];
+	flockfile(out);
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (i)
-			putc(',', out);
+			putc_unlocked(',', out);
 		write_field(out, t->cols[i].name);
 	}
-	putc('\n', out);
+	putc_unlocked('\n', out);
 	for (uint64_t r = 0; r < t->nrows; r++) {
 		for (size_t i = 0; i < t->ncols; i++) {
 			const gt_column *c = &t->cols[i];
 			if (i)
-				putc(',', out);
+				putc_unlocked(',', out);
 			if (c->type == GT_COL_STR || c->type == GT_COL_DICT) {
 				const char *s = gt_cell_str(c, r);
 				if (s)
@@ -58,11 +68,12 @@ int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err)
 				continue;
 			}
 			int n = gt_cell_number(c, r, buf);
-			fwrite(buf, 1, (size_t)n, out);
+			fwrite_unlocked(buf, 1, (size_t)n, out);
 		}
-		putc('\n', out);
-		if ((r & 4095) == 4095 && ferror(out))
+		putc_unlocked('\n', out);
+		if ((r & 4095) == 4095 && ferror_unlocked(out))
 			break;
 	}
+	funlockfile(out);
 	return gt_check_write(out, err);
 }

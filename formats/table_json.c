@@ -2,51 +2,65 @@
  * integers exact, times as exact decimal microseconds, NaN/Inf as null. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "table.h"
 #include "table_cell.h"
 #include "utf8.h"
 
+/* Bytes that JSON copies as they are: printable ASCII but '"' and '\\'. */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void gt_json_write_string(FILE *out, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	putc('"', out);
+	putc_unlocked('"', out);
 	while (*p) {
-		unsigned char c = *p;
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-			putc(c, out);
-			p++;
-			continue;
-		}
-		if (c >= 0x80) {
-			int k = gt_utf8_next(p);
-			if (k > 0) {
-				fwrite(p, 1, (size_t)k, out);
+		/* copy the longest run of plain bytes and valid UTF-8 at once */
+		const unsigned char *run = p;
+		for (;;) {
+			if (plain(*p)) {
+				p++;
+			} else if (*p >= 0x80) {
+				int k = gt_utf8_next(p);
+				if (k <= 0)
+					break;
 				p += k;
 			} else {
-				fputs("\xef\xbf\xbd", out);
-				p += -k;
+				break;
 			}
+		}
+		if (p > run)
+			fwrite_unlocked(run, 1, (size_t)(p - run), out);
+		unsigned char c = *p;
+		if (!c)
+			break;
+		if (c >= 0x80) {
+			fputs_unlocked("\xef\xbf\xbd", out);
+			p += -gt_utf8_next(p);
 			continue;
 		}
 		p++;
 		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
+		case '"': fputs_unlocked("\\\"", out); break;
+		case '\\': fputs_unlocked("\\\\", out); break;
+		case '\b': fputs_unlocked("\\b", out); break;
+		case '\f': fputs_unlocked("\\f", out); break;
+		case '\n': fputs_unlocked("\\n", out); break;
+		case '\r': fputs_unlocked("\\r", out); break;
+		case '\t': fputs_unlocked("\\t", out); break;
 		default:
-			fputs("\\u00", out);
-			putc(hex[c >> 4], out);
-			putc(hex[c & 15], out);
+			fputs_unlocked("\\u00", out);
+			putc_unlocked(hex[c >> 4], out);
+			putc_unlocked(hex[c & 15], out);
 		}
 	}
-	putc('"', out);
+	putc_unlocked('"', out);
 }
 
 int gt_check_write(FILE *out, gt_error *err)
@@ -64,38 +78,64 @@ static void write_cell(FILE *out, const gt_column *c, uint64_t row)
 		if (s)
 			gt_json_write_string(out, s);
 		else
-			fputs("null", out);
+			fputs_unlocked("null", out);
 		return;
 	}
 	int n = gt_cell_number(c, row, buf);
 	if (n)
-		fwrite(buf, 1, (size_t)n, out);
+		fwrite_unlocked(buf, 1, (size_t)n, out);
 	else
-		fputs("null", out);
+		fputs_unlocked("null", out);
+}
+
+/* `"name":` for every column, escaped once rather than once per row. */
+static char **key_prefixes(const gt_table *t)
+{
+	char **keys = calloc(t->ncols ? t->ncols : 1, sizeof *keys);
+	for (size_t i = 0; keys && i < t->ncols; i++) {
+		size_t len = 0;
+		FILE *f = open_memstream(&keys[i], &len);
+		if (!f)
+			return keys; /* callers fall back to escaping per row */
+		gt_json_write_string(f, t->cols[i].name);
+		putc(':', f);
+		fclose(f);
+	}
+	return keys;
 }
 
 int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err)
 {
+	char **keys = key_prefixes(t);
+	flockfile(out);
 	if (!ndjson)
-		fputs(t->nrows ? "[\n" : "[", out);
+		fputs_unlocked(t->nrows ? "[\n" : "[", out);
 	for (uint64_t r = 0; r < t->nrows; r++) {
-		putc('{', out);
+		putc_unlocked('{', out);
 		for (size_t i = 0; i < t->ncols; i++) {
 			if (i)
-				putc(',', out);
-			gt_json_write_string(out, t->cols[i].name);
-			putc(':', out);
+				putc_unlocked(',', out);
+			if (keys && keys[i]) {
+				fputs_unlocked(keys[i], out);
+			} else {
+				gt_json_write_string(out, t->cols[i].name);
+				putc_unlocked(':', out);
+			}
 			write_cell(out, &t->cols[i], r);
 		}
-		putc('}', out);
+		putc_unlocked('}', out);
 		if (!ndjson && r + 1 < t->nrows)
-			putc(',', out);
-		putc('\n', out);
+			putc_unlocked(',', out);
+		putc_unlocked('\n', out);
 		/* stop early on a full disk or a closed pipe */
-		if ((r & 4095) == 4095 && ferror(out))
+		if ((r & 4095) == 4095 && ferror_unlocked(out))
 			break;
 	}
 	if (!ndjson)
-		fputs("]\n", out);
+		fputs_unlocked("]\n", out);
+	funlockfile(out);
+	for (size_t i = 0; keys && i < t->ncols; i++)
+		free(keys[i]);
+	free(keys);
 	return gt_check_write(out, err);
 }

@@ -11,10 +11,45 @@ static int key_is(const jl_slice *k, const char *s, size_t n)
 	return k->len == n && memcmp(k->p, s, n) == 0;
 }
 
+/* The common case, digits with at most three decimals and no exponent,
+ * converted while scanning; anything else returns 0 for the general path. */
+static int fast_us(const char *p, const char *end, const char **after, int64_t *out)
+{
+	bool neg = p < end && *p == '-';
+	const char *q = p + neg;
+	uint64_t v = 0;
+	const char *d = q;
+	while (q < end && *q >= '0' && *q <= '9' && q - d < 16)
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (q == d || (*d == '0' && q - d > 1))
+		return 0;
+	int frac = 0;
+	if (q < end && *q == '.') {
+		q++;
+		while (q < end && *q >= '0' && *q <= '9' && frac < 3) {
+			v = v * 10 + (uint64_t)(*q++ - '0');
+			frac++;
+		}
+		if (frac == 0)
+			return 0;
+	}
+	if (q >= end || (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E')
+		return 0; /* more digits, an exponent, or the buffer ends: general path */
+	for (; frac < 3; frac++)
+		v *= 10; /* at most 19 digits: fits uint64 */
+	if (v > (uint64_t)INT64_MAX)
+		return 0;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*after = q;
+	return 1;
+}
+
 /* A number in µs (JSON number or numeric string) -> ns. */
 static int time_value(jl_lexer *lx, const char **pp, int64_t *out, bool allow_string)
 {
 	const char *p = *pp;
+	if (*p != '"' && fast_us(p, lx->end, pp, out))
+		return JL_OK;
 	jl_slice s;
 	int rc;
 	if (*p == '"') {

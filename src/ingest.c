@@ -60,6 +60,8 @@ typedef struct ingest {
 	const char *path;
 	char *win;
 	size_t win_cap, win_len;
+	const char *map; /* mapped plain file: win points into it */
+	uint64_t map_size;
 	uint64_t win_base; /* stream offset of win[0] */
 	bool eof;
 	int state;
@@ -85,6 +87,27 @@ static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
 /* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
 static int refill(ingest *g, size_t keep, gt_error *err)
 {
+	if (g->map) {
+		/* nothing to copy: the window slides over the mapping */
+		if (keep == 0 && g->win_len == g->win_cap) {
+			if (g->win_cap >= WINDOW_MAX)
+				return gt_fail(err, GT_EINPUT,
+					       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
+					       g->path, (unsigned long long)g->win_base,
+					       (unsigned long long)g->events, WINDOW_MAX >> 20);
+			g->win_cap *= 2;
+		}
+		g->win_base += keep;
+		gt_input_release(g->in, g->win_base);
+		uint64_t left = g->map_size - g->win_base;
+		g->win = (char *)g->map + g->win_base;
+		g->win_len = left < g->win_cap ? (size_t)left : g->win_cap;
+		g->eof = g->win_len == left;
+		g->m->stats.bytes = g->win_base + g->win_len;
+		if (g->opt && g->opt->progress)
+			g->opt->progress(g->opt->progress_ctx, g->win_base + g->win_len, g->map_size);
+		return 0;
+	}
 	size_t tail = g->win_len - keep;
 	if (keep) {
 		memmove(g->win, g->win + keep, tail);
@@ -528,8 +551,11 @@ int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options
 	g.total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
 	g.win_cap = WINDOW_MIN;
-	g.win = gt_fault_hit("alloc") ? NULL : malloc(g.win_cap + 8);
 	int rc = -1;
+	if (gt_input_map(in, &g.map, &g.map_size))
+		g.win = (char *)g.map;
+	else
+		g.win = gt_fault_hit("alloc") ? NULL : malloc(g.win_cap + 8);
 	if (!g.win) {
 		gt_fail(err, GT_EINPUT, "out of memory");
 		goto out;
@@ -562,6 +588,7 @@ out:
 	gt_builder_free(&g.builder);
 	for (int t = 0; t < MAX_THREADS; t++)
 		free(g.pieces[t].evs);
-	free(g.win);
+	if (!g.map)
+		free(g.win);
 	return rc;
 }

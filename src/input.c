@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -38,6 +39,8 @@ struct block {
 struct gt_input {
 	int fd;
 	const char *path;
+	const char *map; /* whole plain regular files are mapped, not copied */
+	uint64_t released; /* bytes of the map already given back */
 	int compression;
 	uint64_t max_expansion;
 	uint64_t file_size;
@@ -279,6 +282,16 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 #endif
 	if (detect(in, err) < 0)
 		goto fail;
+	if (in->compression == GT_COMP_NONE && in->file_size > 0 && in->file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+			in->map = m;
+			in->raw_total = in->file_size;
+			*out = in;
+			return 0;
+		}
+	}
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	for (int i = 0; i < NBLOCKS; i++) {
@@ -345,6 +358,29 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 	return (long)got;
 }
 
+bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
+{
+	if (!in->map)
+		return false;
+	*data = in->map;
+	*size = in->file_size;
+	return true;
+}
+
+void gt_input_release(gt_input *in, uint64_t upto)
+{
+	/* drop consumed pages from this process (they stay in the page cache)
+	 * so that resident memory does not grow with the file */
+	if (!in->map)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = upto / (uint64_t)page * (uint64_t)page;
+	if (end > in->released) {
+		madvise((char *)in->map + in->released, (size_t)(end - in->released), MADV_DONTNEED);
+		in->released = end;
+	}
+}
+
 int gt_input_compression(const gt_input *in)
 {
 	return in->compression;
@@ -385,6 +421,8 @@ void gt_input_close(gt_input *in)
 		inflateEnd(&in->zs);
 	ZSTD_freeDCtx(in->zd);
 	free(in->raw);
+	if (in->map)
+		munmap((void *)in->map, (size_t)in->file_size);
 	if (in->fd > 0)
 		close(in->fd);
 	free(in);

@@ -4,6 +4,7 @@
 #ifndef GT_INPUT_H
 #define GT_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,11 @@ uint64_t gt_input_file_bytes(const gt_input *in);  /* compressed bytes consumed 
 uint64_t gt_input_file_size(const gt_input *in);   /* 0 when unknown (a pipe) */
 /* First bytes of the file, as read (for index-file detection). */
 const unsigned char *gt_input_head(const gt_input *in, size_t *n);
+/* Plain regular files are memory-mapped: then this gives the whole text
+ * and gt_input_read is not used. */
+bool gt_input_map(gt_input *in, const char **data, uint64_t *size);
+/* Tells the input that bytes before upto will not be read again. */
+void gt_input_release(gt_input *in, uint64_t upto);
 void gt_input_close(gt_input *in);
 
 #endif

@@ -473,9 +473,17 @@ int jl_parse_int(const char *p, size_t len, int64_t *out)
 		q++;
 	if (q == end)
 		return -1;
-	for (; q < end; q++)
+	uint64_t v = 0;
+	const char *d = q;
+	for (; q < end; q++) {
 		if (*q < '0' || *q > '9')
 			return -1; /* ids are integers: no fraction or exponent */
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (q - d <= 18) { /* cannot overflow */
+		*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+		return 0;
+	}
 	return decimal_scaled(p, len, 0, out);
 }
 

@@ -54,7 +54,7 @@ static int build_track_index(const gt_model *m, track_index *ti)
 		bool sorted = true;
 		for (uint32_t i = 1; i < n && sorted; i++)
 			sorted = before(m->spans, o[i - 1], o[i]);
-		if (!sorted)
+		if (!sorted && n)
 			qsort(o, n, sizeof *o, cmp_track_order);
 	}
 	return 0;
@@ -328,7 +328,8 @@ static int assign_lanes(gt_model *m)
 	lane_model = m;
 	for (uint32_t i = 0; i < m->process_count; i++)
 		procs[i] = i;
-	qsort(procs, m->process_count, sizeof *procs, cmp_process);
+	if (m->process_count)
+		qsort(procs, m->process_count, sizeof *procs, cmp_process);
 	for (uint32_t i = 0; i < m->process_count; i++)
 		rank[procs[i]] = i;
 	/* sort tracks by (process rank, kind, thread order) via process rank */
@@ -346,7 +347,8 @@ static int assign_lanes(gt_model *m)
 		saved[i] = m->tracks[i].process;
 		m->tracks[i].process = rank[saved[i]];
 	}
-	qsort(tracks, m->track_count, sizeof *tracks, cmp_track);
+	if (m->track_count)
+		qsort(tracks, m->track_count, sizeof *tracks, cmp_track);
 	for (uint32_t i = 0; i < m->track_count; i++)
 		m->tracks[i].process = saved[i];
 	uint32_t lane = 0;
@@ -406,5 +408,10 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		if (i == 0 || s->ts_ns + s->dur_ns > m->end_ns)
 			m->end_ns = s->ts_ns + s->dur_ns;
 	}
+	/* every later computation takes differences of times: keep them exact */
+	if (m->span_count && (m->start_ns < 0 ? m->end_ns > INT64_MAX + m->start_ns : false))
+		return gt_fail(err, GT_EINPUT,
+			       "%s: the trace spans more than 2^63 ns (from %lld ns to %lld ns)", b->path,
+			       (long long)m->start_ns, (long long)m->end_ns);
 	return 0;
 }

@@ -7,14 +7,24 @@
 
 #define NONE 0xffffffffu
 
+/* Eight bytes per step: names in traces are often long (kernel
+ * signatures), and interning runs once per span. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = len * k;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
 	}
-	return h ^ (h >> 29);
+	uint64_t w = 0;
+	memcpy(&w, s + i, len - i);
+	h = (h ^ w) * k;
+	h ^= h >> 32;
+	return h;
 }
 
 void gt_strpool_init(gt_strpool *p)

@@ -28,6 +28,11 @@ for f in arrow arrow-stream json csv; do
 	if "$demo" "$f" "$tmp/e.$f" 0 && $py tests/readback.py "$f" "$tmp/e.$f" 0 1; then ok; else bad "$f empty table"; fi
 done
 if "$demo" arrow "$tmp/d.arrow" 2000 && $py tests/readback.py arrow "$tmp/d.arrow" 2000 1; then ok; else bad "arrow default batching"; fi
+# past the default batch size (1048576 rows): two batches, bounded buffers
+for f in arrow arrow-stream; do
+	if "$demo" "$f" "$tmp/big.$f" 1100000 && $py tests/readback.py "$f" "$tmp/big.$f" 1100000 2 sample; then ok; else bad "$f large table"; fi
+	rm -f "$tmp/big.$f"
+done
 
 # binary formats are refused on a terminal (status 2), text is not
 if command -v script >/dev/null 2>&1; then
@@ -54,12 +59,14 @@ fi
 # fault injection: a write fails halfway (part of a buffer written, then
 # ENOSPC) or an allocation fails; the target must be untouched
 echo "building the fault-injection variant (make FAULTS=1)"
-# BUILD through the environment: the Makefile appends -faults to it
-if ! BUILD="$build" make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 || [ ! -x "${build}-faults/tools/table_demo" ]; then
+# always the plain build-faults variant: a parent make's flags (SANITIZE=1)
+# must not leak into it
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 ||
+	[ ! -x build-faults/tools/table_demo ]; then
 	cat "$tmp/make.log"
 	bad "FAULTS=1 build"
 else
-	fdemo=${build}-faults/tools/table_demo
+	fdemo=build-faults/tools/table_demo
 	mkdir "$tmp/f"
 	for spec in "arrow write:3 200000" "arrow-stream write:2 200000" "json write:5 20000" \
 		    "csv write:4 20000" "ndjson write:1 20000" "arrow alloc:5 200000"; do
@@ -82,6 +89,26 @@ else
 	done
 	# the same build without a fault writes a complete file
 	if "$fdemo" arrow "$tmp/f/out" 1000 300 && $py tests/readback.py arrow "$tmp/f/out" 1000 4; then ok; else bad "fault build without a fault"; fi
+fi
+
+# end to end: `gputrace spans` on real traces, in every format, through the
+# same writers; every format must carry the JSON table's values
+if [ -x "$bin" ] && "$bin" spans --help >/dev/null 2>&1; then
+	traces="testdata/demo/kineto_resnet50.json.gz"
+	for d in ../shared/traces ../../shared/traces; do
+		[ -d "$d" ] || continue
+		for t in catapult__flow.json catapult__async_begin_end.json hta__inference_rank_1.json.gz \
+			 kineto__before_fix_trace.json perfetto__json_tests.py--test_json_all_slice_types.json \
+			 perfetto__json_tests.py--test_string_pid_tid.json; do
+			[ -f "$d/$t" ] && traces="$traces $d/$t"
+		done
+		break
+	done
+	for t in $traces; do
+		if $py tests/spans_readback.py "$bin" "$t"; then ok; else bad "spans readback of $t"; fi
+	done
+else
+	echo "formats_readback: spans end-to-end skipped: $bin has no 'spans' command"
 fi
 
 echo "formats_readback: $pass passed, $fail failed"

@@ -36,7 +36,7 @@ for f in testdata/bad/*; do
 	   ! grep -q "$(basename "$f")" "$tmp/stderr"; then
 		echo "FAIL: bad input $f: exit $rc, stderr: $(cat "$tmp/stderr")"; fail=1
 	fi
-	ls "$tmp" | grep -q 'out.json.tmp' && { echo "FAIL: $f left a temporary file"; fail=1; }
+	ls -A "$tmp" | grep -q '^\.out\.json\.' && { echo "FAIL: $f left a temporary file"; fail=1; }
 done
 [ $fail = 0 ] && echo "ingest golden: ok"
 exit $fail

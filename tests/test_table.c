@@ -224,6 +224,44 @@ START_TEST(arrow_layout)
 }
 END_TEST
 
+static const char *any_entry(const void *ctx, uint32_t id)
+{
+	(void)ctx;
+	(void)id;
+	return "x";
+}
+
+START_TEST(arrow_bad_dictionary_index)
+{
+	static const char *const dict[] = {"a", "b"};
+	const uint32_t ids[] = {0, 2};
+	const uint32_t none[] = {0, UINT32_MAX};
+	gt_column col = {.name = "d", .type = GT_COL_DICT, .data = ids, .dict = dict, .dict_len = 2};
+	gt_table t = {.name = "t", .cols = &col, .ncols = 1, .nrows = 2};
+	for (int fmt = GT_OUT_ARROW; fmt <= GT_OUT_ARROW_STREAM; fmt++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		gt_error err = {0};
+		col.data = ids;
+		ck_assert_int_eq(gt_table_write(&t, fmt, f, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "out of range in column 'd'"));
+		/* through a callback any id is allowed, but not 0xffffffff: the
+		 * null marker without has_null cannot size a dictionary */
+		col.data = none;
+		col.dict = NULL;
+		col.dict_get = any_entry;
+		memset(&err, 0, sizeof err);
+		ck_assert_int_eq(gt_table_write(&t, fmt, f, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "out of range"));
+		col.dict = dict;
+		col.dict_get = NULL;
+		fclose(f);
+		free(buf);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("table");
@@ -233,6 +271,7 @@ int main(void)
 	tcase_add_test(tc, csv_quoting);
 	tcase_add_test(tc, json_rows);
 	tcase_add_test(tc, arrow_layout);
+	tcase_add_test(tc, arrow_bad_dictionary_index);
 	suite_add_tcase(s, tc);
 	return gt_run_suite(s);
 }

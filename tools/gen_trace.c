@@ -527,7 +527,8 @@ static void step(struct rank *r)
 	}
 	/* Backward on the autograd thread; gradients all-reduced when ranks > 1. */
 	uint64_t b0 = t + fwd + range(20000, 80000);
-	op_row(r, r->tid_bwd, b0, b0 + bwd, range(12, 30), 1);
+	/* the all-reduce follows the backward ops on that thread, never overlapping them */
+	op_row(r, r->tid_bwd, b0, b0 + bwd - (nranks > 1 ? 450000 : 0), range(12, 30), 1);
 	if (nranks > 1 && take(1)) {
 		uint64_t ext = next_ext++, s0 = b0 + bwd - 400000;
 		cpu_op(r, r->tid_bwd, "nccl:all_reduce", "[[25557032]]", "[\"float\"]", s0, 300000, ext, 1);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# The trace generator against the independent counter (scripts/count-events.py):
+# exact event/span counts, the same bytes for a seed whatever the compression,
+# and when gputrace info exists, its counts and a clean model (no improper
+# nesting, every flow bound).
+set -u
+bin=${GPUTRACE_BIN:-build/gputrace}
+build=$(dirname "$bin")
+gen=$build/tools/gen_trace
+[ -x "$gen" ] || { echo "gen_trace: $gen is missing (run make)"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {}, {"d": d}))' "$1"; }
+
+for args in "--events 1 --seed 1" "--events 5000 --seed 7" "--spans 3000 --seed 9 --ranks 3" "--events 20000 --seed 2 --ranks 2"; do
+	# shellcheck disable=SC2086
+	if ! "$gen" $args -o "$tmp/t.json" 2> "$tmp/sum"; then bad "gen_trace $args failed"; continue; fi
+	python3 scripts/count-events.py "$tmp/t.json" > "$tmp/cnt" || { bad "count-events on gen_trace $args"; continue; }
+	ev=$(field 'd["events"]' < "$tmp/sum"); sp=$(field 'd["spans"]' < "$tmp/sum"); fl=$(field 'd["flows"]' < "$tmp/sum")
+	want=$(echo "$args" | awk '{print $2}')
+	case $args in --events*) [ "$ev" = "$want" ] && ok || bad "$args: $ev events";; *) [ "$sp" = "$want" ] && ok || bad "$args: $sp spans";; esac
+	[ "$(field 'd["events"]' < "$tmp/cnt")" = "$ev" ] && ok || bad "$args: count-events disagrees on events"
+	[ "$(field 'd["phases"].get("X", 0)' < "$tmp/cnt")" = "$sp" ] && ok || bad "$args: count-events disagrees on spans"
+	[ "$(field 'd["phases"].get("s", 0) + d["phases"].get("f", 0)' < "$tmp/cnt")" = "$fl" ] && ok || bad "$args: flows"
+	[ "$(field 'd["phases"].get("s", 0) - d["phases"].get("f", 0)' < "$tmp/cnt")" = 0 ] && ok || bad "$args: unpaired flows"
+	if [ -x "$bin" ] && "$bin" help info > /dev/null 2>&1 && [ "$ev" -gt 0 ]; then
+		"$bin" info -q "$tmp/t.json" > "$tmp/info" || { bad "$args: gputrace info failed"; continue; }
+		[ "$(field 'd["events"]' < "$tmp/info")" = "$ev" ] && ok || bad "$args: gputrace info events"
+		[ "$(field 'd["spans"]' < "$tmp/info")" = "$sp" ] && ok || bad "$args: gputrace info spans"
+		[ "$(field 'd["warnings"]["improper_nesting"] + d["warnings"].get("unbound_flow", 0)' < "$tmp/info")" = 0 ] \
+			&& ok || bad "$args: improper nesting or unbound flows"
+	fi
+done
+
+# Deterministic for a seed; the compressed files hold the same JSON.
+"$gen" --events 30000 --seed 5 --ranks 2 -o "$tmp/a.json" 2>/dev/null
+"$gen" --events 30000 --seed 5 --ranks 2 -o "$tmp/a.json.gz" 2>/dev/null
+"$gen" --events 30000 --seed 5 --ranks 2 -o "$tmp/a.json.zst" 2>/dev/null
+"$gen" --events 30000 --seed 5 --ranks 2 > "$tmp/b.json" 2>/dev/null
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || bad "same seed, different bytes"
+gzip -dc "$tmp/a.json.gz" | cmp -s - "$tmp/a.json" && ok || bad "gzip output differs"
+if command -v zstd > /dev/null; then zstd -qdc "$tmp/a.json.zst" | cmp -s - "$tmp/a.json" && ok || bad "zstd output differs"; fi
+"$gen" --events 30000 --seed 6 --ranks 2 > "$tmp/c.json" 2>/dev/null
+cmp -s "$tmp/a.json" "$tmp/c.json" && bad "different seeds, same bytes" || ok
+# timestamps carry exactly three decimals
+grep -o '"ts": [0-9.]*' "$tmp/a.json" | grep -vqE '"ts": [0-9]+\.[0-9]{3}$' && bad "ts without 3 decimals" || ok
+# usage errors exit 2 and leave no file
+"$gen" --seed 1 -o "$tmp/u.json" 2>/dev/null; [ $? = 2 ] && [ ! -e "$tmp/u.json" ] && ok || bad "missing --events"
+
+echo "gen_trace: $pass passed, $fail failed"
+[ "$fail" = 0 ]
