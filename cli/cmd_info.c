@@ -1,6 +1,5 @@
 /* gputrace info: what a trace holds, as one JSON object. */
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,25 +23,6 @@ static void write_metadata(gt_jsonw *w, const char *text)
 		gt_jsonw_null(w);
 	free(s);
 	cJSON_Delete(j);
-}
-
-/* end - start, exact: spans near both ends of the int64 range make a
- * duration that only fits 64 unsigned bits */
-static void put_duration(gt_jsonw *w, int64_t start, int64_t end)
-{
-	uint64_t d = (uint64_t)end - (uint64_t)start;
-	if (d <= INT64_MAX) {
-		gt_jsonw_us(w, (int64_t)d);
-		return;
-	}
-	char buf[32];
-	snprintf(buf, sizeof buf, "%llu.%03llu", (unsigned long long)(d / 1000), (unsigned long long)(d % 1000));
-	size_t n = strlen(buf);
-	while (buf[n - 1] == '0')
-		buf[--n] = '\0';
-	if (buf[n - 1] == '.')
-		buf[--n] = '\0';
-	gt_jsonw_raw(w, buf);
 }
 
 static void write_info(FILE *out, const gt_model *m)
@@ -112,7 +92,7 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_key(&w, "end_us");
 	gt_jsonw_us(&w, m->end_ns);
 	gt_jsonw_key(&w, "duration_us");
-	put_duration(&w, m->start_ns, m->end_ns);
+	gt_jsonw_us(&w, m->end_ns - m->start_ns);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "warnings");
 	gt_jsonw_begin_object(&w);
