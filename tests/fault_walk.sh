@@ -73,7 +73,8 @@ echo "$cmds" | while IFS= read -r line; do
 			else
 				echo "FAIL: $what: exit $rc (crash, leak or timeout), stderr:"; head -30 "$tmp/stderr"; exit 1
 			fi
-			if ls "$tmp" | grep -q '\.tmp'; then echo "FAIL: $what left a temporary file"; exit 1; fi
+			# the writer's temporary file is ".out.XXXXXX" beside the target
+			if ls -A "$tmp" | grep -q '^\.out\.'; then echo "FAIL: $what left a temporary file"; exit 1; fi
 			[ -n "$wrap" ] && vgruns=$((vgruns + 1))
 			n=$((n + 1))
 		done
