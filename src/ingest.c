@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ingest.h"
@@ -75,6 +76,7 @@ typedef struct ingest {
 	uint64_t total_bytes;
 	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
 	int meta_key;         /* 1: capture this top-level value as metadata */
+	double parse_s_per_byte, build_s_per_byte;
 } ingest;
 
 static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
@@ -259,6 +261,47 @@ static const char *guess_boundary(const char *p, const char *end)
 
 /* Parses the events in win[pos..) in parallel; returns the new position (an
  * element start) and the state. */
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Hands piece t's events to the builder. *more is cleared when the pieces
+ * after it must be discarded (it did not land on the next cut). */
+static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
+{
+	piece *pc = &g->pieces[t];
+	for (size_t i = 0; i < pc->n; i++) {
+		raw_event *ev = &pc->evs[i];
+		ev->index = g->events;
+		ev->offset += g->win_base;
+		if (gt_builder_add(&g->builder, ev, err) < 0)
+			return -1;
+		g->events++;
+	}
+	g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
+	g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
+	if (pc->end_pos != pc->begin)
+		g->after_comma = pc->after_comma;
+	else if (t > 0)
+		g->after_comma = true; /* cuts follow a ',' */
+	if (pc->rc == JL_ERROR)
+		return fail_pos(g, err, pc->lx.pos, pc->lx.msg);
+	*pos = (size_t)(pc->end_pos - g->win);
+	if (pc->hit_close)
+		g->state = S_EVENTS;
+	*more = !pc->hit_close && pc->rc != JL_NEED_MORE && !pc->overshot && t + 1 < k;
+	return 0;
+}
+
+/* Parses the events in win[pos..) in parallel and builds them in file
+ * order; *pos becomes the next element start.
+ *
+ * Building is sequential, so the calling thread takes a smaller piece and
+ * builds it while the other threads still parse theirs. The share is tuned
+ * from measured parse and build times so that all finish together. */
 static int parse_events(ingest *g, size_t *pos, gt_error *err)
 {
 	const char *begin = g->win + *pos, *end = g->win + g->win_len;
@@ -267,8 +310,17 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	cuts[0] = begin;
 	size_t len = (size_t)(end - begin);
 	if (g->threads > 1 && len >= SPLIT_MIN) {
+		double w = g->threads - 1;
+		double ratio = g->parse_s_per_byte > 0 ? g->build_s_per_byte / g->parse_s_per_byte : 0.5;
+		double f = (1 / w - ratio) / (1 + 1 / w);
+		if (f < 0.05)
+			f = 0.05;
+		if (f > 1.0 / g->threads)
+			f = 1.0 / g->threads;
+		size_t first = (size_t)((double)len * f);
 		for (unsigned t = 1; t < g->threads; t++) {
-			const char *c = guess_boundary(begin + len / g->threads * t, end);
+			size_t at = first + (size_t)((double)(len - first) * (t - 1) / w);
+			const char *c = guess_boundary(begin + at, end);
 			if (!c || c <= cuts[k - 1])
 				break;
 			cuts[k++] = c;
@@ -286,41 +338,28 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 		if (t > 0 && pthread_create(&tids[t], NULL, piece_thread, pc) == 0)
 			started[t] = true;
 	}
+	double t0 = now_seconds();
 	parse_piece(&g->pieces[0]);
+	double t1 = now_seconds();
+	bool more;
+	int rc = stitch_piece(g, 0, k, pos, &more, err);
+	double t2 = now_seconds();
 	for (unsigned t = 1; t < k; t++) {
 		if (started[t])
 			pthread_join(tids[t], NULL);
 		else
 			parse_piece(&g->pieces[t]);
 	}
-	/* accept pieces in order while each landed exactly on the next cut */
-	for (unsigned t = 0; t < k; t++) {
-		piece *pc = &g->pieces[t];
-		for (size_t i = 0; i < pc->n; i++) {
-			raw_event *ev = &pc->evs[i];
-			ev->index = g->events;
-			ev->offset += g->win_base;
-			if (gt_builder_add(&g->builder, ev, err) < 0)
-				return -1;
-			g->events++;
-		}
-		g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
-		g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
-		if (pc->end_pos != pc->begin)
-			g->after_comma = pc->after_comma;
-		else if (t > 0)
-			g->after_comma = true; /* cuts follow a ',' */
-		if (pc->rc == JL_ERROR)
-			return fail_pos(g, err, pc->lx.pos, pc->lx.msg);
-		*pos = (size_t)(pc->end_pos - g->win);
-		if (pc->hit_close) {
-			g->state = S_EVENTS;
-			return 0;
-		}
-		if (pc->rc == JL_NEED_MORE || pc->overshot || t + 1 == k)
-			return 0; /* later pieces (if any) are discarded: re-parsed next round */
+	size_t bytes0 = (size_t)(g->pieces[0].end_pos - cuts[0]);
+	if (k > 1 && bytes0 > 4096) {
+		/* moving averages of seconds per byte, for the next split */
+		double p = (t1 - t0) / (double)bytes0, b = (t2 - t1) / (double)bytes0;
+		g->parse_s_per_byte = g->parse_s_per_byte > 0 ? 0.7 * g->parse_s_per_byte + 0.3 * p : p;
+		g->build_s_per_byte = g->build_s_per_byte > 0 ? 0.7 * g->build_s_per_byte + 0.3 * b : b;
 	}
-	return 0;
+	for (unsigned t = 1; rc == 0 && more && t < k; t++)
+		rc = stitch_piece(g, t, k, pos, &more, err);
+	return rc;
 }
 
 /* Counts a top-level key that needs keeping. */

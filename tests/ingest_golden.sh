@@ -39,4 +39,31 @@ for f in testdata/bad/*; do
 	ls -A "$tmp" | grep -q '^\.out\.json\.' && { echo "FAIL: $f left a temporary file"; fail=1; }
 done
 [ $fail = 0 ] && echo "ingest golden: ok"
+
+# Parallel parsing must not change anything: the same table with 1, 2 and 5
+# threads, on a generated trace and on one whose args are full of fake event
+# boundaries ("}, {" inside strings and arrays of objects) that mislead the
+# split guesses.
+gen=${GPUTRACE_BIN%gputrace}tools/gen_trace
+if [ -x "$gen" ]; then
+	"$gen" --events 40000 --seed 3 -o "$tmp/par.json" >/dev/null
+	python3 - "$tmp/tricky.json" <<'PY'
+import json, sys
+ev = []
+for i in range(30000):
+    ev.append({"ph": "X", "name": "op%d" % (i % 97), "pid": 1, "tid": i % 7, "ts": i * 1.5, "dur": 1.25,
+               "args": {"s": "}, {\"ph\":\"X\"} , {", "a": [{"x": 1}, {"y": [{"z": 2}]}]}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"), separators=(", ", ": "))
+PY
+	for t in par tricky; do
+		"$bin" spans -f csv -j 1 "$tmp/$t.json" >"$tmp/$t.1" || fail=1
+		for j in 2 5; do
+			"$bin" spans -f csv -j $j "$tmp/$t.json" >"$tmp/$t.$j"
+			cmp -s "$tmp/$t.1" "$tmp/$t.$j" || { echo "FAIL: $t.json differs with -j $j"; fail=1; }
+		done
+	done
+else
+	echo "skipped parallel check: $gen not built"
+fi
+[ $fail = 0 ] && echo "ingest parallel: ok"
 exit $fail
