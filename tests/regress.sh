@@ -24,6 +24,10 @@ for f in testdata/regress/*; do
 		check "$f" "$bin" info "$f"
 		check "$f" "$bin" spans -f csv -o "$tmp/spans.csv" "$f"
 		ls -A "$tmp" | grep -q '^\.spans\.csv\.' && { echo "FAIL: $f left a temporary file"; fail=1; } ;;
+	gtx-*) # index files: the loader behind every command that takes a trace
+		[ -f cli/cmd_pack.c ] || continue
+		check "$f" "$bin" info "$f"
+		check "$f" "$bin" verify "$f" ;;
 	*) ;; # readers of other branches add their cases here
 	esac
 done
