@@ -30,13 +30,15 @@ cmds="info -j1 testdata/ingest/flows.json
 info -j2 -o OUT $tmp/async.json.gz
 spans -j1 -f csv -o OUT $tmp/begin_end.json.zst
 spans -j1 -f arrow -o OUT testdata/ingest/flows.json
-spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json"
+spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json
+spans -j2 -f csv -o OUT -"
 
 run() { # fault-spec wrapper args...
 	spec=$1; shift
 	wrap=$1; shift
 	printf 'previous\n' >"$out"
-	GPUTRACE_FAULT="$spec" timeout 60 $wrap "$fbin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	# standard input is always a pipe (the "-" command reads it)
+	cat testdata/ingest/lanes.json | GPUTRACE_FAULT="$spec" timeout 60 $wrap "$fbin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
 }
 
 echo "$cmds" | while IFS= read -r line; do
