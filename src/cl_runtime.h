@@ -19,6 +19,26 @@
 
 typedef struct gt_cl gt_cl;
 
+/* One OpenCL device as `gputrace devices` lists it; index is what --device N
+ * takes (all platforms' devices, in the loader's order). */
+typedef struct gt_cl_device_info {
+	unsigned index;
+	char platform[128];
+	char name[128];
+	char type[16];       /* "gpu", "cpu", "accelerator" or "other" */
+	char version[128];   /* CL_DEVICE_VERSION */
+	char driver[128];    /* CL_DRIVER_VERSION */
+	bool is_gpu, is_cpu;
+	unsigned compute_units;
+	uint64_t global_mem;
+	uint64_t max_alloc;
+	size_t max_work_group;
+} gt_cl_device_info;
+
+/* Lists every device; *out is malloc'ed (free it). No platform is not an
+ * error: *count is then 0. */
+int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err);
+
 /* Chooses and opens a device. spec: "auto", "host", an index N as listed by
  * gt_cl_list, or a case-insensitive substring of the platform or device name;
  * NULL means $GPUTRACE_DEVICE, else "auto". auto prefers a GPU, then any
@@ -41,6 +61,12 @@ size_t gt_cl_max_work_group(const gt_cl *cl);
 int gt_cl_program(gt_cl *cl, const char *name, cl_program *out, gt_error *err);
 /* Creates a kernel from that program; the caller releases it. */
 int gt_cl_kernel(gt_cl *cl, const char *program, const char *kernel, cl_kernel *out, gt_error *err);
+
+/* Path of the on-disk cache entry for kernels/<name>.cl on this device;
+ * -1 when there is no cache directory. */
+int gt_cl_cache_path(const gt_cl *cl, const char *name, char *buf, size_t len);
+/* Whether the last program gt_cl_program built came from the disk cache. */
+bool gt_cl_last_program_cached(const gt_cl *cl);
 
 /* Symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
 const char *gt_cl_error_name(cl_int code);

@@ -1,0 +1,231 @@
+/* Benchmark of the critical path: random forests of N rows on the host
+ * reference and on every OpenCL device. One JSON line per measurement:
+ * wall time, device time (the sum of the kernel events), rows per second,
+ * and the passes' effective bandwidth against the copy bandwidth
+ * (clEnqueueCopyBuffer, read + write) measured in the same run.
+ *
+ *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--verify]
+ *                  [--device INDEX|NAME] N...
+ *
+ * --verify compares every output of each device with the host reference
+ * (bit for bit) before timing, and fails with status 1 on a difference.
+ * random: each row's parent is a uniformly chosen earlier row (1% roots),
+ * so depth grows like ln N; deep: chains of 1000 rows; chain: one chain. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "critpath.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint64_t rng = 42;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void make_forest(uint32_t n, const char *shape, uint32_t *parent, int64_t *dur)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (strcmp(shape, "chain") == 0)
+			parent[i] = i ? i - 1 : GT_CP_ROOT;
+		else if (strcmp(shape, "deep") == 0)
+			parent[i] = i % 1000 ? i - 1 : GT_CP_ROOT;
+		else
+			parent[i] = i == 0 || rnd() % 100 == 0 ? GT_CP_ROOT : (uint32_t)(rnd() % i);
+		dur[i] = (int64_t)(rnd() % 1000000);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Copy bandwidth in GB/s (bytes read + written), median of 3 copies. */
+static double copy_bandwidth(gt_cl *cl, gt_error *err)
+{
+	uint64_t size = gt_cl_max_alloc(cl);
+	if (size > gt_cl_global_mem(cl) / 8)
+		size = gt_cl_global_mem(cl) / 8;
+	if (size > (2ull << 30))
+		size = 2ull << 30;
+	size &= ~(uint64_t)4095;
+	cl_int rc;
+	cl_mem a = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE, size, NULL, &rc);
+	if (gt_cl_check(cl, rc, "clCreateBuffer", err) < 0)
+		return -1;
+	cl_mem b = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE, size, NULL, &rc);
+	if (gt_cl_check(cl, rc, "clCreateBuffer", err) < 0) {
+		clReleaseMemObject(a);
+		return -1;
+	}
+	cl_uchar zero = 0;
+	double gbps[4];
+	rc = clEnqueueFillBuffer(gt_cl_queue(cl), a, &zero, 1, 0, size, 0, NULL, NULL);
+	for (int i = 0; i < 4 && rc == CL_SUCCESS; i++) {
+		cl_event ev;
+		rc = clEnqueueCopyBuffer(gt_cl_queue(cl), a, b, 0, 0, size, 0, NULL, &ev);
+		if (rc == CL_SUCCESS)
+			rc = clWaitForEvents(1, &ev);
+		if (rc == CL_SUCCESS) {
+			gbps[i] = 2.0 * (double)size / (double)gt_cl_event_ns(ev);
+			clReleaseEvent(ev);
+		}
+	}
+	clReleaseMemObject(a);
+	clReleaseMemObject(b);
+	if (gt_cl_check(cl, rc, "clEnqueueCopyBuffer", err) < 0)
+		return -1;
+	return median(gbps + 1, 3); /* the first copy warms up */
+}
+
+/* Whether the device's outputs equal the host reference's, bit for bit. */
+static bool same_as_host(const uint32_t *parent, const int64_t *dur, uint32_t n, const gt_cp_rows *d,
+			 const gt_cp_summary *ds)
+{
+	gt_error err = {0};
+	gt_cp_rows h;
+	gt_cp_summary hs;
+	if (gt_cp_rows_alloc(&h, n, &err) < 0 || gt_critpath_host(parent, dur, n, NULL, &h, &hs, &err) < 0)
+		return false;
+	bool same = memcmp(&hs, ds, sizeof hs) == 0 &&
+		    !memcmp(h.path_duration, d->path_duration, (size_t)n * 8) &&
+		    !memcmp(h.slack, d->slack, (size_t)n * 8) &&
+		    !memcmp(h.critical_predecessor, d->critical_predecessor, (size_t)n * 4) &&
+		    !memcmp(h.root, d->root, (size_t)n * 4) && !memcmp(h.hop_count, d->hop_count, (size_t)n * 4) &&
+		    !memcmp(h.critical_mask, d->critical_mask, n);
+	gt_cp_rows_free(&h);
+	return same;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 5;
+	const char *shape = "random", *only = NULL;
+	bool host = true, verify = false;
+	uint32_t sizes[16];
+	int nsizes = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+			shape = argv[++i];
+		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+			only = argv[++i];
+		else if (strcmp(argv[i], "--no-host") == 0)
+			host = false;
+		else if (strcmp(argv[i], "--verify") == 0)
+			verify = true;
+		else if (argv[i][0] != '-' && nsizes < 16)
+			sizes[nsizes++] = (uint32_t)strtoul(argv[i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] "
+					"[--device SPEC] N...\n");
+			return 2;
+		}
+	}
+	if (runs < 1 || runs > 100)
+		runs = 5;
+	if (nsizes == 0)
+		sizes[nsizes++] = 1000000;
+
+	gt_error err = {0};
+	gt_cl_device_info *infos;
+	size_t ndev;
+	if (gt_cl_list(&infos, &ndev, &err) < 0) {
+		fprintf(stderr, "bench_critpath: %s\n", err.msg);
+		return 3;
+	}
+	for (int s = 0; s < nsizes; s++) {
+		uint32_t n = sizes[s];
+		uint32_t *parent = malloc((size_t)n * sizeof *parent);
+		int64_t *dur = malloc((size_t)n * sizeof *dur);
+		gt_cp_rows rows;
+		if (!parent || !dur || gt_cp_rows_alloc(&rows, n, &err) < 0) {
+			fprintf(stderr, "bench_critpath: out of memory for %u rows\n", n);
+			return 1;
+		}
+		make_forest(n, shape, parent, dur);
+		gt_cp_summary sum;
+		double wall[100];
+		if (host) {
+			for (int r = 0; r < runs; r++) {
+				double t0 = now_s();
+				gt_critpath_host(parent, dur, n, NULL, &rows, &sum, &err);
+				wall[r] = now_s() - t0;
+			}
+			double w = median(wall, runs);
+			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"host\",\"runs\":%d,"
+			       "\"wall_ms\":%.3f,\"rows_per_s\":%.0f,\"max_hop_count\":%u}\n",
+			       shape, n, runs, w * 1e3, n / w, sum.max_hop_count);
+			fflush(stdout);
+		}
+		for (size_t d = 0; d < ndev; d++) {
+			char spec[32];
+			snprintf(spec, sizeof spec, "%zu", d);
+			if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&
+			    !strcasestr(infos[d].platform, only))
+				continue;
+			gt_cl *cl;
+			if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {
+				fprintf(stderr, "bench_critpath: %s\n", err.msg);
+				return 3;
+			}
+			double copy = copy_bandwidth(cl, &err);
+			double dev[100], gb[100];
+			gt_cp_stats st = {0};
+			/* one untimed run: program build, first-use compilation */
+			int rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+			if (rc == 0 && verify && !same_as_host(parent, dur, n, &rows, &sum)) {
+				fprintf(stderr, "bench_critpath: %s differs from the host reference on %u rows\n",
+					gt_cl_device_name(cl), n);
+				return 1;
+			}
+			for (int r = 0; rc == 0 && r < runs; r++) {
+				double t0 = now_s();
+				rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+				wall[r] = now_s() - t0;
+				dev[r] = (double)st.kernel_ns * 1e-9;
+				gb[r] = (double)st.bytes_moved / (double)st.kernel_ns;
+			}
+			if (rc < 0 || copy < 0) {
+				fprintf(stderr, "bench_critpath: %s\n", err.msg);
+				gt_cl_close(cl);
+				return 3;
+			}
+			double w = median(wall, runs), k = median(dev, runs), g = median(gb, runs);
+			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"%s\",\"runs\":%d,"
+			       "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"rows_per_s\":%.0f,\"passes\":%u,"
+			       "\"active_passes\":%u,\"launches\":%u,\"bytes_moved\":%" PRIu64 ",\"effective_gbps\":%.1f,"
+			       "\"copy_gbps\":%.1f,\"fraction_of_copy\":%.3f,\"max_hop_count\":%u}\n",
+			       shape, n, gt_cl_device_name(cl), runs, w * 1e3, k * 1e3, n / k, st.passes,
+			       st.active_passes, st.launches, st.bytes_moved, g, copy, g / copy, sum.max_hop_count);
+			fflush(stdout);
+			gt_cl_close(cl);
+		}
+		gt_cp_rows_free(&rows);
+		free(parent);
+		free(dur);
+	}
+	free(infos);
+	return 0;
+}

@@ -1,0 +1,416 @@
+/* gputrace critical-path: the exact duration-weighted critical path over a
+ * trace's parent forest (or a --forest CSV), on the chosen device. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "critpath.h"
+#include "jsonw.h"
+#include "load.h"
+#include "outfile.h"
+#include "output.h"
+
+enum { OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS };
+
+static const struct gt_opt cp_opts[] = {
+	{"forest", 0, "FILE", OPT_FOREST, "read the forest from a CSV with header 'parent,duration' instead of a trace"},
+	{"max-path-length", 0, "N", OPT_MAX_PATH, "mark at most the first N rows of the path from its root (default: all)"},
+	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "split every device launch into pieces of at most N rows"},
+	{"rows", 0, NULL, OPT_ROWS, "also print the per-row table (the only output for csv and arrow formats)"},
+	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
+	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+/* The forest being analysed, from a trace or a CSV. */
+struct input {
+	uint32_t n;
+	uint32_t *parent;
+	int64_t *dur;
+	gt_model *model; /* NULL for --forest */
+};
+
+static int parse_i64(const char *s, const char *end, int64_t *out)
+{
+	char buf[32];
+	size_t len = (size_t)(end - s);
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len == 0 || len >= sizeof buf)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *e;
+	errno = 0;
+	long long v = strtoll(buf, &e, 10);
+	if (errno || *e)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Reads `parent,duration` lines; parent -1 is a root, others out of range
+ * are kept as invalid parents (the analysis flags them). */
+static int read_forest(const char *path, struct input *in, gt_error *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!f)
+		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	ssize_t len;
+	uint64_t lineno = 0, n = 0;
+	int64_t *parents = NULL;
+	int rc = -1;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, "parent,duration") != 0) {
+				gt_fail(err, GT_EINPUT, "'%s': line 1: expected the header 'parent,duration'", path);
+				goto out;
+			}
+			continue;
+		}
+		if (len == 0) {
+			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": empty line", path, lineno);
+			goto out;
+		}
+		char *comma = strchr(line, ',');
+		int64_t p, d;
+		if (!comma || parse_i64(line, comma, &p) < 0 || parse_i64(comma + 1, line + len, &d) < 0) {
+			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": expected 'parent,duration' as two integers",
+				path, lineno);
+			goto out;
+		}
+		if (n == GT_CP_MAX_ROWS) {
+			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": more than %u rows", path, lineno, GT_CP_MAX_ROWS);
+			goto out;
+		}
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 4096;
+			int64_t *np = realloc(parents, alloc * sizeof *np);
+			int64_t *nd = realloc(in->dur, alloc * sizeof *nd);
+			if (np)
+				parents = np;
+			if (nd)
+				in->dur = nd;
+			if (!np || !nd) {
+				gt_fail(err, GT_EINPUT, "'%s': out of memory at line %" PRIu64, path, lineno);
+				goto out;
+			}
+		}
+		parents[n] = p;
+		in->dur[n] = d;
+		n++;
+	}
+	if (ferror(f)) {
+		gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (lineno == 0) {
+		gt_fail(err, GT_EINPUT, "'%s': empty file, expected the header 'parent,duration'", path);
+		goto out;
+	}
+	in->n = (uint32_t)n;
+	in->parent = malloc((n ? n : 1) * sizeof *in->parent);
+	if (!in->parent) {
+		gt_fail(err, GT_EINPUT, "'%s': out of memory", path);
+		goto out;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		in->parent[i] = parents[i] == -1 ? GT_CP_ROOT
+				: parents[i] >= 0 && (uint64_t)parents[i] < n ? (uint32_t)parents[i]
+				: GT_CP_MAX_ROWS; /* out of range: >= n */
+	rc = 0;
+out:
+	free(line);
+	free(parents);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+static int forest_from_model(gt_model *m, struct input *in)
+{
+	in->model = m;
+	in->n = m->span_count;
+	in->parent = malloc(((size_t)in->n + 1) * sizeof *in->parent);
+	in->dur = malloc(((size_t)in->n + 1) * sizeof *in->dur);
+	if (!in->parent || !in->dur)
+		return -1;
+	for (uint32_t i = 0; i < in->n; i++) {
+		in->parent[i] = m->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
+		in->dur[i] = m->spans[i].dur_ns;
+	}
+	return 0;
+}
+
+static void write_id(gt_jsonw *w, const gt_model *m, const gt_id *id)
+{
+	if (id->is_str)
+		gt_jsonw_str(w, gt_model_str(m, id->str));
+	else
+		gt_jsonw_i64(w, id->num);
+}
+
+static void write_path(gt_jsonw *w, const struct input *in, const gt_cp_rows *o, const gt_cp_summary *s)
+{
+	gt_jsonw_key(w, "path");
+	gt_jsonw_begin_array(w);
+	if (s->endpoint != GT_CP_NONE) {
+		/* Collect the marked rows endpoint -> root, print them root first. */
+		uint32_t *ids = malloc(((size_t)s->marked_rows + 1) * sizeof *ids), k = 0;
+		for (uint32_t r = s->endpoint; ids && r != GT_CP_NONE; r = o->critical_predecessor[r])
+			if (o->critical_mask[r])
+				ids[k++] = r;
+		while (ids && k > 0) {
+			uint32_t r = ids[--k];
+			gt_jsonw_begin_object(w);
+			gt_jsonw_key(w, "id");
+			gt_jsonw_u64(w, r);
+			const gt_model *m = in->model;
+			if (m) {
+				const gt_span *sp = &m->spans[r];
+				const gt_track *t = &m->tracks[sp->track];
+				gt_jsonw_key(w, "name");
+				gt_jsonw_str(w, gt_model_str(m, sp->name));
+				gt_jsonw_key(w, "cat");
+				gt_jsonw_str(w, gt_model_str(m, sp->cat));
+				gt_jsonw_key(w, "pid");
+				write_id(w, m, &m->processes[t->process].pid);
+				gt_jsonw_key(w, "tid");
+				if (t->kind == GT_TRACK_THREAD)
+					write_id(w, m, &t->tid);
+				else
+					gt_jsonw_null(w);
+				gt_jsonw_key(w, "ts_us");
+				gt_jsonw_us(w, sp->ts_ns);
+			}
+			gt_jsonw_key(w, "dur_us");
+			gt_jsonw_us(w, in->dur[r]);
+			gt_jsonw_key(w, "path_duration_us");
+			gt_jsonw_us(w, o->path_duration[r]);
+			gt_jsonw_end_object(w);
+		}
+		free(ids);
+	}
+	gt_jsonw_end_array(w);
+}
+
+static void rows_table(gt_table *t, gt_column *cols, const gt_cp_rows *o, uint32_t n)
+{
+	gt_column c[] = {
+		{.name = "path_duration_us", .arrow_name = "path_duration_ns", .type = GT_COL_NS_US,
+		 .data = o->path_duration},
+		{.name = "slack_us", .arrow_name = "slack_ns", .type = GT_COL_NS_US, .data = o->slack},
+		{.name = "critical_predecessor", .type = GT_COL_U32, .data = o->critical_predecessor,
+		 .has_null = true, .null_u32 = GT_CP_NONE},
+		{.name = "root", .type = GT_COL_U32, .data = o->root, .has_null = true, .null_u32 = GT_CP_NONE},
+		{.name = "hop_count", .type = GT_COL_U32, .data = o->hop_count, .has_null = true,
+		 .null_u32 = GT_CP_NONE},
+		{.name = "critical_mask", .type = GT_COL_BOOL, .data = o->critical_mask},
+	};
+	memcpy(cols, c, sizeof c);
+	memset(t, 0, sizeof *t);
+	t->name = "rows";
+	t->cols = cols;
+	t->ncols = sizeof c / sizeof c[0];
+	t->nrows = n;
+}
+
+static int write_document(FILE *out, const struct input *in, const gt_cp_rows *o, const gt_cp_summary *s,
+			  const char *device, bool with_rows, gt_error *err)
+{
+	gt_jsonw w;
+	gt_jsonw_init(&w, out, true);
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "summary");
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "spans");
+	gt_jsonw_u64(&w, in->n);
+	gt_jsonw_key(&w, "max_path_duration_ns");
+	gt_jsonw_i64(&w, s->max_path_duration);
+	gt_jsonw_key(&w, "max_path_duration_us");
+	gt_jsonw_us(&w, s->max_path_duration);
+	gt_jsonw_key(&w, "endpoint");
+	if (s->endpoint == GT_CP_NONE)
+		gt_jsonw_null(&w);
+	else
+		gt_jsonw_u64(&w, s->endpoint);
+	gt_jsonw_key(&w, "max_hop_count");
+	gt_jsonw_u64(&w, s->max_hop_count);
+	gt_jsonw_key(&w, "path_rows");
+	gt_jsonw_u64(&w, s->path_rows);
+	gt_jsonw_key(&w, "marked_rows");
+	gt_jsonw_u64(&w, s->marked_rows);
+	gt_jsonw_key(&w, "flags");
+	gt_jsonw_begin_array(&w);
+	for (int k = 0; k < GT_CP_FLAG_COUNT; k++)
+		if (s->flags & (1u << k))
+			gt_jsonw_str(&w, gt_cp_flag_names[k]);
+	gt_jsonw_end_array(&w);
+	gt_jsonw_key(&w, "flag_bits");
+	gt_jsonw_u64(&w, s->flags);
+	gt_jsonw_key(&w, "device");
+	gt_jsonw_str(&w, device);
+	gt_jsonw_end_object(&w);
+	write_path(&w, in, o, s);
+	if (with_rows) {
+		/* The table writer's JSON array, embedded as the value of "rows". */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		gt_table t;
+		gt_column cols[6];
+		rows_table(&t, cols, o, in->n);
+		if (!mem || gt_table_write(&t, GT_OUT_JSON, mem, err) < 0 || fclose(mem) != 0) {
+			free(buf);
+			return gt_fail(err, GT_EINPUT, "out of memory writing the rows");
+		}
+		while (len > 0 && (buf[len - 1] == '\n'))
+			buf[--len] = '\0';
+		gt_jsonw_key(&w, "rows");
+		gt_jsonw_raw(&w, buf);
+		free(buf);
+	}
+	gt_jsonw_end_object(&w);
+	gt_jsonw_finish(&w);
+	return 0;
+}
+
+static int run_critical_path(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct gt_common c;
+	gt_common_init(&c);
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg, *forest = NULL;
+	int id;
+	bool with_rows = false;
+	gt_cp_options opt = {0};
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		unsigned long long v;
+		switch (id) {
+		case OPT_FOREST:
+			forest = arg;
+			continue;
+		case OPT_ROWS:
+			with_rows = true;
+			continue;
+		case OPT_MAX_PATH:
+			if (gt_parse_u64(cmd, "max-path-length", arg, &v) < 0)
+				return GT_EUSAGE;
+			if (v == 0 || v > 0xffffffffull)
+				return gt_usage_error(cmd, "option '--max-path-length' is between 1 and 4294967295");
+			opt.max_path_length = (uint32_t)v;
+			continue;
+		case OPT_MAX_ROWS:
+			if (gt_parse_u64(cmd, "max-rows-per-pass", arg, &v) < 0)
+				return GT_EUSAGE;
+			if (v == 0)
+				return gt_usage_error(cmd, "option '--max-rows-per-pass' is at least 1");
+			opt.max_rows_per_pass = v;
+			continue;
+		}
+		int r = gt_common_opt(&c, cmd, id, arg);
+		if (r < 0)
+			return GT_EUSAGE;
+		if (r == 2)
+			return 0;
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (forest ? st.noperands != 0 : st.noperands != 1)
+		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
+	if (c.format != GT_OUT_JSON && !with_rows)
+		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' add '--rows' for the per-row table",
+				      gt_out_format_name(c.format));
+
+	gt_error err = {0};
+	gt_model m;
+	struct input in = {0};
+	int rc;
+	if (forest) {
+		if (read_forest(forest, &in, &err) < 0) {
+			free(in.parent);
+			free(in.dur);
+			return gt_report(&err);
+		}
+	} else {
+		rc = gt_cli_load(&c, st.operands[0], &m);
+		if (rc)
+			return rc;
+		if (forest_from_model(&m, &in) < 0) {
+			gt_fail(&err, GT_EINPUT, "out of memory for the forest of %u spans", m.span_count);
+			goto fail;
+		}
+	}
+
+	char chosen[512];
+	gt_cl *cl = NULL;
+	if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
+		goto fail;
+	gt_notice(&c, "%s", chosen);
+	char device[300];
+	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
+	gt_cp_rows rows;
+	gt_cp_summary sum;
+	if (gt_cp_rows_alloc(&rows, in.n, &err) < 0) {
+		gt_cl_close(cl);
+		goto fail;
+	}
+	rc = gt_critpath_run(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	gt_cl_close(cl);
+	if (rc < 0) {
+		gt_cp_rows_free(&rows);
+		goto fail;
+	}
+
+	if (c.format != GT_OUT_JSON) {
+		gt_table t;
+		gt_column cols[6];
+		rows_table(&t, cols, &rows, in.n);
+		const char *mk[2], *mv[2];
+		gt_cli_table_meta(&t, forest ? forest : m.source, mk, mv);
+		rc = gt_cli_write_table(&c, &t);
+	} else {
+		gt_outfile of = {0};
+		rc = 0;
+		if (gt_outfile_open(&of, c.output, false, &err) < 0 ||
+		    write_document(of.fp, &in, &rows, &sum, device, with_rows, &err) < 0 ||
+		    gt_outfile_commit(&of, &err) < 0) {
+			gt_outfile_abort(&of);
+			rc = gt_report(&err);
+		}
+	}
+	gt_cp_rows_free(&rows);
+	if (rc == 0 && sum.flags && c.strict) {
+		fprintf(stderr, "gputrace: the critical path is flagged (flag_bits %u) and --strict was given\n",
+			sum.flags);
+		rc = GT_EINCOMPLETE;
+	}
+	free(in.parent);
+	free(in.dur);
+	if (in.model)
+		gt_model_free(&m);
+	return rc;
+fail:
+	free(in.parent);
+	free(in.dur);
+	if (in.model)
+		gt_model_free(&m);
+	return gt_report(&err);
+}
+
+const struct gt_command gt_cmd_critical_path = {
+	.name = "critical-path",
+	.args = "TRACE | --forest FILE",
+	.summary = "the exact duration-weighted critical path over the parent forest",
+	.opts = cp_opts,
+	.run = run_critical_path,
+};

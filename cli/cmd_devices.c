@@ -1,0 +1,80 @@
+/* gputrace devices: the OpenCL platforms and devices, with the index that
+ * --device N takes. */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "cl_runtime.h"
+#include "cli.h"
+#include "jsonw.h"
+#include "outfile.h"
+#include "output.h"
+
+static const struct gt_opt devices_opts[] = {
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_HELP, GT_OPT_END,
+};
+
+static const char *info_text(const void *ctx, uint64_t row, size_t offset)
+{
+	return (const char *)((const gt_cl_device_info *)ctx + row) + offset;
+}
+#define TEXT_GETTER(field) \
+	static const char *get_##field(const void *ctx, uint64_t row) \
+	{ \
+		return info_text(ctx, row, offsetof(gt_cl_device_info, field)); \
+	}
+TEXT_GETTER(platform)
+TEXT_GETTER(name)
+TEXT_GETTER(type)
+TEXT_GETTER(version)
+TEXT_GETTER(driver)
+
+static int run_devices(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct gt_common c;
+	gt_common_init(&c);
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id;
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		int r = gt_common_opt(&c, cmd, id, arg);
+		if (r < 0)
+			return GT_EUSAGE;
+		if (r == 2)
+			return 0;
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (st.noperands != 0)
+		return gt_usage_error(cmd, "'devices' takes no operands");
+	gt_error err = {0};
+	gt_cl_device_info *infos;
+	size_t n;
+	if (gt_cl_list(&infos, &n, &err) < 0)
+		return gt_report(&err);
+	const gt_cl_device_info *d0 = infos;
+	size_t stride = sizeof *infos;
+	gt_column cols[] = {
+		{.name = "index", .type = GT_COL_U32, .data = &d0->index, .stride = stride},
+		{.name = "platform", .type = GT_COL_STR, .get_str = get_platform, .get_ctx = infos},
+		{.name = "name", .type = GT_COL_STR, .get_str = get_name, .get_ctx = infos},
+		{.name = "type", .type = GT_COL_STR, .get_str = get_type, .get_ctx = infos},
+		{.name = "compute_units", .type = GT_COL_U32, .data = &d0->compute_units, .stride = stride},
+		{.name = "global_mem_bytes", .type = GT_COL_U64, .data = &d0->global_mem, .stride = stride},
+		{.name = "max_alloc_bytes", .type = GT_COL_U64, .data = &d0->max_alloc, .stride = stride},
+		{.name = "version", .type = GT_COL_STR, .get_str = get_version, .get_ctx = infos},
+		{.name = "driver", .type = GT_COL_STR, .get_str = get_driver, .get_ctx = infos},
+	};
+	gt_table t = {.name = "devices", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = n};
+	int rc = gt_cli_write_table(&c, &t);
+	free(infos);
+	return rc;
+}
+
+const struct gt_command gt_cmd_devices = {
+	.name = "devices",
+	.args = "",
+	.summary = "list the OpenCL platforms and devices (the index is what --device N takes)",
+	.opts = devices_opts,
+	.run = run_devices,
+};

@@ -1,0 +1,217 @@
+/* The critical path over a parent forest by pointer jumping (contract in
+ * src/critpath.h, host reference in src/critpath.c).
+ *
+ * State record per row, 16 bytes (uint4): xy = sum (int64), z = link,
+ * w = meta (hops in bits 0..29, TERMINAL, DONE). While not TERMINAL, the
+ * record covers the segment [i, link): sum of its durations and hops = its
+ * parent edges. Once TERMINAL, link is the root (sum and hops then cover
+ * i..root inclusive), or NONE for an invalid row, whose sum then holds its
+ * own invalid_parent/invalid_duration bits (0 when inherited). A sum of -1
+ * on a TERMINAL row with a root marks an overflow: valid sums are >= 0.
+ * DONE means both buffers hold the final record, so the row is skipped.
+ *
+ * Every kernel takes `base`, the first row of its piece, so the host can
+ * split a launch into pieces of at most --max-rows-per-pass rows. */
+
+#define NONE 0xffffffffu
+#define HOPS 0x3fffffffu
+#define TERMINAL 0x40000000u
+#define DONE 0x80000000u
+
+#define F_INVALID_PARENT 1u
+#define F_INVALID_DURATION 2u
+#define F_CYCLE 4u
+#define F_OVERFLOW 8u
+
+static uint4 pack(long sum, uint link, uint meta)
+{
+	uint2 s = as_uint2(sum);
+	return (uint4)(s.x, s.y, link, meta);
+}
+
+static long sum_of(uint4 r)
+{
+	return as_long(r.xy);
+}
+
+__kernel void cp_init(uint base, uint n, __global const uint *parent, __global const long *dur,
+		      __global uint4 *st)
+{
+	uint i = base + (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	uint p = parent[i];
+	long d = dur[i];
+	uint bad = (d < 0 ? F_INVALID_DURATION : 0u) | (p != NONE && p >= n ? F_INVALID_PARENT : 0u);
+	if (bad)
+		st[i] = pack((long)bad, NONE, TERMINAL);
+	else if (p == NONE)
+		st[i] = pack(d, i, TERMINAL);
+	else
+		st[i] = pack(d, p, 1u);
+}
+
+/* One pass: every unresolved row jumps over its link's segment, doubling
+ * the resolved distance. busy[pass] records that the pass did any work;
+ * a pass after one that did none returns at once (all rows are DONE in both
+ * buffers, so nothing can change any more). */
+__kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __global uint4 *dst,
+		      __global volatile uint *busy)
+{
+	if (pass > 0 && busy[pass - 1] == 0)
+		return;
+	uint i = base + (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	uint4 s = src[i];
+	if (s.w & DONE)
+		return;
+	if (busy[pass] == 0)
+		busy[pass] = 1;
+	if (s.w & TERMINAL) {
+		/* Newly resolved: copy it over the stale record, and mark the
+		 * source too. Concurrent readers of src[i] see the record with
+		 * or without DONE; both read as the same TERMINAL record. */
+		s.w |= DONE;
+		dst[i] = s;
+		((__global uint *)&src[i])[3] = s.w;
+		return;
+	}
+	uint4 a = src[s.z];
+	long as = sum_of(a), ss = sum_of(s);
+	ulong t = (ulong)ss + (ulong)as;
+	long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
+	uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
+	if (a.w & TERMINAL) {
+		if (a.z == NONE)
+			dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
+		else
+			dst[i] = pack(sum, a.z, TERMINAL | hops);
+	} else {
+		dst[i] = pack(sum, a.z, hops);
+	}
+}
+
+/* Endpoint selection: (best sum, lowest index, max hops, flags) per group.
+ * The combination is associative and commutative with a total order on
+ * (sum, index), so the result does not depend on the order of work. */
+typedef struct {
+	long sum;
+	uint idx;
+	uint hop;
+	uint flags;
+	uint pad;
+} cp_best;
+
+static cp_best best_of(cp_best a, cp_best b)
+{
+	cp_best r = (a.sum > b.sum || (a.sum == b.sum && a.idx < b.idx)) ? a : b;
+	r.hop = max(a.hop, b.hop);
+	r.flags = a.flags | b.flags;
+	return r;
+}
+
+static void reduce_group(cp_best v, __local cp_best *scratch, __global cp_best *out, uint out_index)
+{
+	uint l = (uint)get_local_id(0), size = (uint)get_local_size(0);
+	scratch[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint h = size / 2; h > 0; h /= 2) {
+		if (l < h)
+			scratch[l] = best_of(scratch[l], scratch[l + h]);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0)
+		out[out_index] = scratch[0];
+}
+
+/* Per-row outputs from the final state, and the first reduction level. */
+__kernel void cp_finalize(uint base, uint n, __global const uint4 *st, __global const uint *parent,
+			  __global long *path_duration, __global uint *root, __global uint *hop_count,
+			  __global uint *pred, __global cp_best *partial, __local cp_best *scratch)
+{
+	uint i = base + (uint)get_global_id(0);
+	cp_best v = {-1, NONE, 0, 0, 0};
+	if (i < n) {
+		uint4 s = st[i];
+		long sum = sum_of(s);
+		bool terminal = (s.w & TERMINAL) != 0;
+		bool valid = terminal && s.z != NONE && sum >= 0;
+		if (!terminal)
+			v.flags = F_CYCLE;
+		else if (s.z == NONE)
+			v.flags = (uint)sum;
+		else if (sum < 0)
+			v.flags = F_OVERFLOW;
+		path_duration[i] = valid ? sum : -1;
+		root[i] = valid ? s.z : NONE;
+		hop_count[i] = valid ? (s.w & HOPS) : NONE;
+		pred[i] = valid ? parent[i] : NONE;
+		if (valid) {
+			v.sum = sum;
+			v.idx = i;
+			v.hop = s.w & HOPS;
+		}
+	}
+	reduce_group(v, scratch, partial, base / (uint)get_local_size(0) + (uint)get_group_id(0));
+}
+
+/* Further reduction levels: count partials in, one per group out. Each
+ * work-item combines `fan` inputs (2 when groups are of one work-item). */
+__kernel void cp_reduce(uint base, uint count, uint fan, __global const cp_best *in, __global cp_best *out,
+			__local cp_best *scratch)
+{
+	uint i = base + (uint)get_global_id(0);
+	cp_best v = {-1, NONE, 0, 0, 0};
+	for (uint k = 0; k < fan; k++)
+		if ((ulong)i * fan + k < count)
+			v = best_of(v, in[i * fan + k]);
+	reduce_group(v, scratch, out, base / (uint)get_local_size(0) + (uint)get_group_id(0));
+}
+
+/* Slack against the winner, and a cleared mask. */
+__kernel void cp_slack(uint base, uint n, __global const cp_best *winner, __global const long *path_duration,
+		       __global long *slack, __global uchar *mask)
+{
+	uint i = base + (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	long w = winner[0].sum;
+	long d = path_duration[i];
+	slack[i] = d >= 0 ? w - d : -1;
+	mask[i] = 0;
+}
+
+/* The bounded walk from the endpoint to the root through the predecessors,
+ * at most `budget` steps per launch; cursor (zeroed by the host) carries it
+ * across launches: {state 0 new / 1 walking / 2 done, row, step, length}.
+ * Marks the first max_len rows from the root: steps below len - max_len
+ * (from the endpoint) are skipped. */
+__kernel void cp_walk(uint budget, uint max_len, __global const cp_best *winner, __global const uint *pred,
+		      __global const uint *hop_count, __global uchar *mask, __global uint *cursor)
+{
+	if (get_global_id(0) != 0 || cursor[0] == 2)
+		return;
+	if (cursor[0] == 0) {
+		uint e = winner[0].idx;
+		if (e == NONE) {
+			cursor[0] = 2;
+			return;
+		}
+		cursor[0] = 1;
+		cursor[1] = e;
+		cursor[2] = 0;
+		cursor[3] = hop_count[e] + 1;
+	}
+	uint r = cursor[1], k = cursor[2], len = cursor[3];
+	uint skip = len > max_len ? len - max_len : 0;
+	for (uint steps = 0; steps < budget && k < len; steps++, k++) {
+		if (k >= skip)
+			mask[r] = 1;
+		r = pred[r];
+	}
+	cursor[1] = r;
+	cursor[2] = k;
+	if (k == len)
+		cursor[0] = 2;
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# critical-path from the command line: a hand-checked forest, input errors
+# and exit statuses, host and device output identical on real traces, and
+# the path of real Kineto traces against an independent calculation in
+# Python over the span table (`gputrace spans`).
+set -u
+bin=${GPUTRACE_BIN:-build/gputrace}
+traces=${GPUTRACE_TRACES:-../shared/traces}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # description, command...
+	d=$1; shift
+	if "$@"; then :; else echo "FAIL: $d"; fail=$((fail + 1)); fi
+}
+status() { # expected status, args...
+	want=$1; shift
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = "$want" ] || { echo "status $rc, expected $want: gputrace $*"; cat "$tmp/err"; return 1; }
+}
+
+printf 'parent,duration\n-1,5\n0,3\n1,4\n0,7\n-1,2\n' >"$tmp/f.csv"
+for dev in host auto; do
+	check "golden forest on $dev" status 0 critical-path --forest "$tmp/f.csv" --device $dev -q
+	check "golden summary on $dev" grep -q '"max_path_duration_ns": 12' "$tmp/out"
+	check "golden endpoint on $dev" grep -q '"endpoint": 2' "$tmp/out"
+done
+check "truncated rows" status 0 critical-path --forest "$tmp/f.csv" --rows -f csv --max-path-length 2 -q
+printf 'path_duration_us,slack_us,critical_predecessor,root,hop_count,critical_mask\n0.005,0.007,,0,0,true\n0.008,0.004,0,0,1,true\n0.012,0,1,0,2,false\n0.012,0,0,0,1,false\n0.002,0.01,,4,0,false\n' >"$tmp/want"
+check "truncated rows table" cmp -s "$tmp/out" "$tmp/want"
+
+printf 'parent,duration\n-1,5\n1,x\n' >"$tmp/bad.csv"
+check "malformed line" status 1 critical-path --forest "$tmp/bad.csv"
+check "malformed line names it" grep -q "line 3" "$tmp/err"
+printf 'parent,dur\n' >"$tmp/hdr.csv"
+check "bad header" status 1 critical-path --forest "$tmp/hdr.csv"
+printf 'parent,duration\n-1,5\n0,-3\n7,1\n2,2\n1,1\n' >"$tmp/inv.csv"
+check "flagged without --strict" status 0 critical-path --forest "$tmp/inv.csv" -q
+check "flag names" grep -q '"invalid_duration"' "$tmp/out"
+check "flagged with --strict" status 4 critical-path --forest "$tmp/inv.csv" -q --strict
+check "unknown device" status 3 critical-path --forest "$tmp/f.csv" --device no-such-device
+check "no operand" status 2 critical-path
+check "devices lists JSON" status 0 devices
+
+# Host and device agree on every output of real traces.
+for t in kineto__worker0.1623143089861.pt.trace.json.gz param__linear_kineto.json.gz; do
+	[ -f "$traces/$t" ] || { echo "skipped: $t is missing"; continue; }
+	check "$t on host" status 0 critical-path "$traces/$t" --rows --device host -q
+	cp "$tmp/out" "$tmp/host_full.json"
+	grep -v '"device"' "$tmp/out" >"$tmp/host.json"
+	check "$t on auto" status 0 critical-path "$traces/$t" --rows --device auto -q
+	grep -v '"device"' "$tmp/out" >"$tmp/dev.json"
+	check "$t host = device" cmp -s "$tmp/host.json" "$tmp/dev.json"
+	check "$t spans" status 0 spans "$traces/$t" -f csv -q
+	cp "$tmp/out" "$tmp/spans.csv"
+	check "$t independent path" python3 - "$tmp/spans.csv" "$tmp/host_full.json" <<'PY'
+import csv, json, sys
+from decimal import Decimal
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+par = [int(r['parent']) if r['parent'] != '' else None for r in rows]
+dur = [int(Decimal(r['dur_us']) * 1000) for r in rows]
+total = [None] * len(rows)
+for i in range(len(rows)):  # iterative: walk up, then fill back down
+    chain, j = [], i
+    while j is not None and total[j] is None:
+        chain.append(j); j = par[j]
+    acc = 0 if j is None else total[j]
+    for k in reversed(chain):
+        acc += dur[k]; total[k] = acc
+best = max(total)
+end = total.index(best)
+path = []
+j = end
+while j is not None:
+    path.append(j); j = par[j]
+path.reverse()
+doc = json.load(open(sys.argv[2]))
+s = doc['summary']
+ok = s['max_path_duration_ns'] == best and s['endpoint'] == end and [p['id'] for p in doc['path']] == path
+ok = ok and [r['path_duration_us'] for r in doc['rows']] == [float(Decimal(t) / 1000) for t in total]
+if not ok:
+    print('independent:', best, end, path, 'gputrace:', s['max_path_duration_ns'], s['endpoint'], [p['id'] for p in doc['path']])
+sys.exit(0 if ok else 1)
+PY
+done
+[ "$fail" = 0 ] && echo "critical_path: all passed"
+[ "$fail" = 0 ]
