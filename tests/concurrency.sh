@@ -7,7 +7,8 @@
 #   complete file. SIGKILL cannot be caught, so the dead process's temporary
 #   file (".NAME.XXXXXX" beside the target) stays: gputrace does not remove
 #   other processes' temporaries (a live writer's looks the same); the test
-#   checks it is the only thing left and that a later run is unaffected.
+#   checks it is the only thing left and that a later run is unaffected;
+# - two processes building the same OpenCL program-cache entry.
 bin=${GPUTRACE_BIN:-build/gputrace}
 gen=$(dirname "$bin")/tools/gen_trace
 [ -x "$gen" ] || { echo "FAIL: $gen not built"; exit 1; }
@@ -68,6 +69,47 @@ done
 # a later run replaces the target normally beside the stale temporary
 "$bin" spans -f csv -o "$out" "$tmp/big.json" && cmp -s "$out" "$tmp/ref.csv" ||
 	bad "a run after SIGKILL did not write the target"
+
+# two processes building the same OpenCL program-cache entry at once (a
+# fresh XDG_CACHE_HOME, so both compile): both results equal the host's, the
+# cache holds whole entries and no temporary (gputrace/ only: PoCL keeps its
+# own kernel cache beside it); a later run reads the entry;
+# a damaged entry is rebuilt, not trusted
+if "$bin" devices -f csv 2>/dev/null | grep -q '^0,'; then
+	python3 -c 'import random
+random.seed(11)
+print("parent,duration")
+for i in range(5000): print("%d,%d" % (random.randrange(-1, i) if i else -1, random.randrange(0, 10**6)))' >"$tmp/forest.csv"
+	"$bin" critical-path -q --device host --rows -f csv --forest "$tmp/forest.csv" >"$tmp/cp.host" || bad "host critical path"
+	export XDG_CACHE_HOME="$tmp/cache"
+	"$bin" critical-path -q --device 0 --rows -f csv --forest "$tmp/forest.csv" >"$tmp/cp.1" 2>"$tmp/cperr1" & p1=$!
+	"$bin" critical-path -q --device 0 --rows -f csv --forest "$tmp/forest.csv" >"$tmp/cp.2" 2>"$tmp/cperr2" & p2=$!
+	wait $p1; rc1=$?; wait $p2; rc2=$?
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] || bad "cache race: exits $rc1/$rc2: $(cat "$tmp/cperr1" "$tmp/cperr2")"
+	cmp -s "$tmp/cp.1" "$tmp/cp.host" && cmp -s "$tmp/cp.2" "$tmp/cp.host" || bad "cache race: a device result differs from the host's"
+	entries=$(find "$tmp/cache/gputrace" -type f -name '*.bin' | wc -l)
+	temps=$(find "$tmp/cache/gputrace" -type f ! -name '*.bin' | wc -l)
+	[ "$entries" -ge 1 ] && [ "$temps" = 0 ] || bad "cache race: $entries entries, $temps other files"
+	for e in $(find "$tmp/cache/gputrace" -type f -name '*.bin'); do
+		[ "$(head -c 8 "$e")" = GTCLBIN1 ] || bad "cache race: $e is not a whole entry"
+	done
+	"$bin" critical-path -q --device 0 --rows -f csv --forest "$tmp/forest.csv" | cmp -s - "$tmp/cp.host" ||
+		bad "a run from the cache differs from the host"
+	echo "ok: two processes building one program-cache entry: both right, $entries whole entries, no temporaries"
+	for e in $(find "$tmp/cache/gputrace" -type f -name '*.bin'); do
+		size=$(wc -c <"$e")
+		head -c $((size / 2)) "$e" >"$e.cut" && mv "$e.cut" "$e"
+	done
+	"$bin" critical-path -q --device 0 --rows -f csv --forest "$tmp/forest.csv" | cmp -s - "$tmp/cp.host" ||
+		bad "a run over a truncated cache entry differs from the host"
+	for e in $(find "$tmp/cache/gputrace" -type f -name '*.bin'); do
+		[ "$(wc -c <"$e")" -gt "$size" ] || bad "a truncated cache entry was not rebuilt"
+	done
+	echo "ok: a truncated cache entry is rebuilt"
+	unset XDG_CACHE_HOME
+else
+	echo "skipped: no OpenCL device for the program-cache race"
+fi
 
 [ $fail = 0 ] && echo "concurrency: ok"
 exit $fail
