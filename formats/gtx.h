@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "tindex.h"
 
 /* True when the first bytes of a file are a .gtx header. */
 bool gt_gtx_is_index(const unsigned char *head, size_t n);
@@ -15,5 +16,53 @@ bool gt_gtx_is_index(const unsigned char *head, size_t n);
 /* Loads the span model stored in an index file (gt_model_load calls this
  * when the file is an index). */
 int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err);
+
+/* The source trace an index was packed from: its byte length, and a CRC-32
+ * of its stable prefix (the bytes before any trailing run of whitespace,
+ * ']' and '}', which appending events rewrites). */
+typedef struct gt_gtx_source {
+	uint64_t len;
+	uint64_t prefix_len;
+	uint32_t prefix_crc;
+} gt_gtx_source;
+
+/* Fingerprints a trace file. */
+int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err);
+/* CRC-32 of the first n bytes of a file (-1 with an error when shorter). */
+int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err);
+
+/* One section's place in the file, for verify's report. */
+typedef struct gt_gtx_section {
+	uint32_t id;
+	uint32_t record_size;
+	uint64_t offset, size, count;
+	uint32_t crc;
+	const char *name;
+} gt_gtx_section;
+
+#define GT_GTX_MAX_SECTIONS 32
+
+/* An index file mapped read-only. Opening checks the header, every section's
+ * bounds and CRC-32 and the index's structure; ix then views the mapping. */
+typedef struct gt_gtx {
+	void *map;
+	size_t map_len;
+	uint32_t version;
+	gt_gtx_section sections[GT_GTX_MAX_SECTIONS];
+	uint32_t section_count;
+	gt_gtx_source source;
+	uint8_t parent_mode; /* the model's enum gt_parent_mode */
+	gt_tindex ix;
+	char *path;
+} gt_gtx;
+
+int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err);
+/* Copies the span model out of an open index file. */
+int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err);
+void gt_gtx_close(gt_gtx *g);
+
+/* Writes model + index to path atomically (temporary file, then rename). */
+int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
+		 gt_error *err);
 
 #endif

@@ -52,44 +52,50 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
 }
 
 /* One pass: every unresolved row jumps over its link's segment, doubling
- * the resolved distance. busy[pass] records that the pass did any work;
- * a pass after one that did none returns at once (all rows are DONE in both
- * buffers, so nothing can change any more). */
+ * the resolved distance. busy[pass] records that the pass did any work
+ * (one store per work-group, not one per row: all rows would hit one word);
+ * a pass after one that did none returns at once: all rows are DONE in both
+ * buffers, so nothing can change any more. */
 __kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __global uint4 *dst,
-		      __global volatile uint *busy)
+		      __global const uint *busy_in, __global uint *busy_out)
 {
-	if (pass > 0 && busy[pass - 1] == 0)
-		return;
+	if (pass > 0 && busy_in[pass - 1] == 0)
+		return; /* the same for the whole launch, so no barrier is skipped */
+	__local uint worked;
+	if (get_local_id(0) == 0)
+		worked = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
 	uint i = base + (uint)get_global_id(0);
-	if (i >= n)
-		return;
-	uint4 s = src[i];
-	if (s.w & DONE)
-		return;
-	if (busy[pass] == 0)
-		busy[pass] = 1;
-	if (s.w & TERMINAL) {
-		/* Newly resolved: copy it over the stale record, and mark the
-		 * source too. Concurrent readers of src[i] see the record with
-		 * or without DONE; both read as the same TERMINAL record. */
-		s.w |= DONE;
-		dst[i] = s;
-		((__global uint *)&src[i])[3] = s.w;
-		return;
+	uint4 s = i < n ? src[i] : (uint4)(0, 0, 0, DONE);
+	if (!(s.w & DONE)) {
+		worked = 1;
+		if (s.w & TERMINAL) {
+			/* Newly resolved: copy it over the stale record, and
+			 * mark the source too. Concurrent readers of src[i] see
+			 * the record with or without DONE; both read as the same
+			 * TERMINAL record. */
+			s.w |= DONE;
+			dst[i] = s;
+			((__global uint *)&src[i])[3] = s.w;
+		} else {
+			uint4 a = src[s.z];
+			long as = sum_of(a), ss = sum_of(s);
+			ulong t = (ulong)ss + (ulong)as;
+			long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
+			uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
+			if (a.w & TERMINAL) {
+				if (a.z == NONE)
+					dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
+				else
+					dst[i] = pack(sum, a.z, TERMINAL | hops);
+			} else {
+				dst[i] = pack(sum, a.z, hops);
+			}
+		}
 	}
-	uint4 a = src[s.z];
-	long as = sum_of(a), ss = sum_of(s);
-	ulong t = (ulong)ss + (ulong)as;
-	long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
-	uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
-	if (a.w & TERMINAL) {
-		if (a.z == NONE)
-			dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
-		else
-			dst[i] = pack(sum, a.z, TERMINAL | hops);
-	} else {
-		dst[i] = pack(sum, a.z, hops);
-	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (get_local_id(0) == 0 && worked)
+		busy_out[pass] = 1;
 }
 
 /* Endpoint selection: (best sum, lowest index, max hops, flags) per group.

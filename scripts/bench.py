@@ -32,6 +32,7 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,10 +111,14 @@ class Harness:
         elif shell:
             cmd = ["sh", "-c", argv]
         t0 = time.perf_counter()
+        # its own session, so that a timeout ends the whole tree, not just /usr/bin/time
+        p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            p = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, timeout=self.timeout)
-            rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+            _, err = p.communicate(timeout=self.timeout)
+            rc, err = p.returncode, err.decode("utf-8", "replace")
         except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
             rc, err = 124, "timed out after %d s" % self.timeout
         wall = time.perf_counter() - t0
         rss = None
@@ -241,6 +246,7 @@ class Harness:
             if free < need:
                 return None, "needs about %.0f GB of disk, %.0f GB free" % (need / 1e9, free / 1e9)
             log("generating %s (%d spans)" % (name, spans))
+            write_s = {}
             for ext, p in paths.items():
                 env = dict(os.environ, BUILD=self.build)
                 t0 = time.perf_counter()
@@ -250,7 +256,8 @@ class Harness:
                     self.broken.append("gen-trace failed for %s: %s" % (p, r.stderr.decode()[-300:]))
                     return None, "gen-trace failed"
                 summary = json.loads(r.stderr.decode().strip().splitlines()[-1])
-                summary.setdefault("write_s", {})[ext] = wall
+                write_s[ext] = wall
+                summary["write_s"] = write_s
             summary["generator_mtime"] = os.path.getmtime(os.path.join(ROOT, "tools", "gen_trace.c"))
             with open(summary_path, "w") as f:
                 json.dump(summary, f)

@@ -515,9 +515,10 @@ int gt_cl_cache_path(const gt_cl *cl, const char *name, char *buf, size_t len)
 		return -1;
 	if (n < 0 || (size_t)n >= len)
 		return -1;
-	n = snprintf(buf + n, len - (size_t)n, "/%s-%016llx.bin", name,
+	size_t dir_len = (size_t)n;
+	n = snprintf(buf + dir_len, len - dir_len, "/%s-%016llx.bin", name,
 		     (unsigned long long)cache_key(cl, source));
-	return n < 0 || (size_t)n >= len - strlen(buf) ? -1 : 0;
+	return n < 0 || (size_t)n >= len - dir_len ? -1 : 0;
 }
 
 /* Reads a cache entry; NULL when absent, short, or its header or checksum

@@ -26,7 +26,9 @@
  * Flags are properties of the whole input, independent of evaluation order:
  *   INVALID_PARENT   some row's parent is neither GT_CP_ROOT nor below n
  *   INVALID_DURATION some row's duration is negative
- *   CYCLE            some row lies on a cycle (a self-loop included)
+ *   CYCLE            some cycle consists of locally valid rows (a
+ *                    self-loop included; a cycle through a locally invalid
+ *                    row is reported as that row's flag instead)
  *   OVERFLOW         some chain of locally valid rows ending at a root has a
  *                    sum above 2^63-1 (rows whose chains are invalid for
  *                    another reason do not raise it)

@@ -227,8 +227,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	int cur = B_ST0;
 	for (cl_uint p = 0; p < passes; p++) {
 		int next = cur == B_ST0 ? B_ST1 : B_ST0;
-		if (set_args(&r, k[K_JUMP], "cp_jump", 1, 5, ARG(un), ARG(p), ARG(b[cur]), ARG(b[next]),
-			     ARG(b[B_BUSY])) < 0 ||
+		if (set_args(&r, k[K_JUMP], "cp_jump", 1, 6, ARG(un), ARG(p), ARG(b[cur]), ARG(b[next]),
+			     ARG(b[B_BUSY]), ARG(b[B_BUSY])) < 0 ||
 		    launch(&r, k[K_JUMP], "cp_jump", n) < 0)
 			goto done;
 		cur = next;

@@ -78,17 +78,3 @@ size_t gt_model_bytes(const gt_model *m)
 	       (size_t)m->series_count * sizeof *m->series +
 	       (size_t)m->sample_count * sizeof *m->samples + gt_strpool_bytes(&m->strings);
 }
-
-/* Until the index-file reader is linked in, traces are the only input. */
-__attribute__((weak)) bool gt_gtx_is_index(const unsigned char *head, size_t n)
-{
-	(void)head;
-	(void)n;
-	return false;
-}
-
-__attribute__((weak)) int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
-{
-	(void)m;
-	return gt_fail(err, GT_EINPUT, "%s: index files are not supported by this build", path);
-}

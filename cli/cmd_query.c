@@ -1,0 +1,427 @@
+/* gputrace query: viewport candidate queries on the temporal index, one
+ * viewport from the options or many from --viewports FILE.jsonl (the index
+ * stays on the device between them; a query equal to the previous one
+ * reuses its candidates). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gtx.h"
+#include "jsonw.h"
+#include "load.h"
+#include "outfile.h"
+#include "table.h"
+#include "tindex.h"
+#include "tindex_cl.h"
+#include "viewport.h"
+
+enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_LEVEL, OPT_CAPACITY, OPT_EXPAND, OPT_VIEWPORTS };
+
+static const struct gt_opt query_opts[] = {
+	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start; ns, us, ms or s (default us)"},
+	{"lanes", 0, "L0:L1", OPT_LANES, "lane window, half-open (default all)"},
+	{"groups", 0, "NAMES|MASK", OPT_GROUPS, "comma-separated group names or a 32-bit mask (default all)"},
+	{"level", 0, "N|auto", OPT_LEVEL, "hierarchy level to test (default auto: from the window's width)"},
+	{"capacity", 0, "N", OPT_CAPACITY, "at most N candidates are written (default: all batches)"},
+	{"expand", 0, NULL, OPT_EXPAND, "also list the spans meeting the viewport"},
+	{"viewports", 0, "FILE", OPT_VIEWPORTS, "run one query per JSON line {id, time, lanes, groups, level}"},
+	{"format", 'f', "FMT", OPT_FORMAT, "json (default) or ndjson"},
+	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
+	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+struct run {
+	const struct gt_command *cmd;
+	struct gt_common c;
+	gt_model m;
+	gt_gtx g;
+	bool from_file;
+	gt_tindex own;
+	const gt_tindex *ix;
+	gt_cl *cl;
+	gt_tindex_cl *dev;
+	uint32_t vbits;
+	uint32_t *cand;
+	bool expand;
+	uint64_t queries, cache_hits, overflows;
+	/* the previous query and its result, for the cache */
+	bool have_prev;
+	gt_tquery prev_q;
+	gt_tresult prev;
+	uint64_t prev_fp;
+};
+
+/* A viewport as given: strings, before resolution against the model. */
+struct vp {
+	const char *time, *lanes, *groups, *level;
+	uint64_t capacity;
+	bool has_capacity;
+};
+
+static int resolve(struct run *r, const struct vp *v, gt_tquery *q, uint64_t *cap, const char **why)
+{
+	int64_t a, b;
+	if (!v->time) {
+		*why = "a viewport needs a time window";
+		return -1;
+	}
+	if (gt_parse_time_window(v->time, &a, &b, why) < 0)
+		return -1;
+	int64_t base = r->m.start_ns;
+	if (__builtin_add_overflow(base, a, &q->t0) || __builtin_add_overflow(base, b, &q->t1)) {
+		*why = "the time window is out of range";
+		return -1;
+	}
+	q->lane0 = 0, q->lane1 = UINT32_MAX, q->groups = 0xffffffffu;
+	if (v->lanes && gt_parse_lane_window(v->lanes, &q->lane0, &q->lane1, why) < 0)
+		return -1;
+	if (v->groups && gt_parse_groups(v->groups, &r->m, &q->groups, why) < 0)
+		return -1;
+	if (!v->level || strcmp(v->level, "auto") == 0) {
+		q->level = gt_tindex_auto_level(r->ix, b - a, r->m.end_ns - r->m.start_ns);
+	} else {
+		char *end;
+		unsigned long L = strtoul(v->level, &end, 10);
+		if (*end || !*v->level || L >= r->ix->level_count) {
+			*why = "the level must be auto or an existing level (see 'levels' in the pack summary)";
+			return -1;
+		}
+		q->level = (uint32_t)L;
+	}
+	*cap = v->has_capacity ? v->capacity : r->ix->batch_count;
+	return 0;
+}
+
+static void write_result(struct run *r, gt_jsonw *w, const char *id_json, const gt_tquery *q, const gt_tresult *res,
+			 uint64_t fp, bool cached)
+{
+	gt_jsonw_begin_object(w);
+	if (id_json) {
+		gt_jsonw_key(w, "id");
+		gt_jsonw_raw(w, id_json);
+	}
+	gt_jsonw_key(w, "level");
+	gt_jsonw_u64(w, q->level);
+	uint64_t n = res->count < res->capacity ? res->count : res->capacity;
+	gt_jsonw_key(w, "candidates");
+	gt_jsonw_begin_array(w);
+	for (uint64_t i = 0; i < n; i++)
+		gt_jsonw_u64(w, r->cand[i]);
+	gt_jsonw_end_array(w);
+	gt_jsonw_key(w, "candidate_count");
+	gt_jsonw_u64(w, res->count);
+	gt_jsonw_key(w, "capacity");
+	gt_jsonw_u64(w, res->capacity);
+	gt_jsonw_key(w, "overflow");
+	gt_jsonw_bool(w, res->overflow);
+	gt_jsonw_key(w, "nodes_tested");
+	gt_jsonw_u64(w, res->nodes_tested);
+	gt_jsonw_key(w, "leaves_tested");
+	gt_jsonw_u64(w, res->leaves_tested);
+	gt_jsonw_key(w, "false_positive_batches");
+	gt_jsonw_u64(w, fp);
+	gt_jsonw_key(w, "validation_bits");
+	gt_jsonw_u64(w, r->vbits);
+	gt_jsonw_key(w, "cached");
+	gt_jsonw_bool(w, cached);
+	if (r->expand) {
+		uint32_t *ids = NULL;
+		uint64_t nids = 0;
+		gt_error err = {0};
+		gt_jsonw_key(w, "spans");
+		gt_jsonw_begin_array(w);
+		if (gt_tindex_expand(r->ix, &r->m, q, r->cand, n, &ids, &nids, &err) == 0) {
+			for (uint64_t i = 0; i < nids; i++) {
+				const gt_span *s = &r->m.spans[ids[i]];
+				gt_jsonw_begin_object(w);
+				gt_jsonw_key(w, "id");
+				gt_jsonw_u64(w, ids[i]);
+				gt_jsonw_key(w, "lane");
+				gt_jsonw_u64(w, s->lane);
+				gt_jsonw_key(w, "ts_us");
+				gt_jsonw_us(w, s->ts_ns);
+				gt_jsonw_key(w, "dur_us");
+				gt_jsonw_us(w, s->dur_ns);
+				gt_jsonw_key(w, "name");
+				gt_jsonw_str(w, gt_model_str(&r->m, s->name));
+				gt_jsonw_key(w, "group");
+				gt_jsonw_str(w, s->group < r->m.group_count ? gt_model_str(&r->m, r->m.groups[s->group].name)
+									  : "");
+				gt_jsonw_end_object(w);
+			}
+		}
+		free(ids);
+		gt_jsonw_end_array(w);
+	}
+	gt_jsonw_end_object(w);
+}
+
+/* Runs one resolved query (or reuses the previous result) and writes it. */
+static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json, const gt_tquery *q, uint64_t cap)
+{
+	gt_error err = {0};
+	bool cached = r->have_prev && memcmp(&r->prev_q, q, sizeof *q) == 0 && r->prev.capacity == cap;
+	if (!cached) {
+		gt_tresult res = {.candidates = r->cand, .capacity = cap};
+		int rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->ix, q, &res, &err);
+		if (rc < 0)
+			return gt_report(&err);
+		r->prev = res;
+		r->prev_q = *q;
+		r->have_prev = true;
+		uint64_t n = res.count < cap ? res.count : cap;
+		r->prev_fp = gt_tindex_false_positives(r->ix, &r->m, q, r->cand, n);
+	} else {
+		r->cache_hits++;
+	}
+	r->queries++;
+	r->overflows += r->prev.overflow;
+	gt_jsonw w;
+	gt_jsonw_init(&w, out, pretty);
+	write_result(r, &w, id_json, q, &r->prev, r->prev_fp, cached);
+	gt_jsonw_finish(&w);
+	return 0;
+}
+
+static const char *json_text(const cJSON *o, const char *key, char *buf, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v || cJSON_IsNull(v))
+		return NULL;
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	if (cJSON_IsNumber(v)) {
+		snprintf(buf, len, "%.0f", v->valuedouble);
+		return buf;
+	}
+	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) &&
+	    cJSON_IsNumber(cJSON_GetArrayItem(v, 1))) {
+		snprintf(buf, len, "%.0f:%.0f", cJSON_GetArrayItem(v, 0)->valuedouble,
+			 cJSON_GetArrayItem(v, 1)->valuedouble);
+		return buf;
+	}
+	return "";
+}
+
+static int run_viewports(struct run *r, FILE *out, const char *path, const struct vp *defaults)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "gputrace: cannot open '%s'\n", path);
+		return GT_EINPUT;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t lineno = 0;
+	int rc = 0;
+	while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (strspn(line, " \t\r\n") == (size_t)n)
+			continue;
+		cJSON *o = cJSON_Parse(line);
+		if (!o || !cJSON_IsObject(o)) {
+			fprintf(stderr, "gputrace: '%s' line %llu: not a JSON object\n", path, (unsigned long long)lineno);
+			cJSON_Delete(o);
+			rc = GT_EINPUT;
+			break;
+		}
+		char b1[64], b2[64], b3[64], b4[64];
+		struct vp v = *defaults;
+		const char *t;
+		if ((t = json_text(o, "time", b1, sizeof b1)))
+			v.time = t;
+		if ((t = json_text(o, "lanes", b2, sizeof b2)))
+			v.lanes = t;
+		if ((t = json_text(o, "groups", b3, sizeof b3)))
+			v.groups = t;
+		if ((t = json_text(o, "level", b4, sizeof b4)))
+			v.level = t;
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "capacity");
+		if (cJSON_IsNumber(c) && c->valuedouble >= 0) {
+			v.capacity = (uint64_t)c->valuedouble;
+			v.has_capacity = true;
+		}
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+		char *id_json = id ? cJSON_PrintUnformatted(id) : NULL;
+		gt_tquery q;
+		uint64_t qcap;
+		const char *why;
+		if (resolve(r, &v, &q, &qcap, &why) < 0) {
+			fprintf(stderr, "gputrace: '%s' line %llu: %s\n", path, (unsigned long long)lineno, why);
+			rc = GT_EINPUT;
+		} else {
+			rc = run_query(r, out, false, id_json, &q, qcap);
+		}
+		free(id_json);
+		cJSON_Delete(o);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+static int open_index(struct run *r, const char *path)
+{
+	gt_error err = {0};
+	FILE *f = fopen(path, "rb");
+	unsigned char head[8] = {0};
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (gt_gtx_is_index(head, n)) {
+		if (gt_gtx_open(&r->g, path, &err) < 0 || gt_gtx_model(&r->g, &r->m, &err) < 0)
+			return gt_report(&err);
+		r->from_file = true;
+		r->ix = &r->g.ix;
+		return 0;
+	}
+	int rc = gt_cli_load(&r->c, path, &r->m);
+	if (rc)
+		return rc;
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	if (gt_tindex_build(&r->own, &r->m, &p, &err) < 0)
+		return gt_report(&err);
+	r->ix = &r->own;
+	return 0;
+}
+
+static int open_device(struct run *r)
+{
+	gt_error err = {0};
+	char chosen[256] = "";
+	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
+		return gt_report(&err);
+	if (chosen[0])
+		gt_notice(&r->c, "%s", chosen);
+	uint64_t bad;
+	if (r->cl) {
+		if (gt_tindex_cl_open(&r->dev, r->cl, r->ix, &err) < 0 ||
+		    gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)
+			return gt_report(&err);
+	} else {
+		gt_tindex_validate(r->ix, NULL, NULL, &r->vbits, &bad);
+	}
+	if (r->vbits) {
+		char names[256];
+		gt_tindex_bits_str(r->vbits, names, sizeof names);
+		fprintf(stderr, "gputrace: warning: %llu hierarchy records fail validation: %s\n",
+			(unsigned long long)bad, names);
+	}
+	return 0;
+}
+
+static void close_run(struct run *r)
+{
+	gt_tindex_cl_close(r->dev);
+	gt_cl_close(r->cl);
+	free(r->cand);
+	if (r->from_file)
+		gt_gtx_close(&r->g);
+	else
+		gt_tindex_free(&r->own);
+	gt_model_free(&r->m);
+}
+
+static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.cmd = cmd;
+	gt_common_init(&r.c);
+	struct vp v = {0};
+	const char *viewports = NULL;
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id;
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		switch (id) {
+		case OPT_TIME: v.time = arg; break;
+		case OPT_LANES: v.lanes = arg; break;
+		case OPT_GROUPS: v.groups = arg; break;
+		case OPT_LEVEL: v.level = arg; break;
+		case OPT_EXPAND: r.expand = true; break;
+		case OPT_VIEWPORTS: viewports = arg; break;
+		case OPT_CAPACITY: {
+			unsigned long long cap;
+			if (gt_parse_u64(cmd, "capacity", arg, &cap) < 0)
+				return GT_EUSAGE;
+			v.capacity = cap;
+			v.has_capacity = true;
+			break;
+		}
+		default: {
+			int rc = gt_common_opt(&r.c, cmd, id, arg);
+			if (rc < 0)
+				return GT_EUSAGE;
+			if (rc == 2)
+				return 0;
+		}
+		}
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (st.noperands != 1)
+		return gt_usage_error(cmd, "'query' takes one TRACE or index file");
+	if (r.c.format != GT_OUT_JSON && r.c.format != GT_OUT_NDJSON)
+		return gt_usage_error(cmd, "'query' writes json or ndjson");
+	if (!viewports && !v.time)
+		return gt_usage_error(cmd, "'query' needs --time A:B or --viewports FILE");
+	const char *why;
+	int64_t a, b;
+	uint32_t l0, l1;
+	if (v.time && gt_parse_time_window(v.time, &a, &b, &why) < 0)
+		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
+	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
+		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);
+	int rc = open_index(&r, st.operands[0]);
+	if (rc == 0)
+		rc = open_device(&r);
+	if (rc == 0 && !(r.cand = malloc(((size_t)r.ix->batch_count + 1) * sizeof *r.cand))) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		rc = GT_EINPUT;
+	}
+	gt_outfile out = {0};
+	gt_error err = {0};
+	if (rc == 0 && gt_outfile_open(&out, r.c.output, false, &err) < 0)
+		rc = gt_report(&err);
+	if (rc == 0) {
+		if (viewports) {
+			rc = run_viewports(&r, out.fp, viewports, &v);
+			if (rc == 0)
+				gt_notice(&r.c, "%llu queries, %llu cache hits", (unsigned long long)r.queries,
+					  (unsigned long long)r.cache_hits);
+		} else {
+			gt_tquery q;
+			uint64_t cap;
+			if (resolve(&r, &v, &q, &cap, &why) < 0)
+				rc = gt_usage_error(cmd, "%s", why);
+			else
+				rc = run_query(&r, out.fp, r.c.format == GT_OUT_JSON, NULL, &q, cap);
+		}
+		if (rc == 0 && gt_outfile_commit(&out, &err) < 0)
+			rc = gt_report(&err);
+		else if (rc != 0)
+			gt_outfile_abort(&out);
+	}
+	if (rc == 0 && r.c.strict && (r.overflows || r.vbits)) {
+		fprintf(stderr, "gputrace: %s\n", r.vbits ? "the hierarchy failed validation (--strict)"
+							   : "candidates overflowed the capacity (--strict)");
+		rc = GT_EINCOMPLETE;
+	}
+	close_run(&r);
+	return rc;
+}
+
+const struct gt_command gt_cmd_query = {
+	.name = "query",
+	.args = "TRACE|FILE.gtx",
+	.summary = "viewport candidate batches (time x lanes x groups) from the temporal index, in canonical order",
+	.opts = query_opts,
+	.run = run_query_cmd,
+};

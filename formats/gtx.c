@@ -1,0 +1,469 @@
+/* Reads .gtx index files: maps them, checks every offset, size and CRC-32
+ * before anything is used, and restores the span model. A corrupt or
+ * truncated file is an error (GT_EINPUT), never a crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "gtx.h"
+#include "gtx_layout.h"
+
+const char *gtx_section_name(uint32_t id)
+{
+	static const char *const names[GTX_SECTION_MAX] = {
+		[GTX_INFO] = "info",         [GTX_STR_OFFSETS] = "string offsets", [GTX_STR_DATA] = "string data",
+		[GTX_SPANS] = "spans",       [GTX_TRACKS] = "tracks",              [GTX_PROCESSES] = "processes",
+		[GTX_FLOWS] = "flows",       [GTX_SERIES] = "counter series",      [GTX_SAMPLES] = "counter samples",
+		[GTX_GROUPS] = "groups",     [GTX_METADATA] = "metadata",          [GTX_SOURCE_NAME] = "source name",
+		[GTX_STATS] = "ingest stats", [GTX_BATCHES] = "batches",            [GTX_ORDER] = "span order",
+		[GTX_LEVELS] = "levels",     [GTX_NODES] = "hierarchy nodes",      [GTX_DIRTY] = "dirty words",
+	};
+	return id < GTX_SECTION_MAX && names[id] ? names[id] : "unknown";
+}
+
+uint32_t gtx_crc32(const void *p, uint64_t n)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+	const unsigned char *b = p;
+	while (n > 0) {
+		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		c = crc32(c, b, k);
+		b += k;
+		n -= k;
+	}
+	return (uint32_t)c;
+}
+
+bool gt_gtx_is_index(const unsigned char *head, size_t n)
+{
+	return n >= 8 && memcmp(head, GTX_MAGIC, 8) == 0;
+}
+
+/* Required sections and their record sizes (0: any, checked elsewhere). */
+static const uint32_t record_sizes[GTX_SECTION_MAX] = {
+	[GTX_INFO] = 8,           [GTX_STR_OFFSETS] = 8,
+	[GTX_STR_DATA] = 1,       [GTX_SPANS] = sizeof(gt_span),
+	[GTX_TRACKS] = GTX_TRACK_SIZE, [GTX_PROCESSES] = GTX_PROCESS_SIZE,
+	[GTX_FLOWS] = sizeof(gt_flow), [GTX_SERIES] = sizeof(gt_counter_series),
+	[GTX_SAMPLES] = GTX_SAMPLE_SIZE, [GTX_GROUPS] = GTX_GROUP_SIZE,
+	[GTX_METADATA] = 1,       [GTX_SOURCE_NAME] = 1,
+	[GTX_STATS] = 8,          [GTX_BATCHES] = sizeof(gt_tnode),
+	[GTX_ORDER] = 4,          [GTX_LEVELS] = sizeof(gt_tlevel),
+	[GTX_NODES] = sizeof(gt_tnode), [GTX_DIRTY] = 4,
+};
+
+static const gt_gtx_section *sec(const gt_gtx *g, uint32_t id)
+{
+	for (uint32_t i = 0; i < g->section_count; i++)
+		if (g->sections[i].id == id)
+			return &g->sections[i];
+	return NULL;
+}
+
+static const void *sec_data(const gt_gtx *g, uint32_t id)
+{
+	return (const unsigned char *)g->map + sec(g, id)->offset;
+}
+
+static uint64_t sec_count(const gt_gtx *g, uint32_t id)
+{
+	return sec(g, id)->count;
+}
+
+static int bad(const char *path, gt_error *err, const char *what)
+{
+	return gt_fail(err, GT_EINPUT, "'%s' is not a valid index file: %s", path, what);
+}
+
+static int check_header(gt_gtx *g, const char *path, gt_error *err)
+{
+	const unsigned char *h = g->map;
+	char msg[160];
+	if (g->map_len < GTX_HEADER_SIZE || !gt_gtx_is_index(h, g->map_len))
+		return bad(path, err, g->map_len < GTX_HEADER_SIZE ? "shorter than its header" : "bad magic");
+	if (gtx_get32(h + 12) != GTX_ENDIAN)
+		return bad(path, err, "unknown endianness marker");
+	g->version = gtx_get32(h + 8);
+	if (g->version != GTX_VERSION) {
+		snprintf(msg, sizeof msg, "version %u, this gputrace reads version %u", g->version, GTX_VERSION);
+		return bad(path, err, msg);
+	}
+	if (gtx_crc32(h, 124) != gtx_get32(h + 124))
+		return bad(path, err, "header checksum mismatch");
+	uint64_t file_size = gtx_get64(h + 24), table = gtx_get64(h + 32);
+	uint32_t n = gtx_get32(h + 20);
+	if (file_size != g->map_len) {
+		snprintf(msg, sizeof msg, "truncated or extended: header says %llu bytes, file has %zu",
+			 (unsigned long long)file_size, g->map_len);
+		return bad(path, err, msg);
+	}
+	if (gtx_get32(h + 16) != GTX_HEADER_SIZE || gtx_get32(h + 40) != GTX_ENTRY_SIZE || n > GT_GTX_MAX_SECTIONS ||
+	    table != GTX_HEADER_SIZE || (uint64_t)n * GTX_ENTRY_SIZE > g->map_len - table)
+		return bad(path, err, "bad section table geometry");
+	if (gtx_crc32(h + table, (uint64_t)n * GTX_ENTRY_SIZE) != gtx_get32(h + 44))
+		return bad(path, err, "section table checksum mismatch");
+	g->section_count = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *e = h + table + (size_t)i * GTX_ENTRY_SIZE;
+		gt_gtx_section *s = &g->sections[i];
+		*s = (gt_gtx_section){gtx_get32(e), gtx_get32(e + 4), gtx_get64(e + 8), gtx_get64(e + 16),
+				      gtx_get64(e + 24), gtx_get32(e + 32), NULL};
+		s->name = gtx_section_name(s->id);
+		uint64_t want;
+		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s) {
+			snprintf(msg, sizeof msg, "unknown or repeated section %u", s->id);
+			return bad(path, err, msg);
+		}
+		if (s->record_size != record_sizes[s->id] || __builtin_mul_overflow(s->count, s->record_size, &want) ||
+		    want != s->size || s->offset % GTX_ALIGN || s->offset > g->map_len ||
+		    s->size > g->map_len - s->offset) {
+			snprintf(msg, sizeof msg, "section '%s' is out of bounds or malformed", s->name);
+			return bad(path, err, msg);
+		}
+		if (gtx_crc32(h + s->offset, s->size) != s->crc) {
+			snprintf(msg, sizeof msg, "checksum mismatch in section '%s'", s->name);
+			return bad(path, err, msg);
+		}
+	}
+	for (uint32_t id = 1; id < GTX_SECTION_MAX; id++)
+		if (record_sizes[id] && !sec(g, id)) {
+			snprintf(msg, sizeof msg, "section '%s' is missing", gtx_section_name(id));
+			return bad(path, err, msg);
+		}
+	return 0;
+}
+
+/* Cross-checks the INFO counts against the sections and views the index. */
+static int check_info(gt_gtx *g, const char *path, gt_error *err)
+{
+	if (sec_count(g, GTX_INFO) < GI_COUNT || sec_count(g, GTX_STATS) != GTX_STATS_COUNT ||
+	    sec_count(g, GTX_GROUPS) != GT_MAX_GROUPS)
+		return bad(path, err, "info, stats or groups section has the wrong length");
+	const uint64_t *v = sec_data(g, GTX_INFO);
+	struct {
+		uint32_t id;
+		uint64_t want;
+	} counts[] = {{GTX_SPANS, v[GI_SPANS]},     {GTX_TRACKS, v[GI_TRACKS]},    {GTX_PROCESSES, v[GI_PROCESSES]},
+		      {GTX_FLOWS, v[GI_FLOWS]},     {GTX_SERIES, v[GI_SERIES]},    {GTX_SAMPLES, v[GI_SAMPLES]},
+		      {GTX_STR_OFFSETS, v[GI_STRINGS]}, {GTX_BATCHES, v[GI_BATCHES]}, {GTX_ORDER, v[GI_SPANS]},
+		      {GTX_LEVELS, v[GI_LEVELS]},   {GTX_NODES, v[GI_NODES]},      {GTX_DIRTY, v[GI_PARTITIONS]}};
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+		if (sec_count(g, counts[i].id) != counts[i].want) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "section '%s' holds %llu records, the info says %llu",
+				 gtx_section_name(counts[i].id), (unsigned long long)sec_count(g, counts[i].id),
+				 (unsigned long long)counts[i].want);
+			return bad(path, err, msg);
+		}
+	if (v[GI_SPANS] > UINT32_MAX || v[GI_TRACKS] > UINT32_MAX || v[GI_PROCESSES] > UINT32_MAX ||
+	    v[GI_FLOWS] > UINT32_MAX || v[GI_SERIES] > UINT32_MAX || v[GI_STRINGS] > UINT32_MAX ||
+	    v[GI_BATCHES] > UINT32_MAX || v[GI_PARTITIONS] > UINT32_MAX || v[GI_GROUPS] > GT_MAX_GROUPS ||
+	    v[GI_LEVELS] < 1 || v[GI_LEVELS] > GT_TINDEX_MAX_LEVELS || v[GI_BATCH_SPANS] > UINT32_MAX ||
+	    v[GI_PARTITION_BATCHES] > UINT32_MAX || v[GI_FANOUT] > UINT32_MAX || v[GI_LANE_BAND] > UINT32_MAX ||
+	    v[GI_EPOCH_SPANS] > UINT32_MAX || v[GI_HAS_METADATA] > 1 || v[GI_SOURCE_PREFIX_CRC] > UINT32_MAX)
+		return bad(path, err, "info values out of range");
+	gt_tindex *ix = &g->ix;
+	memset(ix, 0, sizeof *ix);
+	ix->borrowed = true;
+	ix->p = (gt_tindex_params){(uint32_t)v[GI_BATCH_SPANS], (uint32_t)v[GI_PARTITION_BATCHES],
+				   (uint32_t)v[GI_FANOUT], (uint32_t)v[GI_LANE_BAND], (uint32_t)v[GI_EPOCH_SPANS]};
+	ix->span_count = (uint32_t)v[GI_SPANS];
+	ix->batch_count = (uint32_t)v[GI_BATCHES];
+	ix->partition_count = (uint32_t)v[GI_PARTITIONS];
+	ix->level_count = (uint32_t)v[GI_LEVELS];
+	memcpy(ix->levels, sec_data(g, GTX_LEVELS), ix->level_count * sizeof(gt_tlevel));
+	ix->batches = (gt_tnode *)sec_data(g, GTX_BATCHES);
+	ix->order = (uint32_t *)sec_data(g, GTX_ORDER);
+	ix->nodes = (gt_tnode *)sec_data(g, GTX_NODES);
+	ix->node_count = v[GI_NODES];
+	ix->dirty = (uint32_t *)sec_data(g, GTX_DIRTY);
+	g->source = (gt_gtx_source){v[GI_SOURCE_LEN], v[GI_SOURCE_PREFIX_LEN], (uint32_t)v[GI_SOURCE_PREFIX_CRC]};
+	g->parent_mode = (uint8_t)v[GI_PARENT_MODE];
+	gt_error e2 = {0};
+	if (gt_tindex_check_structure(ix, &e2) < 0)
+		return bad(path, err, e2.msg);
+	return 0;
+}
+
+int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
+{
+	memset(g, 0, sizeof *g);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return gt_fail(err, GT_EINPUT, "'%s' is not a regular file", path);
+	}
+	g->map_len = (size_t)st.st_size;
+	if (g->map_len) {
+		g->map = mmap(NULL, g->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (g->map == MAP_FAILED) {
+			g->map = NULL;
+			close(fd);
+			return gt_fail(err, GT_EINPUT, "cannot map '%s': %s", path, strerror(errno));
+		}
+	}
+	close(fd);
+	g->path = strdup(path);
+	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
+		if (!g->path)
+			gt_fail(err, GT_EINPUT, "out of memory");
+		gt_gtx_close(g);
+		return -1;
+	}
+	return 0;
+}
+
+void gt_gtx_close(gt_gtx *g)
+{
+	if (g->map)
+		munmap(g->map, g->map_len);
+	free(g->path);
+	memset(g, 0, sizeof *g);
+}
+
+static void *dup_section(const gt_gtx *g, uint32_t id)
+{
+	const gt_gtx_section *s = sec(g, id);
+	void *p = malloc(s->size ? s->size : 1);
+	if (p && s->size)
+		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
+	return p;
+}
+
+static char *dup_text(const gt_gtx *g, uint32_t id)
+{
+	const gt_gtx_section *s = sec(g, id);
+	char *p = malloc(s->size + 1);
+	if (p) {
+		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
+		p[s->size] = 0;
+	}
+	return p;
+}
+
+static bool str_ok(uint32_t id, uint32_t n)
+{
+	return id == GT_NONE || id < n;
+}
+
+/* Every cross-reference, so later commands can index without checks. */
+static const char *check_refs(const gt_model *m)
+{
+	uint32_t ns = m->strings.count;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
+		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS)
+			return "a span refers past its tables";
+	}
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		const gt_track *t = &m->tracks[i];
+		if (t->process >= m->process_count || !str_ok(t->name, ns) || !str_ok(t->cat, ns) ||
+		    (t->tid.is_str && t->tid.str >= ns))
+			return "a track refers past its tables";
+	}
+	for (uint32_t i = 0; i < m->process_count; i++) {
+		const gt_process *p = &m->processes[i];
+		if (!str_ok(p->name, ns) || !str_ok(p->labels, ns) || (p->pid.is_str && p->pid.str >= ns))
+			return "a process refers past its tables";
+	}
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *f = &m->flows[i];
+		if ((f->src != GT_NONE && f->src >= m->span_count) || (f->dst != GT_NONE && f->dst >= m->span_count) ||
+		    !str_ok(f->name, ns) || !str_ok(f->cat, ns))
+			return "a flow refers past its tables";
+	}
+	for (uint32_t i = 0; i < m->series_count; i++)
+		if (m->series[i].process >= m->process_count || !str_ok(m->series[i].name, ns) ||
+		    !str_ok(m->series[i].key, ns))
+			return "a counter series refers past its tables";
+	for (uint64_t i = 0; i < m->sample_count; i++)
+		if (m->samples[i].series >= m->series_count)
+			return "a counter sample refers past its tables";
+	for (uint32_t i = 0; i < m->group_count; i++)
+		if (!str_ok(m->groups[i].name, ns))
+			return "a group refers past its tables";
+	return NULL;
+}
+
+static void release_model(gt_model *m)
+{
+	free(m->spans), free(m->tracks), free(m->processes), free(m->flows), free(m->series), free(m->samples);
+	gt_strpool_free(&m->strings);
+	free(m->metadata_json), free(m->source);
+	memset(m, 0, sizeof *m);
+}
+
+int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
+{
+	memset(m, 0, sizeof *m);
+	gt_strpool_init(&m->strings);
+	const uint64_t *v = sec_data(g, GTX_INFO);
+	const char *path = g->path;
+	m->span_count = (uint32_t)v[GI_SPANS], m->track_count = (uint32_t)v[GI_TRACKS];
+	m->process_count = (uint32_t)v[GI_PROCESSES], m->flow_count = (uint32_t)v[GI_FLOWS];
+	m->series_count = (uint32_t)v[GI_SERIES], m->sample_count = v[GI_SAMPLES];
+	m->group_count = (uint32_t)v[GI_GROUPS], m->lane_count = (uint32_t)v[GI_LANES];
+	m->thread_count = (uint32_t)v[GI_THREADS];
+	m->start_ns = (int64_t)v[GI_START_NS], m->end_ns = (int64_t)v[GI_END_NS];
+	m->parent_mode = (uint8_t)v[GI_PARENT_MODE];
+	if (v[GI_LANES] > UINT32_MAX || v[GI_THREADS] > UINT32_MAX || v[GI_PARENT_MODE] > 1) {
+		bad(path, err, "info values out of range");
+		goto fail;
+	}
+	m->spans = dup_section(g, GTX_SPANS);
+	m->flows = dup_section(g, GTX_FLOWS);
+	m->series = dup_section(g, GTX_SERIES);
+	m->tracks = calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
+	m->processes = calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
+	m->samples = calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
+	m->source = dup_text(g, GTX_SOURCE_NAME);
+	if (v[GI_HAS_METADATA])
+		m->metadata_json = dup_text(g, GTX_METADATA);
+	if (!m->spans || !m->flows || !m->series || !m->tracks || !m->processes || !m->samples || !m->source ||
+	    (v[GI_HAS_METADATA] && !m->metadata_json)) {
+		gt_fail(err, GT_EINPUT, "out of memory loading '%s'", path);
+		goto fail;
+	}
+	const unsigned char *tb = sec_data(g, GTX_TRACKS);
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		const unsigned char *p = tb + (size_t)i * GTX_TRACK_SIZE;
+		gt_track *t = &m->tracks[i];
+		t->process = gtx_get32(p);
+		t->kind = p[4], t->async_scope = p[5], t->has_sort_index = p[6] != 0;
+		t->tid = (gt_id){(int64_t)gtx_get64(p + 8), gtx_get32(p + 16), p[7] != 0};
+		t->name = gtx_get32(p + 20), t->cat = gtx_get32(p + 24), t->lane_base = gtx_get32(p + 28);
+		t->async_id = gtx_get64(p + 32), t->sort_index = (int64_t)gtx_get64(p + 40);
+		t->lane_count = gtx_get32(p + 48), t->span_count = gtx_get32(p + 52);
+	}
+	const unsigned char *pb = sec_data(g, GTX_PROCESSES);
+	for (uint32_t i = 0; i < m->process_count; i++) {
+		const unsigned char *p = pb + (size_t)i * GTX_PROCESS_SIZE;
+		gt_process *pr = &m->processes[i];
+		pr->pid = (gt_id){(int64_t)gtx_get64(p), gtx_get32(p + 8), p[12] != 0};
+		pr->has_sort_index = p[13] != 0;
+		pr->name = gtx_get32(p + 16), pr->labels = gtx_get32(p + 20);
+		pr->sort_index = (int64_t)gtx_get64(p + 24);
+	}
+	const unsigned char *sb = sec_data(g, GTX_SAMPLES);
+	for (uint64_t i = 0; i < m->sample_count; i++) {
+		const unsigned char *p = sb + i * GTX_SAMPLE_SIZE;
+		uint64_t bits = gtx_get64(p + 16);
+		m->samples[i].series = gtx_get32(p);
+		m->samples[i].ts_ns = (int64_t)gtx_get64(p + 8);
+		memcpy(&m->samples[i].value, &bits, 8);
+	}
+	const unsigned char *gb = sec_data(g, GTX_GROUPS);
+	for (uint32_t i = 0; i < GT_MAX_GROUPS; i++) {
+		m->groups[i].name = gtx_get32(gb + i * GTX_GROUP_SIZE);
+		m->groups[i].spans = gtx_get64(gb + i * GTX_GROUP_SIZE + 8);
+	}
+	const uint64_t *st = sec_data(g, GTX_STATS);
+	m->stats.format = (uint8_t)st[0], m->stats.compression = (uint8_t)st[1];
+	m->stats.file_bytes = st[2], m->stats.bytes = st[3], m->stats.events = st[4];
+	memcpy(m->stats.phases, st + 5, sizeof m->stats.phases);
+	memcpy(m->stats.warnings, st + 5 + 128, sizeof m->stats.warnings);
+	/* Strings: interning them in order must give back their ids. */
+	const uint64_t *so = sec_data(g, GTX_STR_OFFSETS);
+	const char *sd = sec_data(g, GTX_STR_DATA);
+	uint64_t dlen = sec(g, GTX_STR_DATA)->size, nstr = sec_count(g, GTX_STR_OFFSETS);
+	if (nstr && (dlen == 0 || sd[dlen - 1] != 0)) {
+		bad(path, err, "string data is not terminated");
+		goto fail;
+	}
+	for (uint64_t i = 0; i < nstr; i++) {
+		if (so[i] >= dlen) {
+			bad(path, err, "a string offset is out of bounds");
+			goto fail;
+		}
+		size_t len = strlen(sd + so[i]);
+		if (gt_strpool_intern(&m->strings, sd + so[i], len) != i) {
+			bad(path, err, "the string table holds a duplicate");
+			goto fail;
+		}
+	}
+	const char *why = check_refs(m);
+	if (why) {
+		bad(path, err, why);
+		goto fail;
+	}
+	return 0;
+fail:
+	release_model(m);
+	return -1;
+}
+
+int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
+{
+	gt_gtx g;
+	memset(m, 0, sizeof *m);
+	if (gt_gtx_open(&g, path, err) < 0)
+		return -1;
+	int rc = gt_gtx_model(&g, m, err);
+	gt_gtx_close(&g);
+	return rc;
+}
+
+static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *crc, gt_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	static unsigned char buf[1 << 16];
+	uLong c = crc32(0L, Z_NULL, 0);
+	uint64_t done = 0;
+	size_t n;
+	while (done < limit && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+		if (n > limit - done)
+			n = (size_t)(limit - done);
+		c = crc32(c, buf, (uInt)n);
+		done += n;
+	}
+	int rc = ferror(f) ? gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno)) : 0;
+	fclose(f);
+	*len = done;
+	*crc = (uint32_t)c;
+	return rc;
+}
+
+int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err)
+{
+	uint64_t got = 0;
+	if (crc_file(path, n, &got, crc, err) < 0)
+		return -1;
+	if (got < n)
+		return gt_fail(err, GT_EINPUT, "'%s' is shorter (%llu bytes) than the trace the index was packed from",
+			       path, (unsigned long long)got);
+	return 0;
+}
+
+int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	if (fseeko(f, 0, SEEK_END) != 0) {
+		fclose(f);
+		return gt_fail(err, GT_EINPUT, "cannot seek in '%s'", path);
+	}
+	uint64_t len = (uint64_t)ftello(f);
+	/* The stable prefix ends before the trailing closers and whitespace. */
+	uint64_t end = len;
+	unsigned char c;
+	while (end > 0 && fseeko(f, (off_t)(end - 1), SEEK_SET) == 0 && fread(&c, 1, 1, f) == 1 &&
+	       (c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+		end--;
+	fclose(f);
+	src->len = len;
+	src->prefix_len = end;
+	return gt_gtx_prefix_crc(path, end, &src->prefix_crc, err);
+}

@@ -1,0 +1,97 @@
+/* The .gtx layout constants shared by the reader and the writer (described
+ * in formats/GTX-FORMAT.md). Internal to formats/. */
+#ifndef GT_GTX_LAYOUT_H
+#define GT_GTX_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "tindex.h"
+
+#define GTX_MAGIC "GPUTRIDX"
+#define GTX_VERSION 1u
+#define GTX_ENDIAN 0x01020304u
+#define GTX_HEADER_SIZE 128u
+#define GTX_ENTRY_SIZE 48u
+#define GTX_ALIGN 64u
+
+enum gtx_section_id {
+	GTX_INFO = 1,
+	GTX_STR_OFFSETS,
+	GTX_STR_DATA,
+	GTX_SPANS,
+	GTX_TRACKS,
+	GTX_PROCESSES,
+	GTX_FLOWS,
+	GTX_SERIES,
+	GTX_SAMPLES,
+	GTX_GROUPS,
+	GTX_METADATA,
+	GTX_SOURCE_NAME,
+	GTX_STATS,
+	GTX_BATCHES = 20,
+	GTX_ORDER,
+	GTX_LEVELS,
+	GTX_NODES,
+	GTX_DIRTY,
+	GTX_SECTION_MAX
+};
+
+/* The INFO section: one little-endian u64 per field, in this order. */
+enum gtx_info {
+	GI_SPANS, GI_TRACKS, GI_PROCESSES, GI_FLOWS, GI_SERIES, GI_SAMPLES, GI_GROUPS, GI_LANES, GI_THREADS,
+	GI_START_NS, GI_END_NS, GI_PARENT_MODE, GI_STRINGS, GI_HAS_METADATA,
+	GI_BATCH_SPANS, GI_PARTITION_BATCHES, GI_FANOUT, GI_LANE_BAND, GI_EPOCH_SPANS,
+	GI_BATCHES, GI_PARTITIONS, GI_LEVELS, GI_NODES,
+	GI_SOURCE_LEN, GI_SOURCE_PREFIX_LEN, GI_SOURCE_PREFIX_CRC,
+	GI_COUNT
+};
+
+/* Fixed record sizes. Spans, flows, series, batches, nodes and levels are
+ * written as the in-memory structs (checked below to have no padding);
+ * the others are encoded field by field. */
+#define GTX_TRACK_SIZE 64u
+#define GTX_PROCESS_SIZE 32u
+#define GTX_SAMPLE_SIZE 24u
+#define GTX_GROUP_SIZE 16u
+#define GTX_STATS_COUNT (5u + 128u + (uint32_t)GT_WARN_COUNT)
+
+_Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span layout");
+_Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");
+_Static_assert(sizeof(gt_counter_series) == 16, "gt_counter_series layout");
+_Static_assert(sizeof(gt_tnode) == 40 && offsetof(gt_tnode, partition) == 36, "gt_tnode layout");
+_Static_assert(sizeof(gt_tlevel) == 24 && offsetof(gt_tlevel, mean_extent_ns) == 16, "gt_tlevel layout");
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error ".gtx files are read and written by mapping little-endian records; port gtx.c for this host"
+#endif
+
+const char *gtx_section_name(uint32_t id);
+uint32_t gtx_crc32(const void *p, uint64_t n);
+
+static inline void gtx_put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void gtx_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint32_t gtx_get32(const unsigned char *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+static inline uint64_t gtx_get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#endif

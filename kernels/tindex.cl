@@ -1,0 +1,280 @@
+/* Temporal-index viewport queries, hierarchy validation and the brute-force
+ * span scan they are benchmarked against. OpenCL C 1.2.
+ *
+ * Every pass works on a fixed number G of work-groups of W work-items; group
+ * g owns the contiguous chunk g of the n items (reduce-then-scan), so the
+ * output order is canonical whatever the scheduling, and any n works with
+ * one level of block sums. n may live on the device (the leaf passes read
+ * the matched-node count there), so no readback happens inside a query. */
+
+typedef struct {
+	long min_start;
+	long max_end;
+	uint first;
+	uint count;
+	uint min_lane;
+	uint max_lane;
+	uint group;
+	uint partition;
+} tnode;
+
+typedef struct {
+	long t0, t1;
+	uint lane0, lane1, groups, pad;
+} tquery;
+
+static int meets(__global const tnode *n, tquery q)
+{
+	return n->min_start <= q.t1 && n->max_end >= q.t0 && n->min_lane < q.lane1 && n->max_lane >= q.lane0 &&
+	       n->group < 32 && ((q.groups >> n->group) & 1u);
+}
+
+static void chunk_of(ulong n, ulong *c0, ulong *c1)
+{
+	ulong G = get_num_groups(0), W = get_local_size(0), g = get_group_id(0);
+	ulong per = (n + G - 1) / G;
+	per = (per + W - 1) / W * W;
+	*c0 = min(n, g * per);
+	*c1 = min(n, *c0 + per);
+}
+
+/* Exclusive scan of one flag per work-item in local memory; returns the
+ * item's prefix, *total the tile's sum. Hillis-Steele, double-buffered. */
+static uint tile_scan(uint flag, __local uint *tmp, uint *total)
+{
+	uint W = get_local_size(0), l = get_local_id(0);
+	__local uint *a = tmp, *b = tmp + W;
+	a[l] = flag;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint off = 1; off < W; off <<= 1) {
+		b[l] = a[l] + (l >= off ? a[l - off] : 0u);
+		barrier(CLK_LOCAL_MEM_FENCE);
+		__local uint *t = a;
+		a = b;
+		b = t;
+	}
+	uint incl = a[l];
+	*total = a[W - 1];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	return incl - flag;
+}
+
+static ulong group_sum(ulong v, __local ulong *tmp)
+{
+	uint W = get_local_size(0), l = get_local_id(0);
+	tmp[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint s = W / 2; s > 0; s >>= 1) {
+		if (l < s)
+			tmp[l] += tmp[l + s];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	ulong r = tmp[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	return r;
+}
+
+/* Item i of a pass: at the nodes stage, node i of the level; at the leaf
+ * stage, slot i = (matched node i / S, leaf i % S). Returns the batch or
+ * node id it names and whether it meets the query; *tests counts real
+ * leaf tests (slots past a node's count are padding). */
+static int item(uint stage, ulong i, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
+		__global const uint *mlist, uint S, tquery q, uint *id, uint *weight)
+{
+	if (stage == 0) {
+		*id = (uint)i;
+		*weight = nodes[i].count;
+		return meets(&nodes[i], q);
+	}
+	__global const tnode *n = &nodes[mlist[i / S]];
+	uint j = (uint)(i % S);
+	*weight = 0;
+	if (j >= n->count || (ulong)n->first + j >= nbatches)
+		return 0;
+	*id = n->first + j;
+	*weight = 1;
+	return meets(&batches[*id], q);
+}
+
+/* Pass 1: each group counts the items of its chunk that meet the query
+ * (and sums their weights: leaves to test, or leaves tested). */
+__kernel void tq_count(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
+		       __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
+		       __global const uint *mlist, tquery q, __global uint *gsum, __global ulong *gweight,
+		       __local ulong *tmp)
+{
+	ulong n = stage == 0 ? n_host : ctrl[0] * S;
+	nodes += node_off;
+	ulong c0, c1;
+	chunk_of(n, &c0, &c1);
+	uint cnt = 0;
+	ulong w = 0;
+	for (ulong i = c0 + get_local_id(0); i < c1; i += get_local_size(0)) {
+		uint id, wt;
+		int hit = item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
+		cnt += hit;
+		w += stage == 0 ? (hit ? wt : 0u) : wt;
+	}
+	ulong tc = group_sum(cnt, tmp);
+	ulong tw = group_sum(w, tmp);
+	if (get_local_id(0) == 0) {
+		gsum[get_group_id(0)] = (uint)tc;
+		gweight[get_group_id(0)] = tw;
+	}
+}
+
+/* Pass 2 (one group of G items): exclusive scan of the group sums into
+ * goff; the total goes to ctrl[dst], the weights' total to ctrl[wdst]. */
+__kernel void tq_scan(uint G, __global const uint *gsum, __global const ulong *gweight, __global uint *goff,
+		      __global ulong *ctrl, uint dst, uint wdst, __local uint *tmp, __local ulong *tmpw)
+{
+	uint l = get_local_id(0);
+	uint v = l < G ? gsum[l] : 0u;
+	uint total;
+	uint ex = tile_scan(v, tmp, &total);
+	if (l < G)
+		goff[l] = ex;
+	ulong tw = group_sum(l < G ? gweight[l] : 0ul, tmpw);
+	if (l == 0) {
+		ctrl[dst] = total;
+		ctrl[wdst] = tw;
+	}
+}
+
+/* Pass 3: each group writes the ids of its chunk's hits at its offset,
+ * in item order, the first cap of them. */
+__kernel void tq_compact(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
+			 __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
+			 __global const uint *mlist, tquery q, __global const uint *goff, __global uint *out,
+			 ulong cap, __local uint *tmp)
+{
+	ulong n = stage == 0 ? n_host : ctrl[0] * S;
+	nodes += node_off;
+	ulong c0, c1;
+	chunk_of(n, &c0, &c1);
+	ulong base = goff[get_group_id(0)];
+	for (ulong t = c0; t < c1; t += get_local_size(0)) {
+		ulong i = t + get_local_id(0);
+		uint id = 0, wt, hit = 0;
+		if (i < c1)
+			hit = (uint)item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
+		uint total;
+		uint pre = tile_scan(hit, tmp, &total);
+		if (hit && base + pre < cap)
+			out[base + pre] = id;
+		base += total;
+	}
+}
+
+/* Validation bits of every hierarchy record (batches first, then nodes);
+ * the same checks as gt_tindex_validate. Spans (in batch order: start,
+ * end, lane, group) are checked when nspans > 0. */
+__kernel void tq_validate(__global const tnode *batches, uint nbatches, __global const tnode *nodes,
+			  ulong nnodes, uint P, uint B, uint span_count, __global const uint *order,
+			  __global const long *sp_start, __global const long *sp_end, __global const uint *sp_lane,
+			  __global const uchar *sp_group, uint check_spans, __global uchar *bits)
+{
+	ulong r = get_global_id(0);
+	if (r >= nbatches + nnodes)
+		return;
+	uchar v = 0;
+	if (r < nbatches) {
+		tnode b = batches[r];
+		if (b.count == 0 || b.count > B || b.first > span_count || b.count > span_count - b.first)
+			v |= 1;
+		if (b.partition != r / P)
+			v |= 2;
+		if (b.min_start > b.max_end || b.min_lane > b.max_lane)
+			v |= 8;
+		if (check_spans && !(v & 1)) {
+			for (uint k = b.first; k < b.first + b.count; k++) {
+				uint id = order[k];
+				if (id >= span_count) {
+					v |= 1;
+					continue;
+				}
+				if (sp_group[id] != b.group)
+					v |= 4;
+				if (sp_start[id] < b.min_start || sp_end[id] > b.max_end || sp_lane[id] < b.min_lane ||
+				    sp_lane[id] > b.max_lane)
+					v |= 8;
+			}
+		}
+	} else {
+		tnode n = nodes[r - nbatches];
+		if (n.count == 0 || n.count > P || n.first >= nbatches || n.count > nbatches - n.first) {
+			v = 1 | (n.partition != n.first / P ? 2 : 0);
+		} else {
+			if (n.partition != n.first / P || (n.first + n.count - 1) / P != n.partition)
+				v |= 2;
+			for (uint b = n.first; b < n.first + n.count; b++) {
+				tnode lb = batches[b];
+				if (lb.group != n.group)
+					v |= 4;
+				if (lb.min_start < n.min_start || lb.max_end > n.max_end || lb.min_lane < n.min_lane ||
+				    lb.max_lane > n.max_lane)
+					v |= 8;
+			}
+		}
+	}
+	bits[r] = v;
+}
+
+/* The brute-force baseline: the same count / scan / compact passes over
+ * the span table itself (columns start, end, lane, group), writing the ids
+ * of the spans that meet the query. */
+static int span_meets(ulong i, __global const long *s, __global const long *e, __global const uint *lane,
+		      __global const uchar *grp, tquery q)
+{
+	return s[i] <= q.t1 && e[i] >= q.t0 && lane[i] >= q.lane0 && lane[i] < q.lane1 && grp[i] < 32 &&
+	       ((q.groups >> grp[i]) & 1u);
+}
+
+__kernel void brute_count(ulong n, __global const long *s, __global const long *e, __global const uint *lane,
+			  __global const uchar *grp, tquery q, __global uint *gsum, __global ulong *gweight,
+			  __local ulong *tmp)
+{
+	ulong c0, c1;
+	chunk_of(n, &c0, &c1);
+	uint cnt = 0;
+	for (ulong i = c0 + get_local_id(0); i < c1; i += get_local_size(0))
+		cnt += span_meets(i, s, e, lane, grp, q);
+	ulong tc = group_sum(cnt, tmp);
+	if (get_local_id(0) == 0) {
+		gsum[get_group_id(0)] = (uint)tc;
+		gweight[get_group_id(0)] = c1 - c0;
+	}
+}
+
+__kernel void brute_compact(ulong n, __global const long *s, __global const long *e, __global const uint *lane,
+			    __global const uchar *grp, tquery q, __global const uint *goff, __global uint *out,
+			    ulong cap, __local uint *tmp)
+{
+	ulong c0, c1;
+	chunk_of(n, &c0, &c1);
+	ulong base = goff[get_group_id(0)];
+	for (ulong t = c0; t < c1; t += get_local_size(0)) {
+		ulong i = t + get_local_id(0);
+		uint hit = i < c1 ? (uint)span_meets(i, s, e, lane, grp, q) : 0u;
+		uint total;
+		uint pre = tile_scan(hit, tmp, &total);
+		if (hit && base + pre < cap)
+			out[base + pre] = (uint)i;
+		base += total;
+	}
+}
+
+/* The plain brute force: one work-item per span marks it and a
+ * work-group sum adds the hits to a global count (zeroed first). */
+__kernel void brute_mark(ulong n, __global const long *s, __global const long *e, __global const uint *lane,
+			 __global const uchar *grp, tquery q, __global uchar *flags, __global uint *count,
+			 __local ulong *tmp)
+{
+	ulong i = get_global_id(0);
+	uint hit = i < n ? (uint)span_meets(i, s, e, lane, grp, q) : 0u;
+	if (i < n)
+		flags[i] = (uchar)hit;
+	ulong t = group_sum(hit, tmp);
+	if (get_local_id(0) == 0 && t)
+		atomic_add(count, (uint)t);
+}

@@ -1,0 +1,531 @@
+/* Temporal index: randomised host reference vs brute force, every device vs
+ * the host, overflow, validation bits of corrupted hierarchies, index file
+ * round trip and corruption, incremental update vs full rebuild. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gtx.h"
+#include "synth_model.h"
+#include "testutil.h"
+#include "tindex.h"
+#include "tindex_cl.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A small model with awkward shapes: duplicate starts, zero and huge
+ * durations, up to 32 groups, clustered lanes. */
+static void random_model(gt_model *m, uint32_t n, uint64_t *seed)
+{
+	memset(m, 0, sizeof *m);
+	gt_strpool_init(&m->strings);
+	gt_strpool_intern(&m->strings, "x", 1);
+	m->spans = calloc(n ? n : 1, sizeof *m->spans);
+	m->tracks = calloc(1, sizeof *m->tracks);
+	m->processes = calloc(1, sizeof *m->processes);
+	m->track_count = m->process_count = 1;
+	m->source = strdup("random");
+	uint32_t lanes = 1 + (uint32_t)(rnd(seed) % 40), groups = 1 + (uint32_t)(rnd(seed) % 32);
+	m->lane_count = lanes;
+	m->group_count = groups;
+	int64_t t = (int64_t)(rnd(seed) % 1000) - 500;
+	for (uint32_t i = 0; i < n; i++) {
+		gt_span *s = &m->spans[i];
+		t += (int64_t)(rnd(seed) % 50);
+		uint64_t r = rnd(seed);
+		s->ts_ns = r % 7 == 0 ? t - (int64_t)(rnd(seed) % 3000) : t;
+		s->dur_ns = r % 5 == 0 ? 0 : r % 97 == 0 ? 100000 : (int64_t)(rnd(seed) % 200);
+		s->lane = (uint32_t)(rnd(seed) % lanes);
+		s->group = (uint8_t)(r % 3 == 0 ? rnd(seed) % groups : s->lane % groups);
+		s->name = 0, s->cat = 0, s->parent = GT_NONE, s->event = i;
+	}
+	m->span_count = n;
+	m->start_ns = INT64_MAX;
+	m->end_ns = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		if (m->spans[i].ts_ns < m->start_ns)
+			m->start_ns = m->spans[i].ts_ns;
+		if (gt_span_end(&m->spans[i]) > m->end_ns)
+			m->end_ns = gt_span_end(&m->spans[i]);
+	}
+	if (!n)
+		m->start_ns = m->end_ns = 0;
+}
+
+static void random_params(gt_tindex_params *p, uint64_t *seed)
+{
+	static const uint32_t B[] = {1, 2, 3, 7, 64}, P[] = {1, 2, 3, 5, 256}, F[] = {2, 3, 8}, E[] = {64, 200, 1u << 20};
+	gt_tindex_default_params(p);
+	p->batch_spans = B[rnd(seed) % 5];
+	p->partition_batches = P[rnd(seed) % 5];
+	p->fanout = F[rnd(seed) % 3];
+	p->lane_band = 1 + (uint32_t)(rnd(seed) % 3);
+	p->epoch_spans = E[rnd(seed) % 3];
+	if (p->epoch_spans < p->batch_spans)
+		p->epoch_spans = p->batch_spans;
+}
+
+static gt_tquery random_query(const gt_model *m, uint64_t *seed)
+{
+	gt_tquery q;
+	int64_t span = m->end_ns - m->start_ns + 1;
+	int64_t a = m->start_ns - 100 + (int64_t)(rnd(seed) % (uint64_t)(span + 200));
+	int64_t w = (int64_t)(rnd(seed) % (uint64_t)(rnd(seed) % 2 ? 50 : span + 1));
+	q.t0 = a, q.t1 = a + w;
+	uint32_t l0 = (uint32_t)(rnd(seed) % (m->lane_count + 2));
+	q.lane0 = rnd(seed) % 4 == 0 ? 0 : l0;
+	q.lane1 = rnd(seed) % 4 == 0 ? UINT32_MAX : l0 + 1 + (uint32_t)(rnd(seed) % 10);
+	q.groups = rnd(seed) % 3 == 0 ? 0xffffffffu : (uint32_t)rnd(seed);
+	q.level = 0;
+	return q;
+}
+
+/* Devices to compare: every OpenCL device the runtime lists. */
+static gt_cl *devices[8];
+static int ndevices;
+
+static void open_devices(void)
+{
+	if (ndevices)
+		return;
+	for (int i = 0; i < 8; i++) {
+		char spec[16], chosen[256];
+		snprintf(spec, sizeof spec, "%d", i);
+		gt_error err = {0};
+		gt_cl *cl = NULL;
+		if (gt_cl_open(&cl, spec, chosen, sizeof chosen, &err) < 0 || !cl)
+			break;
+		devices[ndevices++] = cl;
+		fprintf(stderr, "test_tindex: comparing device %d: %s\n", i, chosen);
+	}
+}
+
+static void check_query(const gt_tindex *ix, gt_tindex_cl **dev, const gt_model *m, gt_tquery q)
+{
+	/* Brute force: batches holding a span that meets q. */
+	uint32_t *truth = calloc(ix->batch_count + 1, 4);
+	uint64_t ntruth = 0;
+	for (uint32_t b = 0; b < ix->batch_count; b++)
+		for (uint32_t k = ix->batches[b].first; k < ix->batches[b].first + ix->batches[b].count; k++)
+			if (gt_span_meets(&m->spans[ix->order[k]], &q)) {
+				truth[ntruth++] = b;
+				break;
+			}
+	uint32_t *ref = malloc((ix->batch_count + 1) * 4), *got = malloc((ix->batch_count + 1) * 4);
+	uint64_t nref = 0;
+	for (uint32_t L = 0; L < ix->level_count; L++) {
+		q.level = L;
+		gt_tresult r = {.candidates = got, .capacity = ix->batch_count + 1};
+		gt_error err = {0};
+		ck_assert_int_eq(gt_tindex_query(ix, &q, &r, &err), 0);
+		ck_assert(!r.overflow);
+		for (uint64_t i = 1; i < r.count; i++)
+			ck_assert_uint_lt(got[i - 1], got[i]);
+		/* never omits a batch holding a hit */
+		uint64_t j = 0;
+		for (uint64_t i = 0; i < ntruth; i++) {
+			while (j < r.count && got[j] < truth[i])
+				j++;
+			ck_assert_msg(j < r.count && got[j] == truth[i], "level %u omits batch %u", L, truth[i]);
+		}
+		ck_assert_uint_eq(gt_tindex_false_positives(ix, m, &q, got, r.count), r.count - ntruth);
+		if (L == 0) {
+			memcpy(ref, got, r.count * 4);
+			nref = r.count;
+		} else {
+			ck_assert_uint_eq(r.count, nref);
+			ck_assert(memcmp(ref, got, nref * 4) == 0);
+		}
+		/* every device, at several capacities */
+		uint64_t caps[] = {ix->batch_count + 1, 0, 1, nref ? nref - 1 : 0, nref, nref + 1};
+		for (int d = 0; d < ndevices; d++) {
+			for (int c = 0; c < 6; c++) {
+				uint32_t *dv = malloc((ix->batch_count + 1) * 4);
+				gt_tresult dr = {.candidates = dv, .capacity = caps[c]};
+				gt_tresult hr = {.candidates = got, .capacity = caps[c]};
+				ck_assert_int_eq(gt_tindex_query(ix, &q, &hr, &err), 0);
+				ck_assert_msg(gt_tindex_cl_query(dev[d], &q, &dr, NULL, &err) == 0, "%s", err.msg);
+				ck_assert_uint_eq(dr.count, nref);
+				ck_assert_uint_eq(dr.overflow, nref > caps[c]);
+				ck_assert_uint_eq(hr.overflow, nref > caps[c]);
+				ck_assert_uint_eq(dr.nodes_tested, hr.nodes_tested);
+				ck_assert_uint_eq(dr.leaves_tested, hr.leaves_tested);
+				uint64_t w = nref < caps[c] ? nref : caps[c];
+				ck_assert(memcmp(dv, ref, w * 4) == 0);
+				ck_assert(memcmp(got, ref, w * 4) == 0);
+				free(dv);
+			}
+		}
+	}
+	/* --expand equals a brute-force filter of the span table */
+	uint32_t *ids;
+	uint64_t nids;
+	gt_error err = {0};
+	ck_assert_int_eq(gt_tindex_expand(ix, m, &q, ref, nref, &ids, &nids, &err), 0);
+	uint64_t k = 0;
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (gt_span_meets(&m->spans[i], &q)) {
+			ck_assert_uint_lt(k, nids);
+			ck_assert_uint_eq(ids[k], i);
+			k++;
+		}
+	ck_assert_uint_eq(k, nids);
+	free(ids), free(ref), free(got), free(truth);
+}
+
+START_TEST(random_queries)
+{
+	uint64_t seed = 12345 + (uint64_t)_i * 7919;
+	open_devices();
+	for (int round = 0; round < 6; round++) {
+		gt_model m;
+		uint32_t n = round == 0 ? 0 : (uint32_t)(rnd(&seed) % (round < 3 ? 40 : 3000));
+		random_model(&m, n, &seed);
+		gt_tindex_params p;
+		random_params(&p, &seed);
+		gt_tindex ix;
+		gt_error err = {0};
+		ck_assert_msg(gt_tindex_build(&ix, &m, &p, &err) == 0, "%s", err.msg);
+		uint32_t all;
+		uint64_t nbad;
+		gt_tindex_validate(&ix, &m, NULL, &all, &nbad);
+		ck_assert_uint_eq(all, 0);
+		ck_assert_int_eq(gt_tindex_check_structure(&ix, &err), 0);
+		gt_tindex_cl *dev[8];
+		for (int d = 0; d < ndevices; d++)
+			ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], &ix, &err) == 0, "%s", err.msg);
+		for (int qn = 0; qn < 12; qn++)
+			check_query(&ix, dev, &m, random_query(&m, &seed));
+		for (int d = 0; d < ndevices; d++)
+			gt_tindex_cl_close(dev[d]);
+		gt_tindex_free(&ix);
+		gt_model_free(&m);
+	}
+}
+END_TEST
+
+/* Each corruption sets its bit, on the host and on every device. */
+static void expect_bits(gt_tindex *ix, const gt_model *m, uint64_t rec, uint32_t want)
+{
+	uint64_t n = gt_tindex_records(ix);
+	uint8_t *bits = calloc(n, 1);
+	uint32_t all;
+	uint64_t nbad;
+	gt_tindex_validate(ix, m, bits, &all, &nbad);
+	ck_assert_msg((bits[rec] & want) == want, "record %llu has bits %u, want %u", (unsigned long long)rec,
+		      bits[rec], want);
+	for (int d = 0; d < ndevices; d++) {
+		gt_tindex_cl *dev;
+		gt_error err = {0};
+		uint8_t *dbits = calloc(n, 1);
+		uint32_t dall;
+		uint64_t dbad;
+		ck_assert_int_eq(gt_tindex_cl_open(&dev, devices[d], ix, &err), 0);
+		ck_assert_msg(gt_tindex_cl_validate(dev, m, dbits, &dall, &dbad, &err) == 0, "%s", err.msg);
+		ck_assert(memcmp(bits, dbits, n) == 0);
+		ck_assert_uint_eq(all, dall);
+		ck_assert_uint_eq(nbad, dbad);
+		gt_tindex_cl_close(dev);
+		free(dbits);
+	}
+	free(bits);
+}
+
+START_TEST(corrupted_hierarchy)
+{
+	open_devices();
+	gt_model m;
+	gt_error err = {0};
+	ck_assert_int_eq(gt_synth_model(&m, 20000, 4, 2, 7, &err), 0);
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	p.batch_spans = 16;
+	p.partition_batches = 32;
+	p.fanout = 4;
+	gt_tindex ix;
+	ck_assert_int_eq(gt_tindex_build(&ix, &m, &p, &err), 0);
+	ck_assert_uint_gt(ix.level_count, 2);
+	uint64_t nb = ix.batch_count;
+	const gt_tlevel *l1 = &ix.levels[1];
+	/* node of level 1 that is not the last of its partition */
+	uint64_t k = l1->first_node;
+	while (k + 1 < l1->first_node + l1->node_count && ix.nodes[k + 1].partition != ix.nodes[k].partition)
+		k++;
+	gt_tnode save = ix.nodes[k];
+	ix.nodes[k].count = 0;
+	expect_bits(&ix, &m, nb + k, GT_TV_LEAF_RANGE);
+	ix.nodes[k] = save;
+	ix.nodes[k].first = ix.batch_count + 5;
+	expect_bits(&ix, &m, nb + k, GT_TV_LEAF_RANGE);
+	ix.nodes[k] = save;
+	/* stretch the node over its partition's end */
+	uint32_t P = p.partition_batches, pend = (save.partition + 1) * P;
+	ix.nodes[k].first = pend - 1;
+	ix.nodes[k].count = 2;
+	expect_bits(&ix, &m, nb + k, GT_TV_PARTITION);
+	ix.nodes[k] = save;
+	ix.nodes[k].partition++;
+	expect_bits(&ix, &m, nb + k, GT_TV_PARTITION);
+	ix.nodes[k] = save;
+	/* a batch of another group inside the node */
+	uint32_t b = save.first + save.count - 1;
+	gt_tnode bsave = ix.batches[b];
+	ix.batches[b].group ^= 1;
+	expect_bits(&ix, &m, nb + k, GT_TV_GROUP);
+	expect_bits(&ix, &m, b, GT_TV_GROUP); /* its spans disagree too */
+	ix.batches[b].group ^= 1;
+	ix.batches[b].max_end += 1000000000;
+	expect_bits(&ix, &m, nb + k, GT_TV_BOUNDS);
+	ix.batches[b].max_end -= 1000000000;
+	ix.batches[b].count = p.batch_spans + 1;
+	expect_bits(&ix, &m, b, GT_TV_LEAF_RANGE);
+	ix.batches[b] = bsave;
+	uint32_t all;
+	uint64_t nbad;
+	gt_tindex_validate(&ix, &m, NULL, &all, &nbad);
+	ck_assert_uint_eq(all, 0);
+	/* A file whose checksums hold but whose hierarchy is wrong: verify
+	 * exits 1 naming the bits, query --strict exits 4. */
+	const char *bin = getenv("GPUTRACE_BIN");
+	if (bin) {
+		char path[64], cmd[512];
+		snprintf(path, sizeof path, "/tmp/gt_tindex_%d_bad.gtx", (int)getpid());
+		ix.nodes[k].partition++;
+		gt_gtx_source src = {0, 0, 0};
+		ck_assert_int_eq(gt_gtx_write(path, &m, &ix, &src, &err), 0);
+		const char *devs[] = {"host", "auto"};
+		for (int d = 0; d < 2; d++) {
+			snprintf(cmd, sizeof cmd, "%s verify -d %s %s 2>&1 >/dev/null | grep -q 'range crossing its partition (bit 2)'",
+				 bin, devs[d], path);
+			ck_assert_int_eq(system(cmd), 0);
+			snprintf(cmd, sizeof cmd, "%s verify -d %s %s >/dev/null 2>&1", bin, devs[d], path);
+			ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1);
+			snprintf(cmd, sizeof cmd, "%s query -q -d %s --strict --time 0:1ms %s >/dev/null 2>&1", bin, devs[d],
+				 path);
+			ck_assert_int_eq(WEXITSTATUS(system(cmd)), 4);
+		}
+		unlink(path);
+	}
+	gt_tindex_free(&ix);
+	gt_model_free(&m);
+}
+END_TEST
+
+static char *tmp_path(const char *tag)
+{
+	char *p = malloc(64);
+	snprintf(p, 64, "/tmp/gt_tindex_%d_%s", (int)getpid(), tag);
+	return p;
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	void *b = malloc(*len ? *len : 1);
+	ck_assert_uint_eq(fread(b, 1, *len, f), *len);
+	fclose(f);
+	return b;
+}
+
+static void write_file(const char *path, const void *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+	fclose(f);
+}
+
+START_TEST(file_round_trip)
+{
+	gt_model m;
+	gt_error err = {0};
+	ck_assert_int_eq(gt_synth_model(&m, 5000, 3, 2, 11, &err), 0);
+	m.metadata_json = strdup("{\"k\": 1}");
+	m.flows = calloc(2, sizeof *m.flows);
+	m.flows[0] = (gt_flow){1, 2, 0, 1, 99, 5, 6};
+	m.flows[1] = (gt_flow){GT_NONE, 3, 0, GT_NONE, 7, 8, 9};
+	m.flow_count = 2;
+	m.series = calloc(1, sizeof *m.series);
+	m.series[0] = (gt_counter_series){1, 2, 3, 2};
+	m.series_count = 1;
+	m.samples = calloc(2, sizeof *m.samples);
+	m.samples[0] = (gt_counter_sample){0, 10, 1.5};
+	m.samples[1] = (gt_counter_sample){0, 20, -0.25};
+	m.sample_count = 2;
+	m.tracks[1].tid = (gt_id){0, 3, true};
+	m.tracks[1].has_sort_index = true, m.tracks[1].sort_index = -4;
+	m.stats.warnings[GT_WARN_UNBOUND_FLOW] = 3;
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	gt_tindex ix;
+	ck_assert_int_eq(gt_tindex_build(&ix, &m, &p, &err), 0);
+	gt_gtx_source src = {123, 120, 0xdeadbeef};
+	char *path = tmp_path("rt.gtx");
+	ck_assert_msg(gt_gtx_write(path, &m, &ix, &src, &err) == 0, "%s", err.msg);
+	gt_gtx g;
+	ck_assert_msg(gt_gtx_open(&g, path, &err) == 0, "%s", err.msg);
+	ck_assert(memcmp(&g.source, &src, sizeof src) == 0);
+	ck_assert_uint_eq(g.ix.batch_count, ix.batch_count);
+	ck_assert_uint_eq(g.ix.node_count, ix.node_count);
+	ck_assert(memcmp(g.ix.batches, ix.batches, ix.batch_count * sizeof(gt_tnode)) == 0);
+	ck_assert(memcmp(g.ix.nodes, ix.nodes, ix.node_count * sizeof(gt_tnode)) == 0);
+	ck_assert(memcmp(g.ix.order, ix.order, ix.span_count * 4) == 0);
+	ck_assert(memcmp(g.ix.levels, ix.levels, ix.level_count * sizeof(gt_tlevel)) == 0);
+	gt_model m2;
+	ck_assert_msg(gt_gtx_model(&g, &m2, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(m2.span_count, m.span_count);
+	ck_assert(memcmp(m2.spans, m.spans, m.span_count * sizeof(gt_span)) == 0);
+	ck_assert(memcmp(m2.flows, m.flows, 2 * sizeof(gt_flow)) == 0);
+	ck_assert(memcmp(m2.series, m.series, sizeof(gt_counter_series)) == 0);
+	ck_assert(m2.samples[1].value == -0.25 && m2.samples[1].ts_ns == 20);
+	ck_assert(m2.tracks[1].tid.is_str && m2.tracks[1].tid.str == 3 && m2.tracks[1].sort_index == -4);
+	for (uint32_t t = 0; t < m.track_count; t++) {
+		ck_assert_uint_eq(m2.tracks[t].lane_base, m.tracks[t].lane_base);
+		ck_assert_uint_eq(m2.tracks[t].span_count, m.tracks[t].span_count);
+	}
+	ck_assert_uint_eq(m2.strings.count, m.strings.count);
+	for (uint32_t s = 0; s < m.strings.count; s++)
+		ck_assert_str_eq(gt_model_str(&m2, s), gt_model_str(&m, s));
+	ck_assert(memcmp(m2.groups, m.groups, sizeof m.groups) == 0);
+	ck_assert(memcmp(&m2.stats, &m.stats, sizeof m.stats) == 0);
+	ck_assert_str_eq(m2.metadata_json, "{\"k\": 1}");
+	ck_assert_str_eq(m2.source, "synthetic");
+	ck_assert_int_eq(m2.start_ns, m.start_ns);
+	ck_assert_int_eq(m2.end_ns, m.end_ns);
+	/* writing the restored model again gives the same bytes */
+	char *path2 = tmp_path("rt2.gtx");
+	ck_assert_int_eq(gt_gtx_write(path2, &m2, &g.ix, &src, &err), 0);
+	size_t l1, l2;
+	void *b1 = read_file(path, &l1), *b2 = read_file(path2, &l2);
+	ck_assert_uint_eq(l1, l2);
+	ck_assert(memcmp(b1, b2, l1) == 0);
+	gt_gtx_close(&g);
+	/* every truncation and a flipped byte in each 4 KiB give a clean error */
+	for (size_t cut = 0; cut < l1; cut += l1 / 97 + 1) {
+		write_file(path2, b1, cut);
+		gt_error e2 = {0};
+		gt_model m3;
+		ck_assert_int_eq(gt_gtx_load_model(&m3, path2, &e2), -1);
+		ck_assert_int_eq(e2.status, GT_EINPUT);
+	}
+	unsigned char *c = malloc(l1);
+	for (size_t at = 0; at < l1; at += 4093) {
+		memcpy(c, b1, l1);
+		c[at] ^= 0x5a;
+		write_file(path2, c, l1);
+		gt_error e2 = {0};
+		gt_model m3;
+		int rc = gt_gtx_load_model(&m3, path2, &e2);
+		if (rc == 0) /* only padding bytes may change unnoticed */
+			gt_model_free(&m3);
+		else
+			ck_assert_int_eq(e2.status, GT_EINPUT);
+	}
+	free(c), free(b1), free(b2);
+	unlink(path), unlink(path2);
+	free(path), free(path2);
+	gt_model_free(&m2);
+	gt_tindex_free(&ix);
+	gt_model_free(&m);
+}
+END_TEST
+
+/* Growing a model by appended spans: update == full rebuild, file bytes
+ * included, and only the tail partitions are rebuilt. */
+START_TEST(update_equals_rebuild)
+{
+	gt_model full;
+	gt_error err = {0};
+	ck_assert_int_eq(gt_synth_model(&full, 60000, 6, 3, 5, &err), 0);
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	p.batch_spans = 32;
+	p.partition_batches = 16;
+	p.epoch_spans = 8192;
+	uint32_t cuts[] = {0, 1, 8191, 30000, 59999, 60000};
+	for (int c = 0; c < 6; c++) {
+		gt_model part = full;
+		part.span_count = cuts[c];
+		gt_tindex old, upd, reb;
+		uint32_t rebuilt;
+		ck_assert_int_eq(gt_tindex_build(&old, &part, &p, &err), 0);
+		ck_assert_int_eq(gt_tindex_update(&upd, &old, &full, &rebuilt, &err), 0);
+		ck_assert_int_eq(gt_tindex_build(&reb, &full, &p, &err), 0);
+		gt_gtx_source src = {1, 1, 1};
+		char *a = tmp_path("upd.gtx"), *b = tmp_path("reb.gtx");
+		ck_assert_int_eq(gt_gtx_write(a, &full, &upd, &src, &err), 0);
+		ck_assert_int_eq(gt_gtx_write(b, &full, &reb, &src, &err), 0);
+		size_t la, lb;
+		void *ba = read_file(a, &la), *bb = read_file(b, &lb);
+		ck_assert_uint_eq(la, lb);
+		ck_assert(memcmp(ba, bb, la) == 0);
+		/* only partitions from the first changed epoch on */
+		uint32_t first_epoch_batch = reb.batch_count;
+		for (uint32_t k = 0; k < reb.batch_count; k++)
+			if (reb.batches[k].first >= cuts[c] / p.epoch_spans * p.epoch_spans) {
+				first_epoch_batch = k;
+				break;
+			}
+		ck_assert_uint_le(rebuilt, reb.partition_count - first_epoch_batch / p.partition_batches);
+		if (cuts[c] == 60000)
+			ck_assert_uint_eq(rebuilt, 0);
+		free(ba), free(bb);
+		unlink(a), unlink(b);
+		free(a), free(b);
+		gt_tindex_free(&old), gt_tindex_free(&upd), gt_tindex_free(&reb);
+	}
+	gt_model_free(&full);
+}
+END_TEST
+
+START_TEST(auto_level_is_stable)
+{
+	gt_model m;
+	gt_error err = {0};
+	ck_assert_int_eq(gt_synth_model(&m, 50000, 8, 4, 3, &err), 0);
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	gt_tindex ix;
+	ck_assert_int_eq(gt_tindex_build(&ix, &m, &p, &err), 0);
+	int64_t T = m.end_ns - m.start_ns;
+	/* widths inside one power-of-two bracket pick one level */
+	for (int64_t w = 1024; w < T; w *= 2) {
+		uint32_t a = gt_tindex_auto_level(&ix, w + 1, T), b = gt_tindex_auto_level(&ix, 2 * w, T);
+		ck_assert_uint_eq(a, b);
+		ck_assert_uint_lt(a, ix.level_count);
+	}
+	gt_tindex_free(&ix);
+	gt_model_free(&m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tindex");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, random_queries, 0, 4);
+	tcase_add_test(tc, corrupted_hierarchy);
+	tcase_add_test(tc, file_round_trip);
+	tcase_add_test(tc, update_equals_rebuild);
+	tcase_add_test(tc, auto_level_is_stable);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return gt_run_suite(suite());
+}
