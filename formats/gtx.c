@@ -13,6 +13,7 @@
 
 #include "gtx.h"
 #include "gtx_layout.h"
+#include "fault.h"
 
 const char *gtx_section_name(uint32_t id)
 {
@@ -212,7 +213,7 @@ int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
 		}
 	}
 	close(fd);
-	g->path = strdup(path);
+	g->path = gt_fault_hit("alloc") ? NULL : strdup(path);
 	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
 		if (!g->path)
 			gt_fail(err, GT_EINPUT, "out of memory");
@@ -233,7 +234,7 @@ void gt_gtx_close(gt_gtx *g)
 static void *dup_section(const gt_gtx *g, uint32_t id)
 {
 	const gt_gtx_section *s = sec(g, id);
-	void *p = malloc(s->size ? s->size : 1);
+	void *p = gt_fault_hit("alloc") ? NULL : malloc(s->size ? s->size : 1);
 	if (p && s->size)
 		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
 	return p;
@@ -242,7 +243,7 @@ static void *dup_section(const gt_gtx *g, uint32_t id)
 static char *dup_text(const gt_gtx *g, uint32_t id)
 {
 	const gt_gtx_section *s = sec(g, id);
-	char *p = malloc(s->size + 1);
+	char *p = gt_fault_hit("alloc") ? NULL : malloc(s->size + 1);
 	if (p) {
 		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
 		p[s->size] = 0;
@@ -323,9 +324,9 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 	m->spans = dup_section(g, GTX_SPANS);
 	m->flows = dup_section(g, GTX_FLOWS);
 	m->series = dup_section(g, GTX_SERIES);
-	m->tracks = calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
-	m->processes = calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
-	m->samples = calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
+	m->tracks = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
+	m->processes = gt_fault_hit("alloc") ? NULL : calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
+	m->samples = gt_fault_hit("alloc") ? NULL : calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
 	m->source = dup_text(g, GTX_SOURCE_NAME);
 	if (v[GI_HAS_METADATA])
 		m->metadata_json = dup_text(g, GTX_METADATA);

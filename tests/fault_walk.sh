@@ -18,6 +18,8 @@ make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "F
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gzip -c testdata/ingest/async.json >"$tmp/async.json.gz"
 zstd -q -c testdata/ingest/begin_end.json >"$tmp/begin_end.json.zst"
+"$bin" pack -q -o "$tmp/lanes.gtx" testdata/ingest/lanes.json >/dev/null
+printf '%s\n' '{"id":"a","time":"0:1000"}' '{"id":"b","time":"5:20","lanes":"0:2","level":1}' >"$tmp/vp.jsonl"
 vg=""
 if [ $san = 0 ] && command -v valgrind >/dev/null; then
 	vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
@@ -33,7 +35,10 @@ spans -j1 -f arrow -o OUT testdata/ingest/flows.json
 spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json
 spans -j2 -f csv -o OUT -
 critical-path -q --device host -o OUT testdata/ingest/flows.json
-critical-path -q --device 0 -f csv --rows -o OUT testdata/ingest/nesting.json"
+critical-path -q --device 0 -f csv --rows -o OUT testdata/ingest/nesting.json
+pack -q -o OUT testdata/ingest/flows.json
+query -q --device host --time 0:1000 --expand -o OUT $tmp/lanes.gtx
+query -q --device host --viewports $tmp/vp.jsonl -o OUT $tmp/lanes.gtx"
 
 run() { # fault-spec wrapper args...
 	spec=$1; shift
