@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = "/dev/null";
 	if (mode & 4)
 		argv[argc++] = "--strict";
-	if (mode & 8)
+	if ((mode & 8) || (mode & 3) != 0) /* only json has a summary without rows */
 		argv[argc++] = "--rows";
 	if (mode & 16) {
 		argv[argc++] = "--max-path-length";
