@@ -163,5 +163,31 @@ r=$("$bin" info --max-expansion 0 "$tmp/bomb.json.gz" | jq -c '[.spans, .bytes >
   printf '{"ph":"X","name":"last","pid":1,"ts":0,"dur":1}]' | zstd -q -c; } >"$tmp/bomb.json.zst"
 expect_error "zstd bomb, default cap" "is [0-9][0-9]* times the compressed size, over the cap of 1000 " "$bin" info "$tmp/bomb.json.zst"
 
+# --- index files from another version or endianness (header CRC made
+# right, so the version and byte-order checks themselves are what answer)
+if [ -f cli/cmd_pack.c ]; then
+	"$bin" pack -q -o "$tmp/ok.gtx" testdata/ingest/lanes.json >/dev/null || bad "pack"
+	python3 - "$tmp" <<'PY'
+import struct, sys, zlib
+d = sys.argv[1]
+b = open(d + "/ok.gtx", "rb").read()
+def save(name, x):
+    x[124:128] = struct.pack("<I", zlib.crc32(bytes(x[:124])))
+    open(d + "/" + name, "wb").write(x)
+v = bytearray(b); v[8:12] = struct.pack("<I", 2); save("v2.gtx", v)
+# what a big-endian writer would make of the same header
+be = bytearray(b)
+for off, f in [(8, "I"), (12, "I"), (16, "I"), (20, "I"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I")]:
+    n = struct.calcsize(f)
+    be[off:off + n] = struct.pack(">" + f, struct.unpack("<" + f, b[off:off + n])[0])
+save("be.gtx", be)
+PY
+	expect_error "index file of version 2" "version 2, this gputrace reads version 1" "$bin" info "$tmp/v2.gtx"
+	expect_error "big-endian index file" "endianness" "$bin" spans "$tmp/be.gtx"
+	"$bin" verify "$tmp/be.gtx" >/dev/null 2>&1; [ $? = 1 ] || bad "verify of a big-endian index: not exit 1"
+	[ "$("$bin" info "$tmp/ok.gtx" | jq .spans)" = "$("$bin" info testdata/ingest/lanes.json | jq .spans)" ] ||
+		bad "the unmodified index does not load"
+fi
+
 [ $fail = 0 ] && echo "limits: ok"
 exit $fail
