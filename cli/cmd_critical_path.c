@@ -18,7 +18,7 @@ static const struct gt_opt cp_opts[] = {
 	{"forest", 0, "FILE", OPT_FOREST, "read the forest from a CSV with header 'parent,duration' instead of a trace"},
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "mark at most the first N rows of the path from its root (default: all)"},
 	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "split every device launch into pieces of at most N rows"},
-	{"rows", 0, NULL, OPT_ROWS, "also print the per-row table (the only output for csv and arrow formats)"},
+	{"rows", 0, NULL, OPT_ROWS, "also print the per-row table (in table formats: the per-row table instead of the path)"},
 	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
 	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -202,6 +202,7 @@ static void write_path(gt_jsonw *w, const struct input *in, const gt_cp_rows *o,
 	gt_jsonw_end_array(w);
 }
 
+/* The JSON document's "rows": one object per row, in row order. */
 static void rows_table(gt_table *t, gt_column *cols, const gt_cp_rows *o, uint32_t n)
 {
 	gt_column c[] = {
@@ -221,6 +222,266 @@ static void rows_table(gt_table *t, gt_column *cols, const gt_cp_rows *o, uint32
 	t->cols = cols;
 	t->ncols = sizeof c / sizeof c[0];
 	t->nrows = n;
+}
+
+/* What the table formats' getters read: the input, the result and the path
+ * (row ids, root first). */
+struct cp_view {
+	const struct input *in;
+	const gt_cp_rows *o;
+	const uint32_t *path;
+	uint32_t path_len;
+};
+
+static int64_t row_index(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return (int64_t)row;
+}
+static int64_t row_parent(const void *ctx, uint64_t row)
+{
+	return ((const struct cp_view *)ctx)->in->parent[row];
+}
+static int64_t row_dur(const void *ctx, uint64_t row)
+{
+	return ((const struct cp_view *)ctx)->in->dur[row];
+}
+static int64_t row_name(const void *ctx, uint64_t row)
+{
+	return ((const struct cp_view *)ctx)->in->model->spans[row].name;
+}
+static int64_t row_cat(const void *ctx, uint64_t row)
+{
+	return ((const struct cp_view *)ctx)->in->model->spans[row].cat;
+}
+
+/* The per-row table of the table formats: the JSON rows' columns after the
+ * row id, its parent, (name and category from a trace) and its duration. */
+static void full_rows_table(gt_table *t, gt_column *cols, const struct cp_view *v)
+{
+	const gt_model *m = v->in->model;
+	size_t k = 0;
+	cols[k++] = (gt_column){.name = "id", .type = GT_COL_U32, .get_i64 = row_index};
+	cols[k++] = (gt_column){.name = "parent", .type = GT_COL_U32, .get_i64 = row_parent, .get_ctx = v,
+				.has_null = true, .null_u32 = GT_CP_ROOT};
+	if (m) {
+		cols[k++] = (gt_column){.name = "name", .type = GT_COL_DICT, .get_i64 = row_name, .get_ctx = v,
+					.dict_get = gt_cli_model_string, .dict_ctx = m};
+		cols[k++] = (gt_column){.name = "cat", .type = GT_COL_DICT, .get_i64 = row_cat, .get_ctx = v,
+					.dict_get = gt_cli_model_string, .dict_ctx = m};
+	}
+	cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
+				.get_i64 = row_dur, .get_ctx = v};
+	gt_table rt;
+	rows_table(&rt, cols + k, v->o, v->in->n);
+	memset(t, 0, sizeof *t);
+	t->name = "rows";
+	t->cols = cols;
+	t->ncols = k + rt.ncols;
+	t->nrows = v->in->n;
+}
+
+static const gt_span *path_span(const struct cp_view *v, uint64_t row)
+{
+	return &v->in->model->spans[v->path[row]];
+}
+static const gt_track *path_track(const struct cp_view *v, uint64_t row)
+{
+	return &v->in->model->tracks[path_span(v, row)->track];
+}
+static const gt_id *path_pid(const struct cp_view *v, uint64_t row)
+{
+	return &v->in->model->processes[path_track(v, row)->process].pid;
+}
+static const gt_id *path_tid(const struct cp_view *v, uint64_t row)
+{
+	const gt_track *t = path_track(v, row);
+	return t->kind == GT_TRACK_THREAD ? &t->tid : NULL; /* async: null, as in the JSON path */
+}
+
+static int64_t path_id(const void *ctx, uint64_t row)
+{
+	return ((const struct cp_view *)ctx)->path[row];
+}
+static const char *path_name(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return gt_model_str(v->in->model, path_span(v, row)->name);
+}
+static const char *path_cat(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return gt_model_str(v->in->model, path_span(v, row)->cat);
+}
+static int64_t path_pid_num(const void *ctx, uint64_t row)
+{
+	return path_pid(ctx, row)->num;
+}
+static int64_t path_tid_num(const void *ctx, uint64_t row)
+{
+	return path_tid(ctx, row)->num;
+}
+
+/* Text ids: strings as they are, numbers in decimal. */
+static _Thread_local char id_buf[2][32];
+static const char *id_text(const gt_model *m, const gt_id *id, int slot)
+{
+	if (!id)
+		return NULL;
+	if (id->is_str)
+		return gt_model_str(m, id->str);
+	snprintf(id_buf[slot], sizeof id_buf[slot], "%lld", (long long)id->num);
+	return id_buf[slot];
+}
+static const char *path_pid_text(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return id_text(v->in->model, path_pid(v, row), 0);
+}
+static const char *path_tid_text(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return id_text(v->in->model, path_tid(v, row), 1);
+}
+static int64_t path_ts(const void *ctx, uint64_t row)
+{
+	return path_span(ctx, row)->ts_ns;
+}
+static int64_t path_dur(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return v->in->dur[v->path[row]];
+}
+static int64_t path_total(const void *ctx, uint64_t row)
+{
+	const struct cp_view *v = ctx;
+	return v->o->path_duration[v->path[row]];
+}
+
+/* The path table, root first: the JSON "path" objects as rows. pid and tid
+ * are int64 unless a string id (or, for tid, an async span without a
+ * thread) is on the path; then they are text in every row. */
+static void path_table(gt_table *t, gt_column *cols, const struct cp_view *v)
+{
+	const gt_model *m = v->in->model;
+	size_t k = 0;
+	cols[k++] = (gt_column){.name = "id", .type = GT_COL_U32, .get_i64 = path_id, .get_ctx = v};
+	if (m) {
+		bool pid_text = false, tid_text = false;
+		for (uint32_t i = 0; i < v->path_len; i++) {
+			const gt_id *tid = path_tid(v, i);
+			pid_text |= path_pid(v, i)->is_str;
+			tid_text |= !tid || tid->is_str;
+		}
+		cols[k++] = (gt_column){.name = "name", .type = GT_COL_STR, .get_str = path_name, .get_ctx = v};
+		cols[k++] = (gt_column){.name = "cat", .type = GT_COL_STR, .get_str = path_cat, .get_ctx = v};
+		cols[k++] = (gt_column){.name = "pid", .type = pid_text ? GT_COL_STR : GT_COL_I64,
+					.get_i64 = path_pid_num, .get_str = path_pid_text, .get_ctx = v};
+		cols[k++] = (gt_column){.name = "tid", .type = tid_text ? GT_COL_STR : GT_COL_I64,
+					.get_i64 = path_tid_num, .get_str = path_tid_text, .get_ctx = v};
+		cols[k++] = (gt_column){.name = "ts_us", .arrow_name = "ts_ns", .type = GT_COL_NS_US,
+					.get_i64 = path_ts, .get_ctx = v};
+	}
+	cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
+				.get_i64 = path_dur, .get_ctx = v};
+	cols[k++] = (gt_column){.name = "path_duration_us", .arrow_name = "path_duration_ns",
+				.type = GT_COL_NS_US, .get_i64 = path_total, .get_ctx = v};
+	memset(t, 0, sizeof *t);
+	t->name = "path";
+	t->cols = cols;
+	t->ncols = k;
+	t->nrows = v->path_len;
+}
+
+/* The marked rows from the endpoint back to the root, as ids root first;
+ * NULL only when out of memory. */
+static uint32_t *collect_path(const gt_cp_rows *o, const gt_cp_summary *s, uint32_t *len)
+{
+	uint32_t *ids = malloc(((size_t)s->marked_rows + 1) * sizeof *ids), k = 0;
+	if (!ids)
+		return NULL;
+	if (s->endpoint != GT_CP_NONE)
+		for (uint32_t r = s->endpoint; r != GT_CP_NONE && k < s->marked_rows; r = o->critical_predecessor[r])
+			if (o->critical_mask[r])
+				ids[k++] = r;
+	for (uint32_t i = 0; i < k / 2; i++) {
+		uint32_t x = ids[i];
+		ids[i] = ids[k - 1 - i];
+		ids[k - 1 - i] = x;
+	}
+	*len = k;
+	return ids;
+}
+
+/* The summary as key/value text: the Arrow schema metadata of the table
+ * formats, and their notice line on stderr. */
+enum { SUMMARY_KEYS = 9 };
+struct summary_text {
+	const char *keys[SUMMARY_KEYS];
+	char vals[SUMMARY_KEYS][320];
+};
+
+static void summary_text(struct summary_text *st, uint32_t n, const gt_cp_summary *s, const char *device)
+{
+	static const char *const keys[SUMMARY_KEYS] = {
+		"spans", "max_path_duration_ns", "endpoint", "max_hop_count", "path_rows",
+		"marked_rows", "flags", "flag_bits", "device",
+	};
+	memcpy(st->keys, keys, sizeof keys);
+	snprintf(st->vals[0], sizeof st->vals[0], "%" PRIu32, n);
+	snprintf(st->vals[1], sizeof st->vals[1], "%" PRId64, s->max_path_duration);
+	if (s->endpoint == GT_CP_NONE)
+		snprintf(st->vals[2], sizeof st->vals[2], "none");
+	else
+		snprintf(st->vals[2], sizeof st->vals[2], "%" PRIu32, s->endpoint);
+	snprintf(st->vals[3], sizeof st->vals[3], "%" PRIu32, (uint32_t)s->max_hop_count);
+	snprintf(st->vals[4], sizeof st->vals[4], "%" PRIu64, (uint64_t)s->path_rows);
+	snprintf(st->vals[5], sizeof st->vals[5], "%" PRIu64, (uint64_t)s->marked_rows);
+	size_t len = 0;
+	st->vals[6][0] = '\0';
+	for (int k = 0; k < GT_CP_FLAG_COUNT; k++)
+		if (s->flags & (1u << k))
+			len += (size_t)snprintf(st->vals[6] + len, sizeof st->vals[6] - len, "%s%s", len ? "," : "",
+						gt_cp_flag_names[k]);
+	snprintf(st->vals[7], sizeof st->vals[7], "%u", (unsigned)s->flags);
+	snprintf(st->vals[8], sizeof st->vals[8], "%s", device);
+}
+
+static int write_table(const struct gt_common *c, const char *source, const struct input *in, const gt_cp_rows *o,
+		       const gt_cp_summary *s, const char *device, bool with_rows)
+{
+	struct cp_view v = {.in = in, .o = o};
+	uint32_t *path = NULL;
+	if (!with_rows && !(path = collect_path(o, s, &v.path_len))) {
+		fprintf(stderr, "gputrace: out of memory for the path\n");
+		return GT_EINPUT;
+	}
+	v.path = path;
+	gt_column cols[16];
+	gt_table t;
+	if (with_rows)
+		full_rows_table(&t, cols, &v);
+	else
+		path_table(&t, cols, &v);
+	struct summary_text st;
+	summary_text(&st, in->n, s, device);
+	const char *mk[2 + SUMMARY_KEYS], *mv[2 + SUMMARY_KEYS];
+	gt_cli_table_meta(&t, source, mk, mv);
+	char line[4096];
+	size_t len = (size_t)snprintf(line, sizeof line, "critical path:");
+	for (int k = 0; k < SUMMARY_KEYS; k++) {
+		mk[2 + k] = st.keys[k];
+		mv[2 + k] = st.vals[k];
+		if (len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len, " %s=%s", st.keys[k],
+						st.vals[k][0] ? st.vals[k] : "none");
+	}
+	t.nmeta = 2 + SUMMARY_KEYS;
+	int rc = gt_cli_write_table(c, &t);
+	if (rc == 0)
+		gt_notice(c, "%s", line);
+	free(path);
+	return rc;
 }
 
 static int write_document(FILE *out, const struct input *in, const gt_cp_rows *o, const gt_cp_summary *s,
@@ -327,9 +588,6 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		return GT_EUSAGE;
 	if (forest ? st.noperands != 0 : st.noperands != 1)
 		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
-	if (c.format != GT_OUT_JSON && !with_rows)
-		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' add '--rows' for the per-row table",
-				      gt_out_format_name(c.format));
 
 	gt_error err = {0};
 	gt_model m;
@@ -372,12 +630,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	}
 
 	if (c.format != GT_OUT_JSON) {
-		gt_table t;
-		gt_column cols[6];
-		rows_table(&t, cols, &rows, in.n);
-		const char *mk[2], *mv[2];
-		gt_cli_table_meta(&t, forest ? forest : m.source, mk, mv);
-		rc = gt_cli_write_table(&c, &t);
+		rc = write_table(&c, forest ? forest : m.source, &in, &rows, &sum, device, with_rows);
 	} else {
 		gt_outfile of = {0};
 		rc = 0;

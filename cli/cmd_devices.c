@@ -28,6 +28,20 @@ TEXT_GETTER(type)
 TEXT_GETTER(version)
 TEXT_GETTER(driver)
 
+/* Getters rather than strided data: with no device infos may be NULL. */
+static const gt_cl_device_info *info_at(const void *ctx, uint64_t row)
+{
+	return (const gt_cl_device_info *)ctx + row;
+}
+static int64_t get_index(const void *ctx, uint64_t row) { return info_at(ctx, row)->index; }
+static int64_t get_compute_units(const void *ctx, uint64_t row) { return info_at(ctx, row)->compute_units; }
+static int64_t get_global_mem(const void *ctx, uint64_t row) { return (int64_t)info_at(ctx, row)->global_mem; }
+static int64_t get_max_alloc(const void *ctx, uint64_t row) { return (int64_t)info_at(ctx, row)->max_alloc; }
+static int64_t get_max_work_group(const void *ctx, uint64_t row)
+{
+	return (int64_t)info_at(ctx, row)->max_work_group;
+}
+
 static int run_devices(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
@@ -52,20 +66,21 @@ static int run_devices(const struct gt_command *cmd, int argc, char **argv)
 	size_t n;
 	if (gt_cl_list(&infos, &n, &err) < 0)
 		return gt_report(&err);
-	const gt_cl_device_info *d0 = infos;
-	size_t stride = sizeof *infos;
 	gt_column cols[] = {
-		{.name = "index", .type = GT_COL_U32, .data = &d0->index, .stride = stride},
+		{.name = "index", .type = GT_COL_U32, .get_i64 = get_index, .get_ctx = infos},
 		{.name = "platform", .type = GT_COL_STR, .get_str = get_platform, .get_ctx = infos},
 		{.name = "name", .type = GT_COL_STR, .get_str = get_name, .get_ctx = infos},
 		{.name = "type", .type = GT_COL_STR, .get_str = get_type, .get_ctx = infos},
-		{.name = "compute_units", .type = GT_COL_U32, .data = &d0->compute_units, .stride = stride},
-		{.name = "global_mem_bytes", .type = GT_COL_U64, .data = &d0->global_mem, .stride = stride},
-		{.name = "max_alloc_bytes", .type = GT_COL_U64, .data = &d0->max_alloc, .stride = stride},
+		{.name = "compute_units", .type = GT_COL_U32, .get_i64 = get_compute_units, .get_ctx = infos},
+		{.name = "global_mem_bytes", .type = GT_COL_U64, .get_i64 = get_global_mem, .get_ctx = infos},
+		{.name = "max_alloc_bytes", .type = GT_COL_U64, .get_i64 = get_max_alloc, .get_ctx = infos},
+		{.name = "max_work_group_size", .type = GT_COL_U64, .get_i64 = get_max_work_group, .get_ctx = infos},
 		{.name = "version", .type = GT_COL_STR, .get_str = get_version, .get_ctx = infos},
 		{.name = "driver", .type = GT_COL_STR, .get_str = get_driver, .get_ctx = infos},
 	};
 	gt_table t = {.name = "devices", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = n};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, "", mk, mv);
 	int rc = gt_cli_write_table(&c, &t);
 	free(infos);
 	return rc;

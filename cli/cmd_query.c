@@ -12,6 +12,7 @@
 #include "jsonw.h"
 #include "load.h"
 #include "outfile.h"
+#include "output.h"
 #include "table.h"
 #include "tindex.h"
 #include "tindex_cl.h"
@@ -27,8 +28,7 @@ static const struct gt_opt query_opts[] = {
 	{"capacity", 0, "N", OPT_CAPACITY, "at most N candidates are written (default: all batches)"},
 	{"expand", 0, NULL, OPT_EXPAND, "also list the spans meeting the viewport"},
 	{"viewports", 0, "FILE", OPT_VIEWPORTS, "run one query per JSON line {id, time, lanes, groups, level}"},
-	{"format", 'f', "FMT", OPT_FORMAT, "json (default) or ndjson"},
-	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
 	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -51,6 +51,20 @@ struct run {
 	gt_tquery prev_q;
 	gt_tresult prev;
 	uint64_t prev_fp;
+	/* table formats: rows gathered over every query, written at the end */
+	bool table, many;
+	struct trow *rows;
+	size_t nrows, rows_cap;
+	char **vids; /* per query: the viewport's id as text (NULL: none) */
+	size_t vids_cap;
+};
+
+/* One row of the table formats: a candidate batch, or with --expand a span,
+ * of query number `query`. */
+struct trow {
+	uint64_t query;
+	uint32_t level;
+	uint32_t value; /* batch id, or span id */
 };
 
 /* A viewport as given: strings, before resolution against the model. */
@@ -160,6 +174,145 @@ static int write_result(struct run *r, gt_jsonw *w, const char *id_json, const g
 	return 0;
 }
 
+static int add_row(struct run *r, uint64_t query, uint32_t level, uint32_t value)
+{
+	if (r->nrows == r->rows_cap) {
+		size_t cap = r->rows_cap ? r->rows_cap * 2 : 1024;
+		struct trow *p = realloc(r->rows, cap * sizeof *p);
+		if (!p)
+			return -1;
+		r->rows = p;
+		r->rows_cap = cap;
+	}
+	r->rows[r->nrows++] = (struct trow){query, level, value};
+	return 0;
+}
+
+/* A viewport id as text: a JSON string's contents, other JSON as written. */
+static char *id_as_text(const char *id_json)
+{
+	if (!id_json)
+		return NULL;
+	cJSON *j = cJSON_Parse(id_json);
+	char *s = j && cJSON_IsString(j) ? strdup(j->valuestring) : strdup(id_json);
+	cJSON_Delete(j);
+	return s;
+}
+
+/* Table formats: keeps the query's candidates (or, with --expand, its
+ * spans) as rows, and its statistics on stderr (one notice line). */
+static int gather_rows(struct run *r, const char *id_json, const gt_tquery *q)
+{
+	uint64_t qi = r->queries - 1;
+	if (qi >= r->vids_cap) {
+		size_t cap = r->vids_cap ? r->vids_cap * 2 : 64;
+		char **p = realloc(r->vids, cap * sizeof *p);
+		if (!p)
+			goto oom;
+		memset(p + r->vids_cap, 0, (cap - r->vids_cap) * sizeof *p);
+		r->vids = p;
+		r->vids_cap = cap;
+	}
+	if (id_json && !(r->vids[qi] = id_as_text(id_json)))
+		goto oom;
+	const gt_tresult *res = &r->prev;
+	uint64_t n = res->count < res->capacity ? res->count : res->capacity;
+	if (r->expand) {
+		uint32_t *ids = NULL;
+		uint64_t nids = 0;
+		gt_error err = {0};
+		if (gt_tindex_expand(r->ix, &r->m, q, r->cand, n, &ids, &nids, &err) < 0)
+			return gt_report(&err);
+		for (uint64_t i = 0; i < nids; i++)
+			if (add_row(r, qi, q->level, ids[i]) < 0) {
+				free(ids);
+				goto oom;
+			}
+		free(ids);
+	} else {
+		for (uint64_t i = 0; i < n; i++)
+			if (add_row(r, qi, q->level, r->cand[i]) < 0)
+				goto oom;
+	}
+	if (!r->many) /* --viewports: one summary line at the end */
+		gt_notice(&r->c, "query: level=%u candidate_count=%llu capacity=%llu overflow=%s nodes_tested=%llu "
+			  "leaves_tested=%llu false_positive_batches=%llu validation_bits=%u",
+			  q->level, (unsigned long long)res->count, (unsigned long long)res->capacity,
+			  res->overflow ? "true" : "false", (unsigned long long)res->nodes_tested,
+			  (unsigned long long)res->leaves_tested, (unsigned long long)r->prev_fp, r->vbits);
+	return 0;
+oom:
+	fprintf(stderr, "gputrace: out of memory for the query's rows\n");
+	return GT_EINPUT;
+}
+
+static const struct trow *trow_at(const void *ctx, uint64_t row)
+{
+	return &((const struct run *)ctx)->rows[row];
+}
+static const gt_span *trow_span(const void *ctx, uint64_t row)
+{
+	return &((const struct run *)ctx)->m.spans[trow_at(ctx, row)->value];
+}
+static int64_t col_query(const void *ctx, uint64_t row) { return (int64_t)trow_at(ctx, row)->query; }
+static int64_t col_level(const void *ctx, uint64_t row) { return trow_at(ctx, row)->level; }
+static int64_t col_value(const void *ctx, uint64_t row) { return trow_at(ctx, row)->value; }
+static int64_t col_lane(const void *ctx, uint64_t row) { return trow_span(ctx, row)->lane; }
+static int64_t col_ts(const void *ctx, uint64_t row) { return trow_span(ctx, row)->ts_ns; }
+static int64_t col_dur(const void *ctx, uint64_t row) { return trow_span(ctx, row)->dur_ns; }
+static int64_t col_name(const void *ctx, uint64_t row) { return trow_span(ctx, row)->name; }
+static const char *col_viewport(const void *ctx, uint64_t row)
+{
+	return ((const struct run *)ctx)->vids[trow_at(ctx, row)->query];
+}
+static const char *col_group(const void *ctx, uint64_t row)
+{
+	const struct run *r = ctx;
+	uint32_t g = trow_span(ctx, row)->group;
+	return g < r->m.group_count ? gt_model_str(&r->m, r->m.groups[g].name) : "";
+}
+
+/* The gathered rows as one table: with --viewports, the query's number and
+ * id first; then the candidate batch (and level), or with --expand the
+ * span's id, lane, ts_us, dur_us, name and group, as the JSON "spans". */
+static int write_rows(struct run *r, bool viewports, const char *source)
+{
+	gt_column cols[10];
+	size_t k = 0;
+	if (viewports) {
+		cols[k++] = (gt_column){.name = "query", .type = GT_COL_U64, .get_i64 = col_query, .get_ctx = r};
+		cols[k++] = (gt_column){.name = "viewport", .type = GT_COL_STR, .get_str = col_viewport, .get_ctx = r};
+	}
+	cols[k++] = (gt_column){.name = "level", .type = GT_COL_U32, .get_i64 = col_level, .get_ctx = r};
+	if (!r->expand) {
+		cols[k++] = (gt_column){.name = "batch", .type = GT_COL_U32, .get_i64 = col_value, .get_ctx = r};
+	} else {
+		cols[k++] = (gt_column){.name = "id", .type = GT_COL_U32, .get_i64 = col_value, .get_ctx = r};
+		cols[k++] = (gt_column){.name = "lane", .type = GT_COL_U32, .get_i64 = col_lane, .get_ctx = r};
+		cols[k++] = (gt_column){.name = "ts_us", .arrow_name = "ts_ns", .type = GT_COL_NS_US,
+					.get_i64 = col_ts, .get_ctx = r};
+		cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
+					.get_i64 = col_dur, .get_ctx = r};
+		cols[k++] = (gt_column){.name = "name", .type = GT_COL_DICT, .get_i64 = col_name, .get_ctx = r,
+					.dict_get = gt_cli_model_string, .dict_ctx = &r->m};
+		cols[k++] = (gt_column){.name = "group", .type = GT_COL_STR, .get_str = col_group, .get_ctx = r};
+	}
+	gt_table t = {.name = r->expand ? "spans" : "candidates", .cols = cols, .ncols = k, .nrows = r->nrows};
+	char nq[24], hits[24], ovf[24], vb[24];
+	snprintf(nq, sizeof nq, "%llu", (unsigned long long)r->queries);
+	snprintf(hits, sizeof hits, "%llu", (unsigned long long)r->cache_hits);
+	snprintf(ovf, sizeof ovf, "%llu", (unsigned long long)r->overflows);
+	snprintf(vb, sizeof vb, "%u", r->vbits);
+	const char *mk[6], *mv[6];
+	gt_cli_table_meta(&t, source, mk, mv);
+	mk[2] = "queries", mv[2] = nq;
+	mk[3] = "cache_hits", mv[3] = hits;
+	mk[4] = "overflows", mv[4] = ovf;
+	mk[5] = "validation_bits", mv[5] = vb;
+	t.nmeta = 6;
+	return gt_cli_write_table(&r->c, &t);
+}
+
 /* Runs one resolved query (or reuses the previous result) and writes it. */
 static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json, const gt_tquery *q, uint64_t cap)
 {
@@ -180,6 +333,8 @@ static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json,
 	}
 	r->queries++;
 	r->overflows += r->prev.overflow;
+	if (r->table)
+		return gather_rows(r, id_json, q);
 	gt_jsonw w;
 	gt_jsonw_init(&w, out, pretty);
 	int rc = write_result(r, &w, id_json, q, &r->prev, r->prev_fp, cached);
@@ -323,6 +478,10 @@ static void close_run(struct run *r)
 	gt_tindex_cl_close(r->dev);
 	gt_cl_close(r->cl);
 	free(r->cand);
+	free(r->rows);
+	for (size_t i = 0; i < r->vids_cap; i++)
+		free(r->vids[i]);
+	free(r->vids);
 	if (r->from_file)
 		gt_gtx_close(&r->g);
 	else
@@ -371,8 +530,8 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 		return GT_EUSAGE;
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'query' takes one TRACE or index file");
-	if (r.c.format != GT_OUT_JSON && r.c.format != GT_OUT_NDJSON)
-		return gt_usage_error(cmd, "'query' writes json or ndjson");
+	r.table = r.c.format != GT_OUT_JSON;
+	r.many = viewports != NULL;
 	if (!viewports && !v.time)
 		return gt_usage_error(cmd, "'query' needs --time A:B or --viewports FILE");
 	const char *why;
@@ -391,14 +550,15 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 	}
 	gt_outfile out = {0};
 	gt_error err = {0};
-	if (rc == 0 && gt_outfile_open(&out, r.c.output, false, &err) < 0)
+	/* table formats write through gt_cli_write_table at the end */
+	if (rc == 0 && !r.table && gt_outfile_open(&out, r.c.output, false, &err) < 0)
 		rc = gt_report(&err);
 	if (rc == 0) {
 		if (viewports) {
 			rc = run_viewports(&r, out.fp, viewports, &v);
 			if (rc == 0)
-				gt_notice(&r.c, "%llu queries, %llu cache hits", (unsigned long long)r.queries,
-					  (unsigned long long)r.cache_hits);
+				gt_notice(&r.c, "%llu queries, %llu cache hits, %llu overflowed", (unsigned long long)r.queries,
+					  (unsigned long long)r.cache_hits, (unsigned long long)r.overflows);
 		} else {
 			gt_tquery q;
 			uint64_t cap;
@@ -407,10 +567,14 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 			else
 				rc = run_query(&r, out.fp, r.c.format == GT_OUT_JSON, NULL, &q, cap);
 		}
-		if (rc == 0 && gt_outfile_commit(&out, &err) < 0)
+		if (r.table) {
+			if (rc == 0)
+				rc = write_rows(&r, viewports != NULL, st.operands[0]);
+		} else if (rc == 0 && gt_outfile_commit(&out, &err) < 0) {
 			rc = gt_report(&err);
-		else if (rc != 0)
+		} else if (rc != 0) {
 			gt_outfile_abort(&out);
+		}
 	}
 	if (rc == 0 && r.c.strict && (r.overflows || r.vbits)) {
 		fprintf(stderr, "gputrace: %s\n", r.vbits ? "the hierarchy failed validation (--strict)"

@@ -38,37 +38,59 @@ static void chunk_of(ulong n, ulong *c0, ulong *c1)
 	*c1 = min(n, *c0 + per);
 }
 
-/* Exclusive scan of one flag per work-item in local memory; returns the
- * item's prefix, *total the tile's sum. Hillis-Steele, double-buffered. */
+/* The host caps work-groups at 256 items (a power of two), so the scan and
+ * the sum below are unrolled for 256: steps past the group's size change
+ * nothing. Unrolled, no barrier sits in a loop nested in a caller's loop,
+ * which some OpenCL compilers (PoCL 5) fail to handle. */
+#define SCAN_STEP(off)                                           \
+	do {                                                     \
+		uint add_ = l >= (off) ? tmp[l - (off)] : 0u;    \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+		tmp[l] += add_;                                  \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+	} while (0)
+
+/* Exclusive scan of one flag per work-item in local memory (Hillis-Steele
+ * in place); returns the item's prefix, *total the tile's sum. */
 static uint tile_scan(uint flag, __local uint *tmp, uint *total)
 {
 	uint W = get_local_size(0), l = get_local_id(0);
-	__local uint *a = tmp, *b = tmp + W;
-	a[l] = flag;
+	tmp[l] = flag;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (uint off = 1; off < W; off <<= 1) {
-		b[l] = a[l] + (l >= off ? a[l - off] : 0u);
-		barrier(CLK_LOCAL_MEM_FENCE);
-		__local uint *t = a;
-		a = b;
-		b = t;
-	}
-	uint incl = a[l];
-	*total = a[W - 1];
+	SCAN_STEP(1);
+	SCAN_STEP(2);
+	SCAN_STEP(4);
+	SCAN_STEP(8);
+	SCAN_STEP(16);
+	SCAN_STEP(32);
+	SCAN_STEP(64);
+	SCAN_STEP(128);
+	uint incl = tmp[l];
+	*total = tmp[W - 1];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	return incl - flag;
 }
+
+#define SUM_STEP(s)                                              \
+	do {                                                     \
+		if (l < (s) && l + (s) < W)                      \
+			tmp[l] += tmp[l + (s)];                  \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+	} while (0)
 
 static ulong group_sum(ulong v, __local ulong *tmp)
 {
 	uint W = get_local_size(0), l = get_local_id(0);
 	tmp[l] = v;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (uint s = W / 2; s > 0; s >>= 1) {
-		if (l < s)
-			tmp[l] += tmp[l + s];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	SUM_STEP(128);
+	SUM_STEP(64);
+	SUM_STEP(32);
+	SUM_STEP(16);
+	SUM_STEP(8);
+	SUM_STEP(4);
+	SUM_STEP(2);
+	SUM_STEP(1);
 	ulong r = tmp[0];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	return r;
@@ -141,6 +163,18 @@ __kernel void tq_scan(uint G, __global const uint *gsum, __global const ulong *g
 	}
 }
 
+/* The slice of a group's chunk [c0, c1) that work-item l owns: contiguous
+ * slices in item order, so writing each slice's hits in order at its
+ * prefix keeps the canonical order. No barrier sits inside a loop: PoCL 5
+ * cannot compile a barrier in a loop here. */
+static void slice_of(ulong c0, ulong c1, ulong *a, ulong *b)
+{
+	ulong W = get_local_size(0), l = get_local_id(0), len = c1 - c0;
+	ulong per = (len + W - 1) / W;
+	*a = c0 + min(len, l * per);
+	*b = c0 + min(len, (l + 1) * per);
+}
+
 /* Pass 3: each group writes the ids of its chunk's hits at its offset,
  * in item order, the first cap of them. */
 __kernel void tq_compact(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
@@ -150,20 +184,17 @@ __kernel void tq_compact(uint stage, ulong n_host, __global const ulong *ctrl, u
 {
 	ulong n = stage == 0 ? n_host : ctrl[0] * S;
 	nodes += node_off;
-	ulong c0, c1;
+	ulong c0, c1, a, b;
 	chunk_of(n, &c0, &c1);
-	ulong base = goff[get_group_id(0)];
-	for (ulong t = c0; t < c1; t += get_local_size(0)) {
-		ulong i = t + get_local_id(0);
-		uint id = 0, wt, hit = 0;
-		if (i < c1)
-			hit = (uint)item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
-		uint total;
-		uint pre = tile_scan(hit, tmp, &total);
-		if (hit && base + pre < cap)
-			out[base + pre] = id;
-		base += total;
-	}
+	slice_of(c0, c1, &a, &b);
+	uint id, wt, cnt = 0;
+	for (ulong i = a; i < b; i++)
+		cnt += (uint)item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
+	uint total;
+	ulong at = goff[get_group_id(0)] + tile_scan(cnt, tmp, &total);
+	for (ulong i = a; i < b && at < cap; i++)
+		if (item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt))
+			out[at++] = id;
 }
 
 /* Validation bits of every hierarchy record (batches first, then nodes);
@@ -250,18 +281,17 @@ __kernel void brute_compact(ulong n, __global const long *s, __global const long
 			    __global const uchar *grp, tquery q, __global const uint *goff, __global uint *out,
 			    ulong cap, __local uint *tmp)
 {
-	ulong c0, c1;
+	ulong c0, c1, a, b;
 	chunk_of(n, &c0, &c1);
-	ulong base = goff[get_group_id(0)];
-	for (ulong t = c0; t < c1; t += get_local_size(0)) {
-		ulong i = t + get_local_id(0);
-		uint hit = i < c1 ? (uint)span_meets(i, s, e, lane, grp, q) : 0u;
-		uint total;
-		uint pre = tile_scan(hit, tmp, &total);
-		if (hit && base + pre < cap)
-			out[base + pre] = (uint)i;
-		base += total;
-	}
+	slice_of(c0, c1, &a, &b);
+	uint cnt = 0;
+	for (ulong i = a; i < b; i++)
+		cnt += (uint)span_meets(i, s, e, lane, grp, q);
+	uint total;
+	ulong at = goff[get_group_id(0)] + tile_scan(cnt, tmp, &total);
+	for (ulong i = a; i < b && at < cap; i++)
+		if (span_meets(i, s, e, lane, grp, q))
+			out[at++] = (uint)i;
 }
 
 /* The plain brute force: one work-item per span marks it and a

@@ -27,7 +27,7 @@ for dev in host auto; do
 	check "golden endpoint on $dev" grep -q '"endpoint": 2' "$tmp/out"
 done
 check "truncated rows" status 0 critical-path --forest "$tmp/f.csv" --rows -f csv --max-path-length 2 -q
-printf 'path_duration_us,slack_us,critical_predecessor,root,hop_count,critical_mask\n0.005,0.007,,0,0,true\n0.008,0.004,0,0,1,true\n0.012,0,1,0,2,false\n0.012,0,0,0,1,false\n0.002,0.01,,4,0,false\n' >"$tmp/want"
+printf 'id,parent,dur_us,path_duration_us,slack_us,critical_predecessor,root,hop_count,critical_mask\n0,,0.005,0.005,0.007,,0,0,true\n1,0,0.003,0.008,0.004,0,0,1,true\n2,1,0.004,0.012,0,1,0,2,false\n3,0,0.007,0.012,0,0,0,1,false\n4,,0.002,0.002,0.01,,4,0,false\n' >"$tmp/want"
 check "truncated rows table" cmp -s "$tmp/out" "$tmp/want"
 
 printf 'parent,duration\n-1,5\n1,x\n' >"$tmp/bad.csv"

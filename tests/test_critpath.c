@@ -474,6 +474,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("critpath");
 	TCase *g = tcase_create("golden");
+	tcase_set_timeout(g, 120); /* the first device test compiles the kernels (slow under PoCL) */
 	tcase_add_test(g, golden_clean);
 	tcase_add_test(g, golden_invalid);
 	tcase_add_test(g, golden_overflow);

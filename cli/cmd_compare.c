@@ -1,0 +1,456 @@
+/* gputrace compare: a baseline trace against a new one (totals, per key,
+ * critical path), with --fail-if conditions for CI jobs (exit 5 when one
+ * holds). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "critpath.h"
+#include "jsonw.h"
+#include "load.h"
+#include "outfile.h"
+#include "output.h"
+#include "table.h"
+
+enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP };
+
+static const struct gt_opt compare_opts[] = {
+	{"fail-if", 0, "EXPR", OPT_FAIL_IF, "exit 5 when EXPR holds, e.g. 'critical_path.rel > 5%' (repeatable)"},
+	{"by", 0, "KEY", OPT_BY, "compare per name (default), cat or group"},
+	{"top", 0, "K", OPT_TOP, "list the K keys whose total duration changed most (default 20, 0: all)"},
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
+	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+static const char *const by_names[] = {"name", "cat", "group"};
+
+/* One side: the model and its critical path. */
+struct side {
+	gt_model m;
+	gt_cp_rows rows;
+	gt_cp_summary sum;
+	gt_cmp_cp cp;
+};
+
+/* On the chosen device (cl NULL: the host reference); exact and the same
+ * on every device. */
+static int critical_path(gt_cl *cl, struct side *s)
+{
+	gt_error err = {0};
+	uint32_t n = s->m.span_count;
+	uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
+	int64_t *dur = malloc((n ? n : 1) * sizeof *dur);
+	int rc = 0;
+	if (!parent || !dur) {
+		rc = gt_fail(&err, GT_EINPUT, "out of memory");
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			parent[i] = s->m.spans[i].parent; /* GT_NONE == GT_CP_ROOT */
+			dur[i] = s->m.spans[i].dur_ns;
+		}
+		rc = gt_cp_rows_alloc(&s->rows, n, &err);
+		if (rc == 0)
+			rc = gt_critpath_run(cl, parent, dur, n, NULL, &s->rows, &s->sum, &err);
+	}
+	free(parent);
+	free(dur);
+	if (rc < 0)
+		return gt_report(&err);
+	s->cp.mask = s->rows.critical_mask;
+	s->cp.duration = s->sum.max_path_duration;
+	s->cp.flags = s->sum.flags;
+	s->cp.rows = s->sum.path_rows;
+	return 0;
+}
+
+/* A rational as a JSON number with 6 decimals, or null. */
+static void json_rat(gt_jsonw *w, gt_rat r)
+{
+	char buf[96];
+	gt_rat_format(r, 6, buf, sizeof buf);
+	gt_jsonw_raw(w, buf);
+}
+
+/* An integer-valued rational (den 1; an abs may pass int64) or null. */
+static void json_int(gt_jsonw *w, gt_rat r)
+{
+	char buf[96];
+	if (r.den != 1) {
+		gt_jsonw_null(w);
+		return;
+	}
+	gt_rat_format(r, 0, buf, sizeof buf);
+	gt_jsonw_raw(w, buf);
+}
+
+static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)
+{
+	bool ratio = gt_cmp_field_kind(field) == GT_KIND_RATIO;
+	gt_jsonw_begin_object(w);
+	for (int ch = 0; ch < GT_C_COUNT; ch++) {
+		gt_jsonw_key(w, gt_cmp_change_names[ch]);
+		gt_rat v = gt_cmp_change_value(c, k, field, ch);
+		if (ratio || ch == GT_C_REL)
+			json_rat(w, v);
+		else
+			json_int(w, v);
+	}
+	gt_jsonw_end_object(w);
+}
+
+static void json_flags(gt_jsonw *w, uint32_t flags)
+{
+	gt_jsonw_begin_array(w);
+	for (int b = 0; b < GT_CP_FLAG_COUNT; b++)
+		if (flags & (1u << b))
+			gt_jsonw_str(w, gt_cp_flag_names[b]);
+	gt_jsonw_end_array(w);
+}
+
+/* Keys on either critical path, by |share change| descending, then key. */
+static const gt_compare *share_cmp_ctx;
+static int share_order(const void *a, const void *b)
+{
+	const gt_cmp_key *x = *(const gt_cmp_key *const *)a, *y = *(const gt_cmp_key *const *)b;
+	gt_rat dx = gt_cmp_change_value(share_cmp_ctx, x, GT_F_CP_SHARE, GT_C_ABS);
+	gt_rat dy = gt_cmp_change_value(share_cmp_ctx, y, GT_F_CP_SHARE, GT_C_ABS);
+	/* a null share change (a path of duration 0) sorts last */
+	if (!dx.den || !dy.den)
+		return !dx.den != !dy.den ? (!dx.den ? 1 : -1) : strcmp(x->key, y->key);
+	if (dx.num < 0)
+		dx.num = -dx.num;
+	if (dy.num < 0)
+		dy.num = -dy.num;
+	int r = gt_rat_cmp(dy, dx);
+	return r ? r : strcmp(x->key, y->key);
+}
+
+static void write_json(FILE *out, const gt_compare *c, const struct side *s, size_t top, const gt_cond *conds,
+		       size_t ncond, const bool *held)
+{
+	gt_jsonw w;
+	gt_jsonw_init(&w, out, true);
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "base");
+	gt_jsonw_str(&w, s[0].m.source ? s[0].m.source : "");
+	gt_jsonw_key(&w, "new");
+	gt_jsonw_str(&w, s[1].m.source ? s[1].m.source : "");
+	gt_jsonw_key(&w, "by");
+	gt_jsonw_str(&w, by_names[c->by]);
+
+	gt_jsonw_key(&w, "total");
+	gt_jsonw_begin_object(&w);
+	for (int f = GT_F_SPANS; f < GT_F_ALL_COUNT; f++) {
+		gt_jsonw_key(&w, gt_cmp_field_names[f]);
+		json_change(&w, c, NULL, f);
+	}
+	gt_jsonw_end_object(&w);
+
+	gt_jsonw_key(&w, "critical_path");
+	gt_jsonw_begin_object(&w);
+	for (int ch = 0; ch < GT_C_COUNT; ch++) {
+		gt_jsonw_key(&w, gt_cmp_change_names[ch]);
+		gt_rat v = gt_cmp_change_value(c, NULL, GT_F_CRITICAL_PATH, ch);
+		if (ch == GT_C_REL)
+			json_rat(&w, v);
+		else
+			json_int(&w, v);
+	}
+	gt_jsonw_key(&w, "base_spans");
+	gt_jsonw_u64(&w, c->side[0].cp_rows);
+	gt_jsonw_key(&w, "new_spans");
+	gt_jsonw_u64(&w, c->side[1].cp_rows);
+	gt_jsonw_key(&w, "base_flags");
+	json_flags(&w, c->side[0].cp_flags);
+	gt_jsonw_key(&w, "new_flags");
+	json_flags(&w, c->side[1].cp_flags);
+	const char *const lists[2] = {"joined", "left"};
+	for (int l = 0; l < 2; l++) {
+		gt_jsonw_key(&w, lists[l]);
+		gt_jsonw_begin_array(&w);
+		for (size_t i = 0; i < c->key_count; i++) {
+			const gt_cmp_key *k = &c->keys[i];
+			bool in = l == 0 ? k->on_cp[1] && !k->on_cp[0] : k->on_cp[0] && !k->on_cp[1];
+			if (in)
+				gt_jsonw_str(&w, k->key);
+		}
+		gt_jsonw_end_array(&w);
+	}
+	size_t non = 0;
+	const gt_cmp_key **on = malloc((c->key_count ? c->key_count : 1) * sizeof *on);
+	for (size_t i = 0; on && i < c->key_count; i++)
+		if (c->keys[i].on_cp[0] || c->keys[i].on_cp[1])
+			on[non++] = &c->keys[i];
+	share_cmp_ctx = c;
+	if (on)
+		qsort(on, non, sizeof *on, share_order);
+	gt_jsonw_key(&w, "shares");
+	gt_jsonw_begin_array(&w);
+	for (size_t i = 0; i < non; i++) {
+		gt_jsonw_begin_object(&w);
+		gt_jsonw_key(&w, "key");
+		gt_jsonw_str(&w, on[i]->key);
+		for (int ch = 0; ch < GT_C_REL; ch++) {
+			gt_jsonw_key(&w, gt_cmp_change_names[ch]);
+			json_rat(&w, gt_cmp_change_value(c, on[i], GT_F_CP_SHARE, ch));
+		}
+		gt_jsonw_end_object(&w);
+	}
+	gt_jsonw_end_array(&w);
+	free(on);
+	gt_jsonw_end_object(&w);
+
+	gt_jsonw_key(&w, "key_count");
+	gt_jsonw_u64(&w, c->key_count);
+	gt_jsonw_key(&w, "keys");
+	gt_jsonw_begin_array(&w);
+	for (size_t i = 0; i < top; i++) {
+		const gt_cmp_key *k = &c->keys[i];
+		gt_jsonw_begin_object(&w);
+		gt_jsonw_key(&w, "key");
+		gt_jsonw_str(&w, k->key);
+		for (int f = 0; f < GT_F_KEY_COUNT; f++) {
+			gt_jsonw_key(&w, gt_cmp_field_names[f]);
+			json_change(&w, c, k, f);
+		}
+		gt_jsonw_end_object(&w);
+	}
+	gt_jsonw_end_array(&w);
+
+	gt_jsonw_key(&w, "conditions");
+	gt_jsonw_begin_array(&w);
+	for (size_t i = 0; i < ncond; i++) {
+		gt_rat v;
+		gt_cond_eval(c, &conds[i], &v);
+		gt_jsonw_begin_object(&w);
+		gt_jsonw_key(&w, "expr");
+		gt_jsonw_str(&w, conds[i].text);
+		gt_jsonw_key(&w, "value");
+		json_rat(&w, v);
+		gt_jsonw_key(&w, "held");
+		gt_jsonw_bool(&w, held[i]);
+		gt_jsonw_end_object(&w);
+	}
+	gt_jsonw_end_array(&w);
+	gt_jsonw_key(&w, "regression");
+	bool any = false;
+	for (size_t i = 0; i < ncond; i++)
+		any |= held[i];
+	gt_jsonw_bool(&w, any);
+	gt_jsonw_end_object(&w);
+	gt_jsonw_finish(&w);
+}
+
+/* The per-key table of the table formats: FIELD.CHANGE columns as in the
+ * condition grammar. Integers are int64 (a percentile of a side without
+ * the key, and its abs, are 0 there: see count.base/new); ratios are
+ * float64 rounded to 6 decimals, NaN (JSON null) when undefined. */
+#define INT_FIELDS 8 /* count .. cp_ns */
+struct row {
+	const char *key;
+	int64_t v[INT_FIELDS][3];
+	double rel[INT_FIELDS];
+	double share[4];
+};
+
+static double rat_f64(gt_rat r)
+{
+	char buf[96];
+	if (!r.den)
+		return __builtin_nan("");
+	gt_rat_format(r, 6, buf, sizeof buf);
+	return strtod(buf, NULL);
+}
+
+static int write_table(const struct gt_common *cc, const gt_compare *c, size_t top, const char *source)
+{
+	struct row *rows = calloc(top ? top : 1, sizeof *rows);
+	enum { NCOLS = 1 + INT_FIELDS * 4 + 4 };
+	gt_column cols[NCOLS];
+	char names[NCOLS][32];
+	if (!rows) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	for (size_t i = 0; i < top; i++) {
+		const gt_cmp_key *k = &c->keys[i];
+		rows[i].key = k->key;
+		for (int f = 0; f < INT_FIELDS; f++) {
+			for (int ch = 0; ch < 3; ch++) {
+				gt_rat v = gt_cmp_change_value(c, k, f, ch);
+				rows[i].v[f][ch] = v.den == 1 ? (int64_t)v.num : 0;
+			}
+			rows[i].rel[f] = rat_f64(gt_cmp_change_value(c, k, f, GT_C_REL));
+		}
+		for (int ch = 0; ch < 4; ch++)
+			rows[i].share[ch] = rat_f64(gt_cmp_change_value(c, k, GT_F_CP_SHARE, ch));
+	}
+	memset(cols, 0, sizeof cols);
+	size_t n = 0;
+	cols[n++] = (gt_column){.name = "key", .type = GT_COL_STR, .data = &rows[0].key, .stride = sizeof *rows};
+	for (int f = 0; f < INT_FIELDS; f++) {
+		for (int ch = 0; ch < 4; ch++) {
+			snprintf(names[n], sizeof names[n], "%s.%s", gt_cmp_field_names[f], gt_cmp_change_names[ch]);
+			cols[n] = (gt_column){.name = names[n], .stride = sizeof *rows};
+			if (ch < 3) {
+				cols[n].type = GT_COL_I64;
+				cols[n].data = &rows[0].v[f][ch];
+			} else {
+				cols[n].type = GT_COL_F64;
+				cols[n].data = &rows[0].rel[f];
+			}
+			n++;
+		}
+	}
+	for (int ch = 0; ch < 4; ch++) {
+		snprintf(names[n], sizeof names[n], "cp_share.%s", gt_cmp_change_names[ch]);
+		cols[n++] = (gt_column){.name = names[n - 1], .type = GT_COL_F64, .data = &rows[0].share[ch],
+					.stride = sizeof *rows};
+	}
+	gt_table t = {.name = "keys", .cols = cols, .ncols = n, .nrows = top};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, source, mk, mv);
+	int rc = gt_cli_write_table(cc, &t);
+	free(rows);
+	return rc;
+}
+
+static int run_compare(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct gt_common c;
+	gt_common_init(&c);
+	int by = GT_BY_NAME;
+	unsigned long long top = 20;
+	gt_cond *conds = calloc((size_t)argc + 1, sizeof *conds);
+	size_t ncond = 0;
+	if (!conds) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id, rc = 0;
+	while (rc == 0 && (id = gt_opt_next(&st, &arg)) > 0) {
+		switch (id) {
+		case OPT_FAIL_IF: {
+			size_t pos;
+			const char *why;
+			if (gt_cond_parse(arg, &conds[ncond], &pos, &why) < 0)
+				rc = gt_usage_error(cmd, "bad --fail-if '%s' at column %zu (at '%s'): %s", arg, pos + 1,
+						    arg + pos, why);
+			else
+				ncond++;
+			break;
+		}
+		case OPT_BY:
+			if (strcmp(arg, "name") == 0)
+				by = GT_BY_NAME;
+			else if (strcmp(arg, "cat") == 0)
+				by = GT_BY_CAT;
+			else if (strcmp(arg, "group") == 0)
+				by = GT_BY_GROUP;
+			else
+				rc = gt_usage_error(cmd, "bad --by '%s': expected name, cat or group", arg);
+			break;
+		case OPT_TOP:
+			if (gt_parse_u64(cmd, "top", arg, &top) < 0)
+				rc = GT_EUSAGE;
+			break;
+		default: {
+			int r = gt_common_opt(&c, cmd, id, arg);
+			if (r < 0)
+				rc = GT_EUSAGE;
+			else if (r == 2)
+				rc = -1; /* help printed: exit 0 */
+		}
+		}
+	}
+	if (rc == 0 && id < 0)
+		rc = GT_EUSAGE;
+	if (rc == 0 && st.noperands != 2)
+		rc = gt_usage_error(cmd, "'compare' takes two traces or index files: BASE NEW");
+	struct side s[2];
+	memset(s, 0, sizeof s);
+	gt_compare cmp = {0};
+	bool *held = calloc(ncond + 1, sizeof *held);
+	if (rc == 0 && !held)
+		rc = GT_EINPUT;
+	for (int k = 0; rc == 0 && k < 2; k++)
+		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
+	gt_cl *cl = NULL;
+	if (rc == 0) {
+		gt_error err = {0};
+		char chosen[512] = "";
+		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
+			rc = gt_report(&err);
+		else if (chosen[0])
+			gt_notice(&c, "%s", chosen);
+	}
+	for (int k = 0; rc == 0 && k < 2; k++)
+		rc = critical_path(cl, &s[k]);
+	if (rc == 0) {
+		gt_error err = {0};
+		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
+			rc = gt_report(&err);
+	}
+	bool any = false;
+	if (rc == 0) {
+		for (size_t i = 0; i < ncond; i++)
+			any |= held[i] = gt_cond_eval(&cmp, &conds[i], NULL);
+		size_t ntop = top == 0 || top > cmp.key_count ? cmp.key_count : (size_t)top;
+		if (c.format == GT_OUT_JSON) {
+			gt_outfile out = {0};
+			gt_error err = {0};
+			if (gt_outfile_open(&out, c.output, false, &err) < 0) {
+				rc = gt_report(&err);
+			} else {
+				write_json(out.fp, &cmp, s, ntop, conds, ncond, held);
+				if (gt_outfile_commit(&out, &err) < 0)
+					rc = gt_report(&err);
+			}
+		} else {
+			rc = write_table(&c, &cmp, ntop, s[1].m.source);
+		}
+	}
+	if (rc == 0 && c.strict && (s[0].sum.flags || s[1].sum.flags)) {
+		fprintf(stderr, "gputrace: a critical path is flagged incomplete (--strict)\n");
+		rc = GT_EINCOMPLETE;
+	}
+	if (rc == 0 && any) {
+		for (size_t i = 0; i < ncond; i++) {
+			if (!held[i])
+				continue;
+			gt_rat v;
+			char buf[96];
+			gt_cond_eval(&cmp, &conds[i], &v);
+			gt_rat_format(v, conds[i].change == GT_C_REL || gt_cmp_field_kind(conds[i].field) == GT_KIND_RATIO
+						 ? 6
+						 : 0,
+				      buf, sizeof buf);
+			fprintf(stderr, "gputrace: regression: %s (value %s)\n", conds[i].text, buf);
+		}
+		rc = GT_EREGRESSION;
+	}
+	gt_compare_free(&cmp);
+	gt_cl_close(cl);
+	for (int k = 0; k < 2; k++) {
+		gt_cp_rows_free(&s[k].rows);
+		gt_model_free(&s[k].m);
+	}
+	for (size_t i = 0; i < ncond; i++)
+		gt_cond_free(&conds[i]);
+	free(conds);
+	free(held);
+	return rc < 0 ? 0 : rc;
+}
+
+const struct gt_command gt_cmd_compare = {
+	.name = "compare",
+	.args = "BASE NEW",
+	.summary = "compare two traces: totals, per-key statistics, critical path; --fail-if for CI",
+	.opts = compare_opts,
+	.run = run_compare,
+};

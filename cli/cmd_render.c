@@ -1,0 +1,258 @@
+/* gputrace render: an SVG timeline of a viewport, drawn from the temporal
+ * index's candidates (the same query as `gputrace query`). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "critpath.h"
+#include "gtx.h"
+#include "load.h"
+#include "outfile.h"
+#include "render.h"
+#include "tindex.h"
+#include "tindex_cl.h"
+#include "viewport.h"
+
+enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_WIDTH, OPT_CRITICAL_PATH, OPT_TITLE };
+
+static const struct gt_opt render_opts[] = {
+	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start; ns, us, ms or s (default: all)"},
+	{"lanes", 0, "L0:L1", OPT_LANES, "lane window, half-open (default all)"},
+	{"groups", 0, "NAMES|MASK", OPT_GROUPS, "comma-separated group names or a 32-bit mask (default all)"},
+	{"width", 'w', "PX", OPT_WIDTH, "width of the time axis in pixels (default 1200)"},
+	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "outline the critical path's spans and draw its chain"},
+	{"title", 0, "TEXT", OPT_TITLE, "title shown at the top (default: the file name and window)"},
+	{"threads", 'j', "N", OPT_THREADS, "ingest and drawing threads (default: one per core)"},
+	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
+	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+};
+
+struct run {
+	struct gt_common c;
+	gt_model m;
+	gt_gtx g;
+	bool from_file;
+	gt_tindex own;
+	const gt_tindex *ix;
+	gt_cl *cl;
+	gt_tindex_cl *dev;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A trace is loaded and indexed; an index file is mapped. */
+static int open_index(struct run *r, const char *path)
+{
+	gt_error err = {0};
+	FILE *f = fopen(path, "rb");
+	unsigned char head[8] = {0};
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (gt_gtx_is_index(head, n)) {
+		if (gt_gtx_open(&r->g, path, &err) < 0 || gt_gtx_model(&r->g, &r->m, &err) < 0)
+			return gt_report(&err);
+		r->from_file = true;
+		r->ix = &r->g.ix;
+		return 0;
+	}
+	int rc = gt_cli_load(&r->c, path, &r->m);
+	if (rc)
+		return rc;
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	if (gt_tindex_build(&r->own, &r->m, &p, &err) < 0)
+		return gt_report(&err);
+	r->ix = &r->own;
+	return 0;
+}
+
+static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
+{
+	gt_error err = {0};
+	char chosen[256] = "";
+	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
+		return gt_report(&err);
+	if (chosen[0])
+		gt_notice(&r->c, "%s", chosen);
+	gt_tresult res = {.candidates = cand, .capacity = r->ix->batch_count};
+	int rc = r->cl ? gt_tindex_cl_open(&r->dev, r->cl, r->ix, &err) : 0;
+	if (rc == 0)
+		rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->ix, q, &res, &err);
+	if (rc < 0)
+		return gt_report(&err);
+	*n = res.count;
+	return 0;
+}
+
+/* The critical path, root to endpoint, on the query's device. */
+static int critical_path(gt_cl *cl, const gt_model *m, uint32_t **path, uint32_t *len)
+{
+	gt_error err = {0};
+	uint32_t n = m->span_count;
+	uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
+	int64_t *dur = malloc((n ? n : 1) * sizeof *dur);
+	gt_cp_rows rows = {0};
+	gt_cp_summary sum;
+	int rc = !parent || !dur ? gt_fail(&err, GT_EINPUT, "out of memory") : 0;
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
+		parent[i] = m->spans[i].parent;
+		dur[i] = m->spans[i].dur_ns;
+	}
+	if (rc == 0)
+		rc = gt_cp_rows_alloc(&rows, n, &err);
+	if (rc == 0)
+		rc = gt_critpath_run(cl, parent, dur, n, NULL, &rows, &sum, &err);
+	*len = 0;
+	if (rc == 0 && sum.endpoint != GT_CP_NONE) {
+		*path = malloc((size_t)sum.path_rows * sizeof **path);
+		if (!*path) {
+			rc = gt_fail(&err, GT_EINPUT, "out of memory");
+		} else {
+			uint32_t i = sum.endpoint;
+			for (uint32_t k = sum.path_rows; k-- > 0 && i != GT_CP_ROOT; i = rows.critical_predecessor[i])
+				(*path)[k] = i;
+			*len = sum.path_rows;
+		}
+	}
+	free(parent);
+	free(dur);
+	gt_cp_rows_free(&rows);
+	return rc < 0 ? gt_report(&err) : 0;
+}
+
+static int run_render(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	gt_common_init(&r.c);
+	const char *time_arg = NULL, *lanes_arg = NULL, *groups_arg = NULL, *title = NULL;
+	unsigned long long width = 1200;
+	bool want_path = false;
+	struct gt_opt_state st;
+	gt_opt_begin(&st, cmd, argc, argv);
+	const char *arg;
+	int id;
+	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		switch (id) {
+		case OPT_TIME: time_arg = arg; break;
+		case OPT_LANES: lanes_arg = arg; break;
+		case OPT_GROUPS: groups_arg = arg; break;
+		case OPT_CRITICAL_PATH: want_path = true; break;
+		case OPT_TITLE: title = arg; break;
+		case OPT_WIDTH:
+			if (gt_parse_u64(cmd, "width", arg, &width) < 0)
+				return GT_EUSAGE;
+			if (width < 16 || width > 100000)
+				return gt_usage_error(cmd, "bad --width '%s': expected 16 to 100000 pixels", arg);
+			break;
+		default: {
+			int rc = gt_common_opt(&r.c, cmd, id, arg);
+			if (rc < 0)
+				return GT_EUSAGE;
+			if (rc == 2)
+				return 0;
+		}
+		}
+	}
+	if (id < 0)
+		return GT_EUSAGE;
+	if (st.noperands != 1)
+		return gt_usage_error(cmd, "'render' takes one TRACE or index file");
+	const char *why;
+	int64_t a = 0, b = 0;
+	gt_tquery q = {.lane0 = 0, .lane1 = UINT32_MAX, .groups = 0xffffffffu};
+	if (time_arg && gt_parse_time_window(time_arg, &a, &b, &why) < 0)
+		return gt_usage_error(cmd, "bad --time '%s': %s", time_arg, why);
+	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
+		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
+	double t_start = now_ms();
+	int rc = open_index(&r, st.operands[0]);
+	double t_loaded = now_ms();
+	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.m, &q.groups, &why) < 0)
+		rc = gt_usage_error(cmd, "bad --groups '%s': %s", groups_arg, why);
+	if (rc == 0) {
+		if (time_arg) {
+			if (__builtin_add_overflow(r.m.start_ns, a, &q.t0) || __builtin_add_overflow(r.m.start_ns, b, &q.t1))
+				rc = gt_usage_error(cmd, "bad --time '%s': out of range", time_arg);
+		} else {
+			q.t0 = r.m.start_ns;
+			q.t1 = r.m.end_ns > r.m.start_ns ? r.m.end_ns : r.m.start_ns;
+		}
+		if (rc == 0 && q.t1 < q.t0)
+			rc = gt_usage_error(cmd, "bad --time '%s': it ends before it starts", time_arg);
+	}
+	uint32_t *cand = NULL, *path = NULL, path_len = 0;
+	uint64_t ncand = 0;
+	if (rc == 0) {
+		q.level = gt_tindex_auto_level(r.ix, q.t1 - q.t0, r.m.end_ns - r.m.start_ns);
+		if (!(cand = malloc(((size_t)r.ix->batch_count + 1) * sizeof *cand))) {
+			fprintf(stderr, "gputrace: out of memory\n");
+			rc = GT_EINPUT;
+		}
+	}
+	if (rc == 0)
+		rc = query(&r, &q, cand, &ncand);
+	double t_queried = now_ms();
+	if (rc == 0 && want_path)
+		rc = critical_path(r.cl, &r.m, &path, &path_len);
+	double t_path = now_ms();
+	gt_render_stats rs = {0};
+	if (rc == 0) {
+		char auto_title[512];
+		if (!title) {
+			const char *src = st.operands[0], *slash = strrchr(src, '/');
+			snprintf(auto_title, sizeof auto_title, "%s  [%s]", slash ? slash + 1 : src,
+				 time_arg ? time_arg : "whole trace");
+			title = auto_title;
+		}
+		gt_render_opts o = {.q = q, .width = (uint32_t)width, .title = title, .path = want_path ? path : NULL,
+				    .path_len = path_len, .threads = r.c.threads};
+		/* a test knob: split small inputs too, to test the merge */
+		const char *ws = getenv("GPUTRACE_RENDER_WORKER_SPANS");
+		if (ws)
+			o.worker_spans = strtoull(ws, NULL, 10);
+		gt_outfile out = {0};
+		gt_error err = {0};
+		if (gt_outfile_open(&out, r.c.output, false, &err) < 0 ||
+		    gt_render_svg(out.fp, &r.m, r.ix, cand, ncand, &o, &rs, &err) < 0) {
+			gt_outfile_abort(&out);
+			rc = gt_report(&err);
+		} else if (gt_outfile_commit(&out, &err) < 0) {
+			rc = gt_report(&err);
+		}
+	}
+	double t_done = now_ms();
+	if (rc == 0)
+		gt_notice(&r.c,
+			  "rendered %llu spans as %llu boxes and %llu density cells on %u lanes from %llu candidate "
+			  "batches (level %u); load %.0f ms, query %.1f ms, path %.0f ms, svg %.0f ms",
+			  (unsigned long long)rs.spans, (unsigned long long)rs.boxes,
+			  (unsigned long long)rs.density_cells, rs.rows, (unsigned long long)ncand, q.level,
+			  t_loaded - t_start, t_queried - t_loaded, t_path - t_queried, t_done - t_path);
+	free(cand);
+	free(path);
+	gt_tindex_cl_close(r.dev);
+	gt_cl_close(r.cl);
+	if (r.from_file)
+		gt_gtx_close(&r.g);
+	else
+		gt_tindex_free(&r.own);
+	gt_model_free(&r.m);
+	return rc;
+}
+
+const struct gt_command gt_cmd_render = {
+	.name = "render",
+	.args = "TRACE|FILE.gtx",
+	.summary = "an SVG timeline of a viewport, optionally with the critical path",
+	.opts = render_opts,
+	.run = run_render,
+};

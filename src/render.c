@@ -1,0 +1,644 @@
+/* SVG timeline of a viewport: boxes for spans at least a pixel wide,
+ * per-lane per-pixel density for the rest (see render.h). */
+#include "render.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_W 230  /* lane label column */
+#define PAD_R 16
+#define ROW_H 16
+#define BOX_H 14
+#define CHAR_W 6.2   /* average glyph width at font-size 10, for fitting names */
+
+/* ColorBrewer Set3: light enough for dark text on every colour. */
+static const char *const palette[] = {
+	"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+	"#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f",
+};
+#define PALETTE_N (sizeof palette / sizeof palette[0])
+
+/* Per lane: one box slot and one density cell per pixel. */
+struct slots {
+	uint32_t *box;    /* span id or GT_NONE */
+	uint32_t *count;  /* density count */
+	uint32_t *rep;    /* density representative or GT_NONE */
+	int64_t y;        /* row top, once rows are laid out */
+};
+
+struct ctx {
+	FILE *out;
+	const gt_model *m;
+	const gt_render_opts *o;
+	uint32_t W;
+	__int128 D; /* window length in ns points: t1 - t0 + 1 */
+	bool narrow; /* D * W fits in 63 bits */
+	uint32_t lane0, nlanes;
+	struct slots **lanes;
+	uint8_t *on_path; /* bitmap over span ids, or NULL */
+};
+
+static bool longer(const gt_model *m, uint32_t a, uint32_t b)
+{
+	int64_t da = m->spans[a].dur_ns, db = m->spans[b].dur_ns;
+	return da > db || (da == db && a < b);
+}
+
+static void clip(const struct ctx *c, const gt_span *s, int64_t *s0, int64_t *e0)
+{
+	int64_t e = gt_span_end(s);
+	*s0 = s->ts_ns > c->o->q.t0 ? s->ts_ns : c->o->q.t0;
+	*e0 = e < c->o->q.t1 ? e : c->o->q.t1;
+}
+
+static uint32_t cell_of(const struct ctx *c, int64_t t)
+{
+	if (c->narrow) /* 64-bit arithmetic is exact here, and much faster */
+		return (uint32_t)((uint64_t)(t - c->o->q.t0) * c->W / (uint64_t)c->D);
+	__int128 v = ((__int128)t - c->o->q.t0) * c->W / c->D;
+	return v < 0 ? 0 : v >= c->W ? c->W - 1 : (uint32_t)v;
+}
+
+static double x_of(const struct ctx *c, __int128 t)
+{
+	return LABEL_W + (double)((t - c->o->q.t0)) * c->W / (double)c->D;
+}
+
+static struct slots *lane_slots(const struct ctx *c, struct slots **lanes, uint32_t lane)
+{
+	struct slots **p = &lanes[lane - c->lane0];
+	if (*p)
+		return *p;
+	struct slots *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->box = malloc((size_t)c->W * sizeof *s->box);
+	s->count = calloc(c->W, sizeof *s->count);
+	s->rep = malloc((size_t)c->W * sizeof *s->rep);
+	if (!s->box || !s->count || !s->rep) {
+		free(s->box);
+		free(s->count);
+		free(s->rep);
+		free(s);
+		return NULL;
+	}
+	memset(s->box, 0xff, (size_t)c->W * sizeof *s->box);
+	memset(s->rep, 0xff, (size_t)c->W * sizeof *s->rep);
+	*p = s;
+	return s;
+}
+
+static void free_lanes(struct slots **lanes, uint32_t n)
+{
+	for (uint32_t l = 0; lanes && l < n; l++) {
+		if (!lanes[l])
+			continue;
+		free(lanes[l]->box);
+		free(lanes[l]->count);
+		free(lanes[l]->rep);
+		free(lanes[l]);
+	}
+	free(lanes);
+}
+
+static void add_density(const gt_model *m, struct slots *L, uint32_t cell, uint32_t id, uint32_t n)
+{
+	L->count[cell] += n;
+	if (L->rep[cell] == GT_NONE || longer(m, id, L->rep[cell]))
+		L->rep[cell] = id;
+}
+
+/* A wide span for the box of its cell: the longest keeps it, the other
+ * counts as density. The outcome does not depend on the order of calls. */
+static void add_box(const gt_model *m, struct slots *L, uint32_t cell, uint32_t id)
+{
+	if (L->box[cell] == GT_NONE) {
+		L->box[cell] = id;
+	} else if (longer(m, id, L->box[cell])) {
+		add_density(m, L, cell, L->box[cell], 1);
+		L->box[cell] = id;
+	} else {
+		add_density(m, L, cell, id, 1);
+	}
+}
+
+/* One share of the collection: candidates [from, to) into private slots. */
+struct worker {
+	const struct ctx *c;
+	const gt_tindex *ix;
+	const uint32_t *cand;
+	uint64_t from, to;
+	struct slots **lanes;
+	uint64_t spans;
+	bool oom;
+};
+
+static void *collect(void *arg)
+{
+	struct worker *w = arg;
+	const struct ctx *c = w->c;
+	const gt_tindex *ix = w->ix;
+	const gt_tquery *q = &c->o->q;
+	for (uint64_t k = w->from; k < w->to; k++) {
+		const gt_tnode *b = &ix->batches[w->cand[k]];
+		uint32_t end = b->first + b->count;
+		for (uint32_t j = b->first; j < end; j++) {
+			/* batch order is not id order: each span is a cache miss,
+			 * so fetch a few ahead */
+			if (j + 16 < ix->span_count)
+				__builtin_prefetch(&c->m->spans[ix->order[j + 16]]);
+			uint32_t id = ix->order[j];
+			const gt_span *s = &c->m->spans[id];
+			if (!gt_span_meets(s, q))
+				continue;
+			w->spans++;
+			struct slots *L = lane_slots(c, w->lanes, s->lane);
+			if (!L) {
+				w->oom = true;
+				return NULL;
+			}
+			int64_t s0, e0;
+			clip(c, s, &s0, &e0);
+			uint32_t cell = cell_of(c, s0);
+			bool wide = c->narrow ? (uint64_t)(e0 - s0) * c->W >= (uint64_t)c->D
+					      : ((__int128)e0 - s0) * c->W >= c->D;
+			if (wide)
+				add_box(c->m, L, cell, id);
+			else
+				add_density(c->m, L, cell, id, 1);
+		}
+	}
+	return NULL;
+}
+
+/* Folds a worker's slots into the result's. */
+static int merge(struct ctx *c, struct slots **from)
+{
+	for (uint32_t l = 0; l < c->nlanes; l++) {
+		struct slots *F = from[l];
+		if (!F)
+			continue;
+		struct slots *L = lane_slots(c, c->lanes, c->lane0 + l);
+		if (!L)
+			return -1;
+		for (uint32_t x = 0; x < c->W; x++) {
+			if (F->count[x])
+				add_density(c->m, L, x, F->rep[x], F->count[x]);
+			if (F->box[x] != GT_NONE)
+				add_box(c->m, L, x, F->box[x]);
+		}
+	}
+	return 0;
+}
+
+#define MAX_WORKERS 16
+#define WORKER_SPANS (1u << 20)        /* at least this many spans a worker */
+#define WORKER_BYTES ((size_t)256 << 20) /* private slots for all workers */
+
+/* Classifies every span of the candidates that meets the viewport, in
+ * parallel over contiguous candidate ranges when there are many spans. */
+static int collect_all(struct ctx *c, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand,
+		       gt_render_stats *st, gt_error *err)
+{
+	uint64_t total = 0;
+	for (uint64_t k = 0; k < ncand; k++)
+		total += ix->batches[cand[k]].count;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t per = (size_t)c->nlanes * c->W * 3 * sizeof(uint32_t) + 1;
+	uint64_t n = c->o->threads ? c->o->threads : cpus > 1 ? (uint64_t)cpus : 1;
+	uint64_t min_spans = c->o->worker_spans ? c->o->worker_spans : WORKER_SPANS;
+	if (n > MAX_WORKERS)
+		n = MAX_WORKERS;
+	if (n > total / min_spans)
+		n = total / min_spans;
+	if (n > WORKER_BYTES / per)
+		n = WORKER_BYTES / per;
+	if (n < 2) {
+		struct worker w = {.c = c, .ix = ix, .cand = cand, .from = 0, .to = ncand, .lanes = c->lanes};
+		collect(&w);
+		st->spans = w.spans;
+		return w.oom ? gt_fail(err, GT_EINPUT, "out of memory rendering") : 0;
+	}
+	struct worker w[MAX_WORKERS];
+	pthread_t tid[MAX_WORKERS];
+	bool started[MAX_WORKERS] = {false};
+	uint64_t k = 0, acc = 0;
+	int rc = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		/* ranges of about total / n spans each */
+		uint64_t from = k, goal = total * (i + 1) / n;
+		while (k < ncand && (acc < goal || i + 1 == n))
+			acc += ix->batches[cand[k++]].count;
+		w[i] = (struct worker){.c = c, .ix = ix, .cand = cand, .from = from, .to = k};
+		w[i].lanes = calloc(c->nlanes ? c->nlanes : 1, sizeof *w[i].lanes);
+		if (!w[i].lanes || pthread_create(&tid[i], NULL, collect, &w[i]) != 0)
+			w[i].oom = true;
+		else
+			started[i] = true;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		st->spans += w[i].spans;
+		if (w[i].oom || (rc == 0 && merge(c, w[i].lanes) < 0))
+			rc = -1;
+		free_lanes(w[i].lanes, c->nlanes);
+	}
+	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory rendering") : 0;
+}
+
+/* XML text: escapes markup characters and drops characters XML 1.0 does
+ * not allow; at most max code points (then an ellipsis). */
+static void put_text(FILE *f, const char *s, size_t max)
+{
+	size_t cps = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p & 0xc0) != 0x80 && cps++ == max) {
+			fputs("\u2026", f);
+			return;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if (*p < 0x20 && *p != '\t')
+				fputc(' ', f);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+static size_t codepoints(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += (*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Exact decimal of v / unit with trailing zeros trimmed, e.g. "1.25". */
+static void put_scaled(FILE *f, __int128 v, int64_t unit)
+{
+	if (v < 0) {
+		fputc('-', f);
+		v = -v;
+	}
+	fprintf(f, "%" PRId64, (int64_t)(v / unit));
+	int64_t r = (int64_t)(v % unit);
+	if (!r)
+		return;
+	char digits[24];
+	int n = 0;
+	for (int64_t u = unit / 10; u >= 1 && r; u /= 10) {
+		digits[n++] = (char)('0' + r / u);
+		r %= u;
+	}
+	fprintf(f, ".%.*s", n, digits);
+}
+
+static const struct {
+	int64_t ns;
+	const char *name;
+} units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}, {1, "ns"}};
+
+static void put_duration(FILE *f, int64_t ns)
+{
+	int k = 0;
+	while (units[k].ns > 1 && (ns < 0 ? -ns : ns) < units[k].ns)
+		k++;
+	put_scaled(f, ns, units[k].ns);
+	fputs(units[k].name, f);
+}
+
+static void put_id(FILE *f, const gt_model *m, const gt_id *id)
+{
+	if (id->is_str)
+		put_text(f, gt_model_str(m, id->str), 18);
+	else
+		fprintf(f, "%" PRId64, id->num);
+}
+
+static void put_lane_label(FILE *f, const gt_model *m, const gt_track *t)
+{
+	const gt_process *p = &m->processes[t->process];
+	if (p->name != GT_NONE) {
+		put_text(f, gt_model_str(m, p->name), 18);
+	} else {
+		if (!p->pid.is_str)
+			fputs("pid ", f);
+		put_id(f, m, &p->pid);
+	}
+	fputs(" / ", f);
+	if (t->name != GT_NONE) {
+		put_text(f, gt_model_str(m, t->name), 18);
+	} else if (t->kind == GT_TRACK_THREAD) {
+		if (!t->tid.is_str)
+			fputs("tid ", f);
+		put_id(f, m, &t->tid);
+	} else {
+		fputs("async", f);
+	}
+}
+
+static const char *group_name(const gt_model *m, uint32_t g)
+{
+	return g < m->group_count ? gt_model_str(m, m->groups[g].name) : "";
+}
+
+static const char *colour(uint32_t group)
+{
+	return palette[group % PALETTE_N];
+}
+
+static void put_span_title(FILE *f, const gt_model *m, uint32_t id)
+{
+	const gt_span *s = &m->spans[id];
+	fputs("<title>", f);
+	put_text(f, gt_model_str(m, s->name), 200);
+	fputs(" (", f);
+	put_text(f, gt_model_str(m, s->cat), 60);
+	fputs(") ", f);
+	put_duration(f, s->dur_ns);
+	fputs(" at +", f);
+	put_duration(f, s->ts_ns - m->start_ns);
+	fprintf(f, ", span %u</title>", id);
+}
+
+/* Legend items, wrapped to the picture's width; returns the lines used. */
+static int legend(struct ctx *c, double width, bool draw, double y0)
+{
+	double x = 10;
+	int line = 0;
+	for (uint32_t g = 0; g < c->m->group_count; g++) {
+		if (!((c->o->q.groups >> g) & 1u))
+			continue;
+		const char *name = group_name(c->m, g);
+		size_t n = codepoints(name);
+		if (n > 24)
+			n = 25;
+		double w = 18 + n * CHAR_W + 14;
+		if (x + w > width && x > 10) {
+			x = 10;
+			line++;
+		}
+		if (draw) {
+			double y = y0 + line * 14;
+			fprintf(c->out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"10\" fill=\"%s\" stroke=\"#555\" stroke-width=\"0.5\"/>",
+				x, y, colour(g));
+			fprintf(c->out, "<text x=\"%.2f\" y=\"%.2f\">", x + 16, y + 9);
+			put_text(c->out, *name ? name : "(none)", 24);
+			fputs("</text>\n", c->out);
+		}
+		x += w;
+	}
+	return line + 1;
+}
+
+static void axis(struct ctx *c, double y, double bottom)
+{
+	const gt_tquery *q = &c->o->q;
+	__int128 r0 = (__int128)q->t0 - c->m->start_ns, r1 = (__int128)q->t1 - c->m->start_ns;
+	/* the smallest 1-2-5 step at least 80 px apart */
+	__int128 step = 1;
+	static const int mult[3] = {1, 2, 5};
+	for (int64_t p10 = 1;; p10 *= 10) {
+		int k = 0;
+		for (; k < 3; k++)
+			if ((__int128)p10 * mult[k] * c->W >= c->D * 80)
+				break;
+		if (k < 3) {
+			step = (__int128)p10 * mult[k];
+			break;
+		}
+		if (p10 > INT64_MAX / 100) {
+			step = c->D;
+			break;
+		}
+	}
+	__int128 mag = r1 < 0 ? -r1 : r1;
+	if ((r0 < 0 ? -r0 : r0) > mag)
+		mag = r0 < 0 ? -r0 : r0;
+	int u = 0;
+	while (units[u].ns > 1 && ((__int128)units[u].ns > mag || (__int128)units[u].ns > step * 1000))
+		u++;
+	fprintf(c->out, "<g class=\"axis\" font-size=\"10\" fill=\"#333\">\n");
+	fprintf(c->out, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%u\" y2=\"%.2f\" stroke=\"#333\"/>\n", LABEL_W, y,
+		LABEL_W + c->W, y);
+	__int128 first = r0 >= 0 ? (r0 + step - 1) / step * step : -((-r0) / step * step);
+	for (__int128 r = first; r <= r1; r += step) {
+		double x = x_of(c, r + c->m->start_ns);
+		fprintf(c->out, "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>", x,
+			y - 4, x, y);
+		fprintf(c->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#000\" stroke-opacity=\"0.08\"/>",
+			x, y, x, bottom);
+		fprintf(c->out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">", x, y - 6);
+		put_scaled(c->out, r, units[u].ns);
+		fprintf(c->out, "%s</text>\n", units[u].name);
+	}
+	fputs("</g>\n", c->out);
+}
+
+static void draw_boxes(struct ctx *c, const struct slots *L, uint32_t lane, gt_render_stats *st)
+{
+	FILE *f = c->out;
+	for (uint32_t x = 0; x < c->W; x++) {
+		uint32_t id = L->box[x];
+		if (id == GT_NONE)
+			continue;
+		const gt_span *s = &c->m->spans[id];
+		int64_t s0, e0;
+		clip(c, s, &s0, &e0);
+		double bx = x_of(c, s0), bw = x_of(c, e0) - bx;
+		bool cp = c->on_path && (c->on_path[id >> 3] >> (id & 7) & 1);
+		fprintf(f, "<rect class=\"span%s\" data-span-id=\"%u\" data-lane=\"%u\" x=\"%.2f\" y=\"%" PRId64
+			   "\" width=\"%.2f\" height=\"%d\" fill=\"%s\">",
+			cp ? " cp" : "", id, lane, bx, L->y + 1, bw, BOX_H, colour(s->group));
+		put_span_title(f, c->m, id);
+		fputs("</rect>\n", f);
+		st->boxes++;
+		const char *name = gt_model_str(c->m, s->name);
+		size_t fit = bw > 8 ? (size_t)((bw - 4) / CHAR_W) : 0, n = codepoints(name);
+		if (n == 0 || (n > fit && fit < 4))
+			continue;
+		fprintf(f, "<text x=\"%.2f\" y=\"%" PRId64 "\">", bx + 2, L->y + 12);
+		put_text(f, name, n <= fit ? n : fit - 1);
+		fputs("</text>\n", f);
+		st->labels++;
+	}
+}
+
+static void draw_density(struct ctx *c, const struct slots *L, uint32_t lane, uint32_t maxcount,
+			 gt_render_stats *st)
+{
+	FILE *f = c->out;
+	double lmax = log2(1.0 + maxcount);
+	for (uint32_t x = 0; x < c->W; x++) {
+		uint32_t n = L->count[x];
+		if (!n)
+			continue;
+		uint32_t rep = L->rep[x];
+		double op = 0.35 + 0.65 * (lmax > 1 ? log2(1.0 + n) / lmax : 1.0);
+		fprintf(f, "<rect class=\"density\" data-lane=\"%u\" data-cell=\"%u\" data-density=\"%u\" data-span-id=\"%u\""
+			   " x=\"%u\" y=\"%" PRId64 "\" width=\"1\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\">",
+			lane, x, n, rep, LABEL_W + x, L->y + 1, BOX_H, colour(c->m->spans[rep].group), op);
+		fprintf(f, "<title>%u span%s, longest: ", n, n == 1 ? "" : "s");
+		put_text(f, gt_model_str(c->m, c->m->spans[rep].name), 200);
+		fputs(" ", f);
+		put_duration(f, c->m->spans[rep].dur_ns);
+		fputs("</title></rect>\n", f);
+		st->density_cells++;
+	}
+}
+
+static void draw_path(struct ctx *c, gt_render_stats *st)
+{
+	FILE *f = c->out;
+	const gt_render_opts *o = c->o;
+	fputs("<g class=\"critical-path\">\n<polyline class=\"cp-chain\" fill=\"none\" stroke=\"#d62728\" "
+	      "stroke-width=\"1.5\" stroke-opacity=\"0.85\" data-span-ids=\"",
+	      f);
+	bool first = true;
+	for (uint32_t i = 0; i < o->path_len; i++) {
+		uint32_t id = o->path[i];
+		if (id >= c->m->span_count || !gt_span_meets(&c->m->spans[id], &o->q))
+			continue;
+		fprintf(f, first ? "%u" : " %u", id);
+		first = false;
+		st->path_spans++;
+	}
+	fputs("\" points=\"", f);
+	double px = -1, py = -1;
+	for (uint32_t i = 0; i < o->path_len; i++) {
+		uint32_t id = o->path[i];
+		if (id >= c->m->span_count || !gt_span_meets(&c->m->spans[id], &o->q))
+			continue;
+		const gt_span *s = &c->m->spans[id];
+		int64_t s0, e0;
+		clip(c, s, &s0, &e0);
+		double x = x_of(c, ((__int128)s0 + e0) / 2);
+		double y = (double)c->lanes[s->lane - c->lane0]->y + ROW_H / 2.0;
+		if (fabs(x - px) < 0.5 && y == py)
+			continue;
+		fprintf(f, "%.2f,%.2f ", x, y);
+		px = x, py = y;
+	}
+	fputs("\"/>\n</g>\n", f);
+}
+
+int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand,
+		  const gt_render_opts *o, gt_render_stats *st, gt_error *err)
+{
+	memset(st, 0, sizeof *st);
+	if (o->width < 1)
+		return gt_fail(err, GT_EUSAGE, "the width must be at least 1 pixel");
+	if (o->q.t1 < o->q.t0)
+		return gt_fail(err, GT_EUSAGE, "the time window ends before it starts");
+	struct ctx c = {.out = out, .m = m, .o = o, .W = o->width};
+	c.D = (__int128)o->q.t1 - o->q.t0 + 1;
+	c.narrow = c.D * c.W < ((__int128)1 << 63);
+	c.lane0 = o->q.lane0 < m->lane_count ? o->q.lane0 : m->lane_count;
+	uint32_t lane1 = o->q.lane1 < m->lane_count ? o->q.lane1 : m->lane_count;
+	c.nlanes = lane1 > c.lane0 ? lane1 - c.lane0 : 0;
+	c.lanes = calloc(c.nlanes ? c.nlanes : 1, sizeof *c.lanes);
+	uint32_t *lane_track = malloc((m->lane_count ? m->lane_count : 1) * sizeof *lane_track);
+	int rc = 0;
+	if (!c.lanes || !lane_track)
+		rc = gt_fail(err, GT_EINPUT, "out of memory rendering");
+	if (rc == 0 && o->path) {
+		c.on_path = calloc((size_t)m->span_count / 8 + 1, 1);
+		if (!c.on_path)
+			rc = gt_fail(err, GT_EINPUT, "out of memory rendering");
+		for (uint32_t i = 0; c.on_path && i < o->path_len; i++)
+			if (o->path[i] < m->span_count)
+				c.on_path[o->path[i] >> 3] |= (uint8_t)(1u << (o->path[i] & 7));
+	}
+	if (rc == 0)
+		rc = collect_all(&c, ix, cand, ncand, st, err);
+	if (rc == 0) {
+		for (uint32_t t = 0; t < m->track_count; t++)
+			for (uint32_t l = 0; l < m->tracks[t].lane_count; l++)
+				if (m->tracks[t].lane_base + l < m->lane_count)
+					lane_track[m->tracks[t].lane_base + l] = t;
+		double total_w = LABEL_W + c.W + PAD_R;
+		int legend_lines = legend(&c, total_w, false, 0);
+		double axis_y = 30 + legend_lines * 14 + 18;
+		double y = axis_y + 6;
+		uint32_t maxcount = 0;
+		for (uint32_t l = 0; l < c.nlanes; l++) {
+			struct slots *L = c.lanes[l];
+			if (!L)
+				continue;
+			L->y = (int64_t)y;
+			y += ROW_H;
+			st->rows++;
+			for (uint32_t x = 0; x < c.W; x++)
+				if (L->count[x] > maxcount)
+					maxcount = L->count[x];
+		}
+		double height = y + 24;
+		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+			     "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"10\">\n",
+			total_w, height, total_w, height);
+		fputs("<title>", out);
+		put_text(out, o->title ? o->title : "gputrace render", 400);
+		fputs("</title>\n<style>.span{stroke:#000;stroke-opacity:.35;stroke-width:.5}"
+		      ".span.cp{stroke:#d62728;stroke-opacity:1;stroke-width:2}text{fill:#111}</style>\n",
+		      out);
+		fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+		fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"12\" font-weight=\"bold\">");
+		put_text(out, o->title ? o->title : "gputrace render", 160);
+		fputs("</text>\n<g class=\"legend\">\n", out);
+		legend(&c, total_w, true, 28);
+		fputs("</g>\n", out);
+		axis(&c, axis_y, y);
+		/* lane rows: labels, a band per track */
+		fputs("<g class=\"lanes\">\n", out);
+		uint32_t prev_track = GT_NONE, band = 0;
+		for (uint32_t l = 0; l < c.nlanes; l++) {
+			const struct slots *L = c.lanes[l];
+			if (!L)
+				continue;
+			uint32_t t = lane_track[c.lane0 + l];
+			if (t != prev_track)
+				band++;
+			fprintf(out, "<rect x=\"0\" y=\"%" PRId64 "\" width=\"%.0f\" height=\"%d\" fill=\"%s\"/>", L->y,
+				total_w, ROW_H, band % 2 ? "#f4f4f4" : "#ffffff");
+			if (t != prev_track) {
+				fprintf(out, "<text class=\"lane-label\" data-lane=\"%u\" x=\"6\" y=\"%" PRId64 "\">",
+					c.lane0 + l, L->y + 12);
+				put_lane_label(out, m, &m->tracks[t]);
+				fputs("</text>", out);
+			}
+			fputc('\n', out);
+			prev_track = t;
+		}
+		fputs("</g>\n<g class=\"density-cells\">\n", out);
+		for (uint32_t l = 0; l < c.nlanes; l++)
+			if (c.lanes[l])
+				draw_density(&c, c.lanes[l], c.lane0 + l, maxcount, st);
+		fputs("</g>\n<g class=\"spans\">\n", out);
+		for (uint32_t l = 0; l < c.nlanes; l++)
+			if (c.lanes[l])
+				draw_boxes(&c, c.lanes[l], c.lane0 + l, st);
+		fputs("</g>\n", out);
+		if (o->path)
+			draw_path(&c, st);
+		fprintf(out, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%" PRIu64 " spans: %" PRIu64 " boxes, %" PRIu64
+			     " density cells; %u lanes</text>\n",
+			y + 16, st->spans, st->boxes, st->density_cells, st->rows);
+		fputs("</svg>\n", out);
+	}
+	free_lanes(c.lanes, c.nlanes);
+	free(lane_track);
+	free(c.on_path);
+	return rc;
+}
