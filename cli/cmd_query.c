@@ -431,9 +431,11 @@ static int open_index(struct run *r, const char *path)
 	if (f)
 		fclose(f);
 	if (gt_gtx_is_index(head, n)) {
-		if (gt_gtx_open(&r->g, path, &err) < 0 || gt_gtx_model(&r->g, &r->m, &err) < 0)
+		if (gt_gtx_open(&r->g, path, &err) < 0)
 			return gt_report(&err);
-		r->from_file = true;
+		r->from_file = true; /* close_run closes it, even if the model fails */
+		if (gt_gtx_model(&r->g, &r->m, &err) < 0)
+			return gt_report(&err);
 		r->ix = &r->g.ix;
 		return 0;
 	}

@@ -260,17 +260,24 @@ static bool str_ok(uint32_t id, uint32_t n)
 static const char *check_refs(const gt_model *m)
 {
 	uint32_t ns = m->strings.count;
+	if (m->group_count > GT_MAX_GROUPS)
+		return "more groups than the model holds";
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		const gt_span *s = &m->spans[i];
 		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
 		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS)
 			return "a span refers past its tables";
+		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
+		if (s->lane >= m->lane_count)
+			return "a span's lane is past the lane count";
 	}
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
 		if (t->process >= m->process_count || !str_ok(t->name, ns) || !str_ok(t->cat, ns) ||
 		    (t->tid.is_str && t->tid.str >= ns))
 			return "a track refers past its tables";
+		if (t->lane_base > m->lane_count || t->lane_count > m->lane_count - t->lane_base)
+			return "a track's lanes are past the lane count";
 	}
 	for (uint32_t i = 0; i < m->process_count; i++) {
 		const gt_process *p = &m->processes[i];
