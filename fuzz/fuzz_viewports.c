@@ -23,6 +23,15 @@ const char *gt_program_version = "fuzz";
 extern const struct gt_command gt_cmd_query;
 static char index_path[64];
 
+static char index_dir[64];
+
+static void remove_index(void)
+{
+	unlink(index_path);
+	if (index_dir[0])
+		rmdir(index_dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -36,9 +45,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	gt_gtx_source src;
 	gt_tindex_default_params(&p);
 	p.batch_spans = 2; /* several batches and levels from a small trace */
-	int fd = memfd_create("index", 0);
-	snprintf(index_path, sizeof index_path, "/proc/self/fd/%d", fd);
-	if (fd < 0 || gt_model_load(&m, trace, NULL, &err) < 0 || gt_gtx_fingerprint(trace, &src, &err) < 0 ||
+	/* the writer renames a temporary into place: a real directory */
+	static char dir[] = "/tmp/fuzz_viewports.XXXXXX";
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(index_dir, sizeof index_dir, "%s", dir);
+	snprintf(index_path, sizeof index_path, "%s/index.gtx", dir);
+	atexit(remove_index);
+	if (gt_model_load(&m, trace, NULL, &err) < 0 || gt_gtx_fingerprint(trace, &src, &err) < 0 ||
 	    gt_tindex_build(&ix, &m, &p, &err) < 0 || gt_gtx_write(index_path, &m, &ix, &src, &err) < 0) {
 		fprintf(stderr, "fuzz_viewports: cannot pack %s (run from the repository root): %s\n", trace,
 			err.msg);
