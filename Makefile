@@ -79,6 +79,11 @@ check: deps
 .PHONY: all-tests
 all-tests: $(BIN) tools $(TEST_BIN)
 
+## check-valgrind: the ingest/info/spans/writer shell tests, every gputrace run under valgrind
+.PHONY: check-valgrind
+check-valgrind: all
+	$(Q)sh scripts/valgrind-tests $(BUILD)
+
 ## demo: install what is missing, build, run gputrace on a real trace from testdata/
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -165,7 +165,12 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 	if (rc)
 		return rc;
 	gt_tindex ix;
-	if (gt_tindex_build(&ix, &m, &p, &err) < 0 || gt_gtx_write(c.output, &m, &ix, &src, &err) < 0) {
+	if (gt_tindex_build(&ix, &m, &p, &err) < 0) {
+		gt_model_free(&m);
+		return gt_report(&err);
+	}
+	if (gt_gtx_write(c.output, &m, &ix, &src, &err) < 0) {
+		gt_tindex_free(&ix);
 		gt_model_free(&m);
 		return gt_report(&err);
 	}

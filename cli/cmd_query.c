@@ -105,7 +105,7 @@ static int resolve(struct run *r, const struct vp *v, gt_tquery *q, uint64_t *ca
 	return 0;
 }
 
-static void write_result(struct run *r, gt_jsonw *w, const char *id_json, const gt_tquery *q, const gt_tresult *res,
+static int write_result(struct run *r, gt_jsonw *w, const char *id_json, const gt_tquery *q, const gt_tresult *res,
 			 uint64_t fp, bool cached)
 {
 	gt_jsonw_begin_object(w);
@@ -143,30 +143,32 @@ static void write_result(struct run *r, gt_jsonw *w, const char *id_json, const 
 		gt_error err = {0};
 		gt_jsonw_key(w, "spans");
 		gt_jsonw_begin_array(w);
-		if (gt_tindex_expand(r->x.ix, &r->x.m, q, r->cand, n, &ids, &nids, &err) == 0) {
-			for (uint64_t i = 0; i < nids; i++) {
-				const gt_span *s = &r->x.m.spans[ids[i]];
-				gt_jsonw_begin_object(w);
-				gt_jsonw_key(w, "id");
-				gt_jsonw_u64(w, ids[i]);
-				gt_jsonw_key(w, "lane");
-				gt_jsonw_u64(w, s->lane);
-				gt_jsonw_key(w, "ts_us");
-				gt_jsonw_us(w, s->ts_ns);
-				gt_jsonw_key(w, "dur_us");
-				gt_jsonw_us(w, s->dur_ns);
-				gt_jsonw_key(w, "name");
-				gt_jsonw_str(w, gt_model_str(&r->x.m, s->name));
-				gt_jsonw_key(w, "group");
-				gt_jsonw_str(w, s->group < r->x.m.group_count ? gt_model_str(&r->x.m, r->x.m.groups[s->group].name)
-									  : "");
-				gt_jsonw_end_object(w);
-			}
+		/* a failed expansion must not read as "no spans" */
+		if (gt_tindex_expand(r->x.ix, &r->x.m, q, r->cand, n, &ids, &nids, &err) < 0)
+			return gt_report(&err);
+		for (uint64_t i = 0; i < nids; i++) {
+			const gt_span *s = &r->x.m.spans[ids[i]];
+			gt_jsonw_begin_object(w);
+			gt_jsonw_key(w, "id");
+			gt_jsonw_u64(w, ids[i]);
+			gt_jsonw_key(w, "lane");
+			gt_jsonw_u64(w, s->lane);
+			gt_jsonw_key(w, "ts_us");
+			gt_jsonw_us(w, s->ts_ns);
+			gt_jsonw_key(w, "dur_us");
+			gt_jsonw_us(w, s->dur_ns);
+			gt_jsonw_key(w, "name");
+			gt_jsonw_str(w, gt_model_str(&r->x.m, s->name));
+			gt_jsonw_key(w, "group");
+			gt_jsonw_str(w, s->group < r->x.m.group_count ? gt_model_str(&r->x.m, r->x.m.groups[s->group].name)
+								  : "");
+			gt_jsonw_end_object(w);
 		}
 		free(ids);
 		gt_jsonw_end_array(w);
 	}
 	gt_jsonw_end_object(w);
+	return 0;
 }
 
 static int add_row(struct run *r, uint64_t query, uint32_t level, uint32_t value)
@@ -332,9 +334,10 @@ static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json,
 		return gather_rows(r, id_json, q);
 	gt_jsonw w;
 	gt_jsonw_init(&w, out, pretty);
-	write_result(r, &w, id_json, q, &r->prev, r->prev_fp, cached);
-	gt_jsonw_finish(&w);
-	return 0;
+	int rc = write_result(r, &w, id_json, q, &r->prev, r->prev_fp, cached);
+	if (rc == 0)
+		gt_jsonw_finish(&w);
+	return rc;
 }
 
 static const char *json_text(const cJSON *o, const char *key, char *buf, size_t len)

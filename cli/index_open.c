@@ -13,9 +13,11 @@ int gt_cli_index_open(struct gt_cli_index *x, const struct gt_common *c, const c
 	if (f)
 		fclose(f);
 	if (gt_gtx_is_index(head, n)) {
-		if (gt_gtx_open(&x->g, path, &err) < 0 || gt_gtx_model(&x->g, &x->m, &err) < 0)
+		if (gt_gtx_open(&x->g, path, &err) < 0)
 			return gt_report(&err);
-		x->from_file = true;
+		x->from_file = true; /* gt_cli_index_close closes it, even if the model fails */
+		if (gt_gtx_model(&x->g, &x->m, &err) < 0)
+			return gt_report(&err);
 		x->ix = &x->g.ix;
 		return 0;
 	}

@@ -13,6 +13,7 @@
 
 #include "gtx.h"
 #include "gtx_layout.h"
+#include "fault.h"
 
 const char *gtx_section_name(uint32_t id)
 {
@@ -212,7 +213,7 @@ int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
 		}
 	}
 	close(fd);
-	g->path = strdup(path);
+	g->path = gt_fault_hit("alloc") ? NULL : strdup(path);
 	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
 		if (!g->path)
 			gt_fail(err, GT_EINPUT, "out of memory");
@@ -233,7 +234,7 @@ void gt_gtx_close(gt_gtx *g)
 static void *dup_section(const gt_gtx *g, uint32_t id)
 {
 	const gt_gtx_section *s = sec(g, id);
-	void *p = malloc(s->size ? s->size : 1);
+	void *p = gt_fault_hit("alloc") ? NULL : malloc(s->size ? s->size : 1);
 	if (p && s->size)
 		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
 	return p;
@@ -242,7 +243,7 @@ static void *dup_section(const gt_gtx *g, uint32_t id)
 static char *dup_text(const gt_gtx *g, uint32_t id)
 {
 	const gt_gtx_section *s = sec(g, id);
-	char *p = malloc(s->size + 1);
+	char *p = gt_fault_hit("alloc") ? NULL : malloc(s->size + 1);
 	if (p) {
 		memcpy(p, (const unsigned char *)g->map + s->offset, s->size);
 		p[s->size] = 0;
@@ -259,17 +260,24 @@ static bool str_ok(uint32_t id, uint32_t n)
 static const char *check_refs(const gt_model *m)
 {
 	uint32_t ns = m->strings.count;
+	if (m->group_count > GT_MAX_GROUPS)
+		return "more groups than the model holds";
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		const gt_span *s = &m->spans[i];
 		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
 		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS)
 			return "a span refers past its tables";
+		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
+		if (s->lane >= m->lane_count)
+			return "a span's lane is past the lane count";
 	}
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
 		if (t->process >= m->process_count || !str_ok(t->name, ns) || !str_ok(t->cat, ns) ||
 		    (t->tid.is_str && t->tid.str >= ns))
 			return "a track refers past its tables";
+		if (t->lane_base > m->lane_count || t->lane_count > m->lane_count - t->lane_base)
+			return "a track's lanes are past the lane count";
 	}
 	for (uint32_t i = 0; i < m->process_count; i++) {
 		const gt_process *p = &m->processes[i];
@@ -323,9 +331,9 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 	m->spans = dup_section(g, GTX_SPANS);
 	m->flows = dup_section(g, GTX_FLOWS);
 	m->series = dup_section(g, GTX_SERIES);
-	m->tracks = calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
-	m->processes = calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
-	m->samples = calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
+	m->tracks = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
+	m->processes = gt_fault_hit("alloc") ? NULL : calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
+	m->samples = gt_fault_hit("alloc") ? NULL : calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
 	m->source = dup_text(g, GTX_SOURCE_NAME);
 	if (v[GI_HAS_METADATA])
 		m->metadata_json = dup_text(g, GTX_METADATA);

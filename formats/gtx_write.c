@@ -6,6 +6,7 @@
 #include "gtx.h"
 #include "gtx_layout.h"
 #include "outfile.h"
+#include "fault.h"
 
 struct wsec {
 	uint32_t id, record_size;
@@ -25,7 +26,7 @@ static int add(struct wsec *s, uint32_t *n, uint32_t id, uint32_t rsize, uint64_
 
 static unsigned char *encode_tracks(const gt_model *m)
 {
-	unsigned char *b = calloc(m->track_count ? m->track_count : 1, GTX_TRACK_SIZE);
+	unsigned char *b = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, GTX_TRACK_SIZE);
 	for (uint32_t i = 0; b && i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
 		unsigned char *p = b + (size_t)i * GTX_TRACK_SIZE;
@@ -46,7 +47,7 @@ static unsigned char *encode_tracks(const gt_model *m)
 
 static unsigned char *encode_processes(const gt_model *m)
 {
-	unsigned char *b = calloc(m->process_count ? m->process_count : 1, GTX_PROCESS_SIZE);
+	unsigned char *b = gt_fault_hit("alloc") ? NULL : calloc(m->process_count ? m->process_count : 1, GTX_PROCESS_SIZE);
 	for (uint32_t i = 0; b && i < m->process_count; i++) {
 		const gt_process *pr = &m->processes[i];
 		unsigned char *p = b + (size_t)i * GTX_PROCESS_SIZE;
@@ -62,7 +63,7 @@ static unsigned char *encode_processes(const gt_model *m)
 
 static unsigned char *encode_samples(const gt_model *m)
 {
-	unsigned char *b = calloc(m->sample_count ? m->sample_count : 1, GTX_SAMPLE_SIZE);
+	unsigned char *b = gt_fault_hit("alloc") ? NULL : calloc(m->sample_count ? m->sample_count : 1, GTX_SAMPLE_SIZE);
 	for (uint64_t i = 0; b && i < m->sample_count; i++) {
 		unsigned char *p = b + i * GTX_SAMPLE_SIZE;
 		uint64_t bits;
@@ -76,7 +77,7 @@ static unsigned char *encode_samples(const gt_model *m)
 
 static unsigned char *encode_groups(const gt_model *m)
 {
-	unsigned char *b = calloc(GT_MAX_GROUPS, GTX_GROUP_SIZE);
+	unsigned char *b = gt_fault_hit("alloc") ? NULL : calloc(GT_MAX_GROUPS, GTX_GROUP_SIZE);
 	for (uint32_t i = 0; b && i < m->group_count && i < GT_MAX_GROUPS; i++) {
 		gtx_put32(b + i * GTX_GROUP_SIZE, m->groups[i].name);
 		gtx_put64(b + i * GTX_GROUP_SIZE + 8, m->groups[i].spans);
@@ -86,7 +87,7 @@ static unsigned char *encode_groups(const gt_model *m)
 
 static uint64_t *encode_stats(const gt_model *m)
 {
-	uint64_t *v = calloc(GTX_STATS_COUNT, 8);
+	uint64_t *v = gt_fault_hit("alloc") ? NULL : calloc(GTX_STATS_COUNT, 8);
 	if (!v)
 		return NULL;
 	const gt_ingest_stats *s = &m->stats;
@@ -98,7 +99,7 @@ static uint64_t *encode_stats(const gt_model *m)
 
 static uint64_t *encode_info(const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src)
 {
-	uint64_t *v = calloc(GI_COUNT, 8);
+	uint64_t *v = gt_fault_hit("alloc") ? NULL : calloc(GI_COUNT, 8);
 	if (!v)
 		return NULL;
 	v[GI_SPANS] = m->span_count, v[GI_TRACKS] = m->track_count, v[GI_PROCESSES] = m->process_count;
@@ -124,7 +125,7 @@ static int write_all(FILE *f, const void *p, uint64_t n)
 static int write_file(FILE *f, struct wsec *s, uint32_t n)
 {
 	unsigned char head[GTX_HEADER_SIZE] = {0};
-	unsigned char *table = calloc(n, GTX_ENTRY_SIZE);
+	unsigned char *table = gt_fault_hit("alloc") ? NULL : calloc(n, GTX_ENTRY_SIZE);
 	if (!table)
 		return -1;
 	uint64_t off = GTX_HEADER_SIZE + (uint64_t)n * GTX_ENTRY_SIZE;

@@ -3,13 +3,15 @@
  * The first byte selects how the rest reaches the reader: plain, gzip- or
  * zstd-compressed here (so all three decompression paths parse the same
  * JSON), or passed through as-is (so corrupt compressed streams reach the
- * decompressors' error paths), and the parser's thread count and parent
- * mode. The input goes through a memfd so the real file path is exercised.
+ * decompressors' error paths), the parser's thread count, the parent mode
+ * and the cap on expansion. The input goes through a memfd (a regular file:
+ * mapped when plain) or a pipe (read by the reader thread).
  * A successful load must give a consistent model; a failed one an error. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -108,16 +110,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		bytes = owned;
 	}
-	int fd = memfd_create("trace", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
+	/* bit 5: a pipe (no size, no mmap: the reader thread's plain path) */
+	int fd, wfd;
+	if (mode & 32) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			abort();
+		if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < (int)n + 1) {
+			close(p[0]);
+			close(p[1]);
+			free(owned);
+			return 0;
+		}
+		fd = p[0];
+		wfd = p[1];
+	} else {
+		fd = wfd = memfd_create("trace", MFD_CLOEXEC);
+		if (fd < 0)
+			abort();
+	}
 	size_t off = 0;
 	while (off < n) {
-		ssize_t w = write(fd, bytes + off, n - off);
+		ssize_t w = write(wfd, bytes + off, n - off);
 		if (w <= 0)
 			abort();
 		off += (size_t)w;
 	}
+	if (wfd != fd)
+		close(wfd);
 	free(owned);
 	char path[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);

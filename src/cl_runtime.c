@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cl_runtime.h"
+#include "fault.h"
 
 struct gt_kernel_source {
 	const char *name;
@@ -139,7 +140,7 @@ static int enumerate(struct found_device **out, size_t *count, gt_error *err)
 		return 0;
 	if (rc != CL_SUCCESS)
 		return gt_fail(err, GT_EDEVICE, "clGetPlatformIDs failed: %s", gt_cl_error_name(rc));
-	cl_platform_id *plats = calloc(np, sizeof *plats);
+	cl_platform_id *plats = gt_fault_hit("alloc") ? NULL : calloc(np, sizeof *plats);
 	if (!plats)
 		return gt_fail(err, GT_EDEVICE, "out of memory listing OpenCL platforms");
 	rc = clGetPlatformIDs(np, plats, NULL);
@@ -159,8 +160,8 @@ static int enumerate(struct found_device **out, size_t *count, gt_error *err)
 			free(devs);
 			return gt_fail(err, GT_EDEVICE, "clGetDeviceIDs failed: %s", gt_cl_error_name(rc));
 		}
-		cl_device_id *ids = calloc(nd, sizeof *ids);
-		struct found_device *grown = realloc(devs, (n + nd) * sizeof *devs);
+		cl_device_id *ids = gt_fault_hit("alloc") ? NULL : calloc(nd, sizeof *ids);
+		struct found_device *grown = gt_fault_hit("alloc") ? NULL : realloc(devs, (n + nd) * sizeof *devs);
 		if (!ids || !grown) {
 			free(ids);
 			free(plats);
@@ -240,7 +241,7 @@ int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err)
 	*count = 0;
 	if (enumerate(&devs, &n, err) < 0)
 		return -1;
-	gt_cl_device_info *infos = calloc(n ? n : 1, sizeof *infos);
+	gt_cl_device_info *infos = gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, sizeof *infos);
 	if (!infos) {
 		free(devs);
 		return gt_fail(err, GT_EDEVICE, "out of memory listing OpenCL devices");
@@ -315,6 +316,10 @@ static long choose(const char *spec, const gt_cl_device_info *infos, size_t n, g
 
 int gt_cl_check(const gt_cl *cl, cl_int rc, const char *call, gt_error *err)
 {
+	/* tests/fault_walk.sh: the "cl" site fails a checked call that worked */
+	if (rc == CL_SUCCESS && gt_fault_hit("cl"))
+		rc = strncmp(call, "clCreateBuffer", 14) == 0 ? CL_MEM_OBJECT_ALLOCATION_FAILURE
+							       : CL_OUT_OF_RESOURCES;
 	if (rc == CL_SUCCESS)
 		return 0;
 	return gt_fail(err, GT_EDEVICE, "%s failed: %s (%d) on '%s'", call, gt_cl_error_name(rc), (int)rc,
@@ -338,7 +343,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 	size_t n;
 	if (enumerate(&devs, &n, err) < 0)
 		return -1;
-	gt_cl_device_info *infos = calloc(n ? n : 1, sizeof *infos);
+	gt_cl_device_info *infos = gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, sizeof *infos);
 	if (!infos) {
 		free(devs);
 		return gt_fail(err, GT_EDEVICE, "out of memory listing OpenCL devices");
@@ -357,7 +362,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 		free(infos);
 		return pick == -1 ? 0 : -1;
 	}
-	gt_cl *cl = calloc(1, sizeof *cl);
+	gt_cl *cl = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *cl);
 	if (!cl) {
 		free(devs);
 		free(infos);
@@ -528,7 +533,7 @@ static unsigned char *cache_read(const char *path, uint64_t key, size_t *len)
 	if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.key != key ||
 	    h.length == 0 || h.length > (1ull << 31))
 		goto bad;
-	data = malloc(h.length);
+	data = gt_fault_hit("alloc") ? NULL : malloc(h.length);
 	if (!data || fread(data, 1, h.length, f) != h.length || fgetc(f) != EOF ||
 	    fnv1a(FNV_BASIS, data, h.length) != h.checksum)
 		goto bad;
@@ -596,7 +601,7 @@ static int build_log_error(gt_cl *cl, cl_program prog, const char *name, cl_int 
 		size_t need = 0;
 		if (clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &need) ==
 			    CL_SUCCESS && need > 0) {
-			char *all = malloc(need);
+			char *all = gt_fault_hit("alloc") ? NULL : malloc(need);
 			if (all && clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, need, all,
 							 NULL) == CL_SUCCESS)
 				snprintf(log, sizeof log, "%s", all);
@@ -630,7 +635,7 @@ static unsigned char *program_binary(cl_program p, size_t *len)
 	size_t size = 0;
 	if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || !size)
 		return NULL;
-	unsigned char *bin = malloc(size);
+	unsigned char *bin = gt_fault_hit("alloc") ? NULL : malloc(size);
 	if (!bin || clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
 		free(bin);
 		return NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "critpath.h"
+#include "fault.h"
 
 #define DEVICE_MAX_ROWS (1u << 30) /* hops live in 30 bits of the state */
 
@@ -33,7 +34,7 @@ static int keep_event(struct run *r, cl_event ev)
 {
 	if (r->nevents == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
-		cl_event *grown = realloc(r->events, cap * sizeof *grown);
+		cl_event *grown = gt_fault_hit("alloc") ? NULL : realloc(r->events, cap * sizeof *grown);
 		if (!grown) {
 			clReleaseEvent(ev);
 			return gt_fail(r->err, GT_EDEVICE, "out of memory for OpenCL events");
@@ -56,6 +57,10 @@ static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
 		if (gt_cl_check(r->cl, clSetKernelArg(k, 0, sizeof b, &b), "clSetKernelArg", r->err) < 0)
 			return -1;
 		cl_int rc = clEnqueueNDRangeKernel(r->q, k, 1, NULL, &global, &r->local, 0, NULL, &ev);
+		if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
+			clReleaseEvent(ev);
+			rc = CL_OUT_OF_RESOURCES;
+		}
 		if (rc != CL_SUCCESS)
 			return gt_fail(r->err, GT_EDEVICE, "clEnqueueNDRangeKernel (%s) failed: %s (%d) on '%s'",
 				       name, gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
@@ -74,6 +79,8 @@ static int set_args(struct run *r, cl_kernel k, const char *name, int first, int
 		size_t size = va_arg(ap, size_t);
 		const void *value = va_arg(ap, const void *);
 		cl_int rc = clSetKernelArg(k, (cl_uint)(first + i), size, value);
+		if (rc == CL_SUCCESS && gt_fault_hit("cl"))
+			rc = CL_INVALID_ARG_VALUE;
 		if (rc != CL_SUCCESS) {
 			va_end(ap);
 			return gt_fail(r->err, GT_EDEVICE, "clSetKernelArg (%s, %d) failed: %s (%d) on '%s'", name,
@@ -262,7 +269,7 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	}
 
 	cp_best best;
-	uint32_t *busy = malloc(sizes[B_BUSY]);
+	uint32_t *busy = gt_fault_hit("alloc") ? NULL : malloc(sizes[B_BUSY]);
 	if (!busy) {
 		gt_fail(err, GT_EDEVICE, "out of memory reading critical-path results");
 		goto done;

@@ -3,7 +3,11 @@
  * gt_fault_hit(site) return true on the Nth call at that site (1-based).
  * Sites in use: "write" (output bytes reaching the file), "alloc" (the
  * allocations of ingest, the model and the writers), "read" (read(2) of the
- * trace input, failing with EIO). tests/fault_walk.sh walks them. In
+ * trace input, failing with EIO), "cl" (a checked OpenCL call that worked
+ * is made to fail: CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
+ * else CL_OUT_OF_RESOURCES), "span-id" (the span that would not fit a
+ * 32-bit id: a stand-in for 2^32 spans in tests/limits.sh).
+ * tests/fault_walk.sh walks all but span-id. In
  * ordinary builds the check compiles to false. */
 #ifndef GT_FAULT_H
 #define GT_FAULT_H

@@ -185,12 +185,15 @@ static void *reader_main(void *arg)
 		while (len < BLOCK_SIZE && (n = produce(in, b->data + len, BLOCK_SIZE - len, &e)) > 0)
 			len += (size_t)n;
 		in->out_total += len;
-		if (n >= 0 && in->max_expansion && in->raw_total > 0 &&
-		    in->out_total / in->raw_total > in->max_expansion && in->out_total > (64u << 20)) {
+		/* compressed bytes consumed so far, not read ahead */
+		uint64_t used = in->raw_total - (in->raw_len - in->raw_pos);
+		if (n >= 0 && in->max_expansion && used > 0 &&
+		    in->out_total / used > in->max_expansion && in->out_total > (64u << 20)) {
 			gt_fail(&e, GT_EINPUT,
-				"%s: byte %llu: decompressed data is over %llu times the compressed size "
-				"(a decompression bomb?); raise --max-expansion to read it",
+				"%s: byte %llu: decompressed data is %llu times the compressed size, "
+				"over the cap of %llu (a decompression bomb?); raise --max-expansion to read it",
 				in->path, (unsigned long long)in->out_total,
+				(unsigned long long)(in->out_total / used),
 				(unsigned long long)in->max_expansion);
 			n = -1;
 		}

@@ -24,6 +24,8 @@ void gt_keymap_free(gt_keymap *m)
 
 static int grow(gt_keymap *m)
 {
+	if (m->keys && m->mask >= UINT32_MAX / 2)
+		return -1; /* the doubled size would not fit 32 bits */
 	uint32_t n = m->keys ? (m->mask + 1) * 2 : 64;
 	gt_key *keys = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *keys);
 	uint32_t *vals = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *vals);

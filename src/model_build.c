@@ -36,6 +36,8 @@ static int fail_at(gt_builder *b, gt_error *err, const raw_event *ev, const char
 int gt_u32vec_push(u32vec *v, uint32_t x)
 {
 	if (v->n == v->cap) {
+		if (v->cap >= UINT32_MAX / 2)
+			return -1; /* the doubled size would not fit 32 bits */
 		uint32_t c = v->cap ? v->cap * 2 : 8;
 		uint32_t *p = gt_fault_hit("alloc") ? NULL : realloc(v->v, (size_t)c * sizeof *p);
 		if (!p)
@@ -327,7 +329,9 @@ static uint8_t group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_ev
 static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int kind, gt_error *err)
 {
 	gt_model *m = b->m;
-	if (m->span_count == GT_NONE - 1)
+	/* the "span-id" fault stands in for this limit in tests/limits.sh:
+	 * GPUTRACE_FAULT=span-id:N makes the Nth span the one that does not fit */
+	if (m->span_count == GT_NONE - 1 || gt_fault_hit("span-id"))
 		return fail_at(b, err, ev, "more spans than a 32-bit span id holds"), GT_NONE;
 	if (ev->index > UINT32_MAX)
 		return fail_at(b, err, ev, "more events than a 32-bit event index holds"), GT_NONE;
@@ -378,7 +382,10 @@ static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_err
 		gt_span *s = &m->spans[st->v[i]];
 		if (name != GT_NONE && s->name != name)
 			continue;
-		s->dur_ns = ev->ts_ns >= s->ts_ns ? ev->ts_ns - s->ts_ns : 0;
+		int64_t dur = 0;
+		if (ev->ts_ns >= s->ts_ns && __builtin_sub_overflow(ev->ts_ns, s->ts_ns, &dur))
+			return fail_at(b, err, ev, "the span's duration (E minus B) is out of range");
+		s->dur_ns = dur;
 		memmove(&st->v[i], &st->v[i + 1], (size_t)(st->n - i - 1) * sizeof *st->v);
 		st->n--;
 		return 0;

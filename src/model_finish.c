@@ -159,6 +159,8 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 {
 	gt_model *m = b->m;
 	if (m->flow_count == b->flows_cap) {
+		if (b->flows_cap >= UINT32_MAX / 2)
+			return -1; /* the doubled size would not fit 32 bits */
 		uint32_t c = b->flows_cap ? b->flows_cap * 2 : 64;
 		gt_flow *p = gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)c * sizeof *p);
 		if (!p)
@@ -374,7 +376,12 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	for (uint32_t t = 0; t < m->track_count && t < b->open_cap; t++) {
 		for (uint32_t i = 0; i < b->open[t].n; i++) {
 			gt_span *s = &m->spans[b->open[t].v[i]];
-			s->dur_ns = b->max_end_ns > s->ts_ns ? b->max_end_ns - s->ts_ns : 0;
+			int64_t dur = 0;
+			if (b->max_end_ns > s->ts_ns && __builtin_sub_overflow(b->max_end_ns, s->ts_ns, &dur))
+				return gt_fail(err, GT_EINPUT,
+					       "%s: event %llu: an unclosed span's duration (to the trace's end) is out of range",
+					       b->path, (unsigned long long)s->event);
+			s->dur_ns = dur;
 			s->flags |= GT_SPANF_UNCLOSED;
 			m->stats.warnings[m->tracks[t].kind == GT_TRACK_THREAD ? GT_WARN_UNCLOSED_BEGIN
 									       : GT_WARN_UNCLOSED_ASYNC]++;

@@ -72,6 +72,8 @@ uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
 
 static int grow_slots(gt_strpool *p)
 {
+	if (p->slots && p->slot_mask >= UINT32_MAX / 2)
+		return -1; /* the doubled size would not fit 32 bits */
 	uint32_t n = p->slots ? (p->slot_mask + 1) * 2 : 1024;
 	uint32_t *slots = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *slots);
 	if (!slots)
@@ -116,12 +118,14 @@ uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 		p->data_cap = cap;
 	}
 	if (p->count == p->offsets_cap) {
-		uint32_t cap = p->offsets_cap ? p->offsets_cap * 2 : 256;
+		uint64_t cap = p->offsets_cap ? (uint64_t)p->offsets_cap * 2 : 256;
+		if (cap > UINT32_MAX)
+			cap = UINT32_MAX; /* count stops below NONE - 1 */
 		uint64_t *o = gt_fault_hit("alloc") ? NULL : realloc(p->offsets, (size_t)cap * sizeof *o);
 		if (!o)
 			return NONE;
 		p->offsets = o;
-		p->offsets_cap = cap;
+		p->offsets_cap = (uint32_t)cap;
 	}
 	memcpy(p->data + p->data_len, s, len);
 	p->data[p->data_len + len] = '\0';

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tindex.h"
+#include "fault.h"
 
 void gt_tindex_default_params(gt_tindex_params *p)
 {
@@ -65,11 +66,11 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 	const gt_tindex_params *p = &ix->p;
 	uint32_t n = m->span_count;
 	ix->span_count = n;
-	ix->order = malloc((n ? n : 1) * sizeof *ix->order);
+	ix->order = gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * sizeof *ix->order);
 	uint32_t ecap = n < p->epoch_spans ? n : p->epoch_spans;
-	struct skey *keys = malloc((ecap ? ecap : 1) * sizeof *keys);
+	struct skey *keys = gt_fault_hit("alloc") ? NULL : malloc((ecap ? ecap : 1) * sizeof *keys);
 	size_t cap = n / p->batch_spans + 16;
-	ix->batches = malloc(cap * sizeof *ix->batches);
+	ix->batches = gt_fault_hit("alloc") ? NULL : malloc(cap * sizeof *ix->batches);
 	if (!ix->order || !keys || !ix->batches) {
 		free(keys);
 		return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
@@ -90,7 +91,7 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 			if (!b || k == 0 || keys[k].gb != keys[k - 1].gb || b->count == p->batch_spans) {
 				if (nb == cap) {
 					cap *= 2;
-					gt_tnode *nbuf = realloc(ix->batches, cap * sizeof *nbuf);
+					gt_tnode *nbuf = gt_fault_hit("alloc") ? NULL : realloc(ix->batches, cap * sizeof *nbuf);
 					if (!nbuf) {
 						free(keys);
 						return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
@@ -110,7 +111,7 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 	free(keys);
 	ix->batch_count = nb;
 	ix->partition_count = (nb + p->partition_batches - 1) / p->partition_batches;
-	ix->dirty = calloc(ix->partition_count ? ix->partition_count : 1, sizeof *ix->dirty);
+	ix->dirty = gt_fault_hit("alloc") ? NULL : calloc(ix->partition_count ? ix->partition_count : 1, sizeof *ix->dirty);
 	if (!ix->dirty)
 		return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
 	return 0;
@@ -157,7 +158,7 @@ static int build_levels(gt_tindex *ix, const gt_tindex *old, uint32_t *rebuilt, 
 	uint64_t cap = 0;
 	for (uint32_t L = 1; L < ix->level_count; L++)
 		cap += ix->batch_count; /* a node per batch at most */
-	ix->nodes = malloc((cap ? cap : 1) * sizeof *ix->nodes);
+	ix->nodes = gt_fault_hit("alloc") ? NULL : malloc((cap ? cap : 1) * sizeof *ix->nodes);
 	if (!ix->nodes)
 		return gt_fail(err, GT_EINPUT, "out of memory building the hierarchy");
 	uint32_t P = ix->p.partition_batches;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tindex_cl.h"
+#include "fault.h"
 
 typedef struct {
 	int64_t t0, t1;
@@ -93,7 +94,7 @@ static int scratch(gt_cl *cl, const struct shape *sh, cl_mem *gsum, cl_mem *gwei
 int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_error *err)
 {
 	*out = NULL;
-	gt_tindex_cl *d = calloc(1, sizeof *d);
+	gt_tindex_cl *d = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *d);
 	if (!d)
 		return gt_fail(err, GT_EINPUT, "out of memory");
 	d->cl = cl;
@@ -270,7 +271,7 @@ int gt_tindex_cl_validate(gt_tindex_cl *d, const gt_model *m, uint8_t *bits, uin
 	if (!outbits)
 		return gt_fail(err, GT_EINPUT, "out of memory");
 	size_t ns = nspan ? nspan : 1;
-	st = malloc(ns * 8), en = malloc(ns * 8), ln = malloc(ns * 4), gr = malloc(ns);
+	st = gt_fault_hit("alloc") ? NULL : malloc(ns * 8), en = gt_fault_hit("alloc") ? NULL : malloc(ns * 8), ln = gt_fault_hit("alloc") ? NULL : malloc(ns * 4), gr = gt_fault_hit("alloc") ? NULL : malloc(ns);
 	if (!st || !en || !ln || !gr) {
 		gt_fail(err, GT_EINPUT, "out of memory");
 		goto done;
@@ -341,12 +342,12 @@ void gt_spanscan_cl_close(gt_spanscan_cl *s)
 int gt_spanscan_cl_open(gt_spanscan_cl **out, gt_cl *cl, const gt_model *m, gt_error *err)
 {
 	*out = NULL;
-	gt_spanscan_cl *s = calloc(1, sizeof *s);
+	gt_spanscan_cl *s = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *s);
 	uint64_t n = m->span_count;
 	size_t ns = n ? n : 1;
-	int64_t *st = malloc(ns * 8), *en = malloc(ns * 8);
-	uint32_t *ln = malloc(ns * 4);
-	uint8_t *gr = malloc(ns);
+	int64_t *st = gt_fault_hit("alloc") ? NULL : malloc(ns * 8), *en = gt_fault_hit("alloc") ? NULL : malloc(ns * 8);
+	uint32_t *ln = gt_fault_hit("alloc") ? NULL : malloc(ns * 4);
+	uint8_t *gr = gt_fault_hit("alloc") ? NULL : malloc(ns);
 	int rc = -1;
 	if (!s || !st || !en || !ln || !gr) {
 		gt_fail(err, GT_EINPUT, "out of memory");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tindex.h"
+#include "fault.h"
 
 static void emit(gt_tresult *r, uint32_t b)
 {
@@ -108,7 +109,7 @@ int gt_tindex_expand(const gt_tindex *ix, const gt_model *m, const gt_tquery *q,
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < ncand; i++)
 		total += ix->batches[cand[i]].count;
-	uint32_t *ids = malloc((total ? total : 1) * sizeof *ids);
+	uint32_t *ids = gt_fault_hit("alloc") ? NULL : malloc((total ? total : 1) * sizeof *ids);
 	if (!ids)
 		return gt_fail(err, GT_EINPUT, "out of memory expanding %llu spans", (unsigned long long)total);
 	uint64_t k = 0;
