@@ -252,8 +252,11 @@ static const char *guess_boundary(const char *p, const char *end)
 		while (b > p && jl_is_ws(b[-1]))
 			b--;
 		const char *a = jl_skip_ws(c + 1, end);
-		if (b > p && b[-1] == '}' && a < end && *a == '{' && a + 1 < end && a[1] == '"')
-			return a;
+		if (b > p && b[-1] == '}' && a < end && *a == '{') {
+			const char *k = jl_skip_ws(a + 1, end); /* pretty-printed: "{\n    \"name\"" */
+			if (k < end && *k == '"')
+				return a;
+		}
 		p = c + 1;
 	}
 	return NULL;
@@ -301,7 +304,8 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
  *
  * Building is sequential, so the calling thread takes a smaller piece and
  * builds it while the other threads still parse theirs. The share is tuned
- * from measured parse and build times so that all finish together. */
+ * from measured parse and build times so that the others finish parsing
+ * just as the caller finishes building its own piece. */
 static int parse_events(ingest *g, size_t *pos, gt_error *err)
 {
 	const char *begin = g->win + *pos, *end = g->win + g->win_len;
@@ -312,7 +316,9 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	if (g->threads > 1 && len >= SPLIT_MIN) {
 		double w = g->threads - 1;
 		double ratio = g->parse_s_per_byte > 0 ? g->build_s_per_byte / g->parse_s_per_byte : 0.5;
-		double f = (1 / w - ratio) / (1 + 1 / w);
+		/* the caller parses and builds its share before joining, then builds
+		 * the others' events alone: balanced when f(P + B) = (1 - f)P / w */
+		double f = (1 / w) / (1 + ratio + 1 / w);
 		if (f < 0.05)
 			f = 0.05;
 		if (f > 1.0 / g->threads)
