@@ -2,7 +2,7 @@
  * lines reader and the time/lane/group parsers behind it (private to
  * cli/cmd_query.c and cli/viewport.c), driven through the command over a
  * small index packed once at start-up from a golden trace.
- * fuzz-link: cli/cmd_query.c cli/viewport.c cli/options.c cli/output.c cli/load.c cli/progress.c
+ * fuzz-link: cli/cmd_query.c cli/index_open.c cli/viewport.c cli/options.c cli/output.c cli/load.c cli/progress.c
  * fuzz-needs: formats/gtx.c
  * fuzz-args: -close_fd_mask=3
  *
