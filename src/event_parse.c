@@ -130,6 +130,48 @@ static int bool_value(jl_lexer *lx, const char **pp, bool *out)
 	return rc;
 }
 
+/* Steps to the next member of an object whose '{' was consumed: on JL_OK
+ * either *done is set (the object closed; *pp is past its '}') or *key is
+ * the member's name and *pp points at its value. Trailing commas are
+ * counted, as everywhere. */
+static int next_member(jl_lexer *lx, const char **pp, bool *first, bool *done, jl_slice *key)
+{
+	const char *p = jl_skip_ws(*pp, lx->end);
+	NEED(p);
+	*done = false;
+	if (*p == '}') {
+		*pp = p + 1;
+		*done = true;
+		return JL_OK;
+	}
+	if (!*first) {
+		if (*p != ',')
+			return jl_error(lx, p, "expected ',' or '}' in object");
+		p = jl_skip_ws(p + 1, lx->end);
+		NEED(p);
+		if (*p == '}') {
+			lx->trailing_commas++;
+			*pp = p + 1;
+			*done = true;
+			return JL_OK;
+		}
+	}
+	*first = false;
+	if (*p != '"')
+		return jl_error(lx, p, "expected a string key in object");
+	int rc = jl_string(lx, &p, key);
+	if (rc)
+		return rc;
+	p = jl_skip_ws(p, lx->end);
+	NEED(p);
+	if (*p != ':')
+		return jl_error(lx, p, "expected ':' after key");
+	p = jl_skip_ws(p + 1, lx->end);
+	NEED(p);
+	*pp = p;
+	return JL_OK;
+}
+
 /* id2: {"local": X} or {"global": X} */
 static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
 {
@@ -137,38 +179,14 @@ static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
 	if (*p != '{')
 		return jl_error(lx, p, "expected an object for id2");
 	p++;
-	bool first = true;
+	bool first = true, done;
 	for (;;) {
-		p = jl_skip_ws(p, lx->end);
-		NEED(p);
-		if (*p == '}') {
-			p++;
-			break;
-		}
-		if (!first) {
-			if (*p != ',')
-				return jl_error(lx, p, "expected ',' or '}' in object");
-			p = jl_skip_ws(p + 1, lx->end);
-			NEED(p);
-			if (*p == '}') {
-				lx->trailing_commas++;
-				p++;
-				break;
-			}
-		}
-		first = false;
 		jl_slice k;
-		if (*p != '"')
-			return jl_error(lx, p, "expected a string key in object");
-		int rc = jl_string(lx, &p, &k);
+		int rc = next_member(lx, &p, &first, &done, &k);
 		if (rc)
 			return rc;
-		p = jl_skip_ws(p, lx->end);
-		NEED(p);
-		if (*p != ':')
-			return jl_error(lx, p, "expected ':' after key");
-		p = jl_skip_ws(p + 1, lx->end);
-		NEED(p);
+		if (done)
+			break;
 		if (key_is(&k, "global", 6) || key_is(&k, "local", 5)) {
 			rc = id_value(lx, &p, &ev->id);
 			ev->flags = (uint8_t)((ev->flags & ~(REV_ID2_GLOBAL | REV_ID2_LOCAL)) |
@@ -188,38 +206,14 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 	const char *p = *pp, *start = *pp;
 	memset(ev, 0, sizeof *ev);
 	p++; /* '{' */
-	bool first = true;
+	bool first = true, done;
 	for (;;) {
-		p = jl_skip_ws(p, lx->end);
-		NEED(p);
-		if (*p == '}') {
-			p++;
-			break;
-		}
-		if (!first) {
-			if (*p != ',')
-				return jl_error(lx, p, "expected ',' or '}' in event object");
-			p = jl_skip_ws(p + 1, lx->end);
-			NEED(p);
-			if (*p == '}') {
-				lx->trailing_commas++;
-				p++;
-				break;
-			}
-		}
-		first = false;
-		if (*p != '"')
-			return jl_error(lx, p, "expected a string key in event object");
 		jl_slice k;
-		int rc = jl_string(lx, &p, &k);
+		int rc = next_member(lx, &p, &first, &done, &k);
 		if (rc)
 			return rc;
-		p = jl_skip_ws(p, lx->end);
-		NEED(p);
-		if (*p != ':')
-			return jl_error(lx, p, "expected ':' after key");
-		p = jl_skip_ws(p + 1, lx->end);
-		NEED(p);
+		if (done)
+			break;
 		const char *vstart = p;
 		bool b = false;
 		jl_slice s;
