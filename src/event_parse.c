@@ -134,7 +134,8 @@ static int bool_value(jl_lexer *lx, const char **pp, bool *out)
  * either *done is set (the object closed; *pp is past its '}') or *key is
  * the member's name and *pp points at its value. Trailing commas are
  * counted, as everywhere. */
-static int next_member(jl_lexer *lx, const char **pp, bool *first, bool *done, jl_slice *key)
+/* always_inline: called once per member of every event, the hot path */
+static inline __attribute__((always_inline)) int next_member(jl_lexer *lx, const char **pp, bool *first, bool *done, jl_slice *key)
 {
 	const char *p = jl_skip_ws(*pp, lx->end);
 	NEED(p);
