@@ -15,7 +15,7 @@ void gt_common_init(struct gt_common *c)
 	memset(c, 0, sizeof *c);
 	c->format = GT_OUT_JSON;
 	c->parent_mode = GT_PARENTS_NESTING_FLOW;
-	c->max_expansion = 1000;
+	c->max_expansion = 200; /* deflate tops out near 1032:1, so a gzip bomb needs a cap well below; real traces compress far less */
 }
 
 void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv)
