@@ -623,6 +623,13 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		goto fail;
 	}
 	rc = gt_critpath_run(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
+		/* the same exact result, computed on the host */
+		gt_notice(&c, "%s; computing on the host instead", err.msg);
+		memset(&err, 0, sizeof err);
+		snprintf(device, sizeof device, "host");
+		rc = gt_critpath_run(NULL, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	}
 	gt_cl_close(cl);
 	if (rc < 0) {
 		gt_cp_rows_free(&rows);

@@ -318,6 +318,13 @@ static int run_query(struct run *r, FILE *out, bool pretty, const char *id_json,
 	if (!cached) {
 		gt_tresult res = {.candidates = r->cand, .capacity = cap};
 		int rc = r->dev ? gt_tindex_cl_query(r->dev, q, &res, NULL, &err) : gt_tindex_query(r->x.ix, q, &res, &err);
+		if (rc < 0 && r->dev && err.cause == GT_CAUSE_DEVICE_MEMORY) {
+			gt_notice(&r->c, "%s; querying on the host from here on", err.msg);
+			memset(&err, 0, sizeof err);
+			gt_tindex_cl_close(r->dev);
+			r->dev = NULL;
+			rc = gt_tindex_query(r->x.ix, q, &res, &err);
+		}
 		if (rc < 0)
 			return gt_report(&err);
 		r->prev = res;
@@ -429,11 +436,19 @@ static int open_device(struct run *r)
 	if (chosen[0])
 		gt_notice(&r->c, "%s", chosen);
 	uint64_t bad;
-	if (r->cl) {
-		if (gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) < 0 ||
-		    gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)
+	if (r->cl && (gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) < 0 ||
+		      gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)) {
+		if (err.cause != GT_CAUSE_DEVICE_MEMORY)
 			return gt_report(&err);
-	} else {
+		/* the index does not fit the device: the host gives the same answers */
+		gt_notice(&r->c, "%s; querying on the host instead", err.msg);
+		memset(&err, 0, sizeof err);
+		gt_tindex_cl_close(r->dev);
+		r->dev = NULL;
+		gt_cl_close(r->cl);
+		r->cl = NULL;
+	}
+	if (!r->cl) {
 		gt_tindex_validate(r->x.ix, NULL, NULL, &r->vbits, &bad);
 	}
 	if (r->vbits) {

@@ -322,8 +322,18 @@ int gt_cl_check(const gt_cl *cl, cl_int rc, const char *call, gt_error *err)
 							       : CL_OUT_OF_RESOURCES;
 	if (rc == CL_SUCCESS)
 		return 0;
-	return gt_fail(err, GT_EDEVICE, "%s failed: %s (%d) on '%s'", call, gt_cl_error_name(rc), (int)rc,
-		       cl ? cl->device_name : "?");
+	bool fresh = err && err->status == 0;
+	gt_fail(err, GT_EDEVICE, "%s failed: %s (%d) on '%s'", call, gt_cl_error_name(rc), (int)rc,
+		cl ? cl->device_name : "?");
+	if (fresh)
+		err->cause = gt_cl_memory_error(rc) ? GT_CAUSE_DEVICE_MEMORY : GT_CAUSE_NONE;
+	return -1;
+}
+
+bool gt_cl_memory_error(cl_int rc)
+{
+	return rc == CL_MEM_OBJECT_ALLOCATION_FAILURE || rc == CL_OUT_OF_RESOURCES ||
+	       rc == CL_OUT_OF_HOST_MEMORY || rc == CL_INVALID_BUFFER_SIZE;
 }
 
 int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, gt_error *err)

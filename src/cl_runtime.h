@@ -74,6 +74,10 @@ const char *gt_cl_error_name(cl_int code);
  * symbolic name and the device, and returns -1; else 0. */
 int gt_cl_check(const gt_cl *cl, cl_int rc, const char *call, gt_error *err);
 
+/* True for the codes that mean "too little device memory or resources":
+ * gt_cl_check then sets err->cause to GT_CAUSE_DEVICE_MEMORY. */
+bool gt_cl_memory_error(cl_int code);
+
 /* Device time of a finished event in nanoseconds (profiling). */
 uint64_t gt_cl_event_ns(cl_event ev);
 

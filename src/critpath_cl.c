@@ -61,6 +61,8 @@ static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
 			clReleaseEvent(ev);
 			rc = CL_OUT_OF_RESOURCES;
 		}
+		if (rc != CL_SUCCESS && gt_cl_memory_error(rc) && r->err->status == 0)
+			r->err->cause = GT_CAUSE_DEVICE_MEMORY;
 		if (rc != CL_SUCCESS)
 			return gt_fail(r->err, GT_EDEVICE, "clEnqueueNDRangeKernel (%s) failed: %s (%d) on '%s'",
 				       name, gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
@@ -196,6 +198,7 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 			"'%s' has %llu bytes with allocations up to %llu bytes",
 			n, (unsigned long long)total, (unsigned long long)biggest, gt_cl_device_name(cl),
 			(unsigned long long)gt_cl_global_mem(cl), (unsigned long long)gt_cl_max_alloc(cl));
+		err->cause = GT_CAUSE_DEVICE_MEMORY;
 		goto done;
 	}
 	for (int i = 0; i < B_COUNT; i++) {

@@ -16,8 +16,15 @@ enum gt_status {
 	GT_EREGRESSION = 5, /* compare: a --fail-if condition held */
 };
 
+/* What a caller can act on, beyond the message. */
+enum gt_cause {
+	GT_CAUSE_NONE = 0,
+	GT_CAUSE_DEVICE_MEMORY, /* the OpenCL device ran out of memory or resources */
+};
+
 typedef struct gt_error {
 	int status;       /* enum gt_status; 0 while no error was set */
+	int cause;        /* enum gt_cause */
 	char msg[1024];   /* one line, no trailing newline or period */
 } gt_error;
 
