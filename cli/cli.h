@@ -77,6 +77,11 @@ int gt_opt_next(struct gt_opt_state *st, const char **optarg);
  * (the caller then exits 0). */
 int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, const char *arg);
 
+/* The default branch of a command's own option loop: handles a shared
+ * option. Returns true to go on; otherwise the command returns *status
+ * (0 after --help, 2 after a usage error). */
+bool gt_common_or_exit(struct gt_common *c, const struct gt_command *cmd, int id, const char *arg, int *status);
+
 /* For commands whose options are all shared ones: parses argv into c and
  * st's operands. Returns true when the command should go on; otherwise
  * *status is the exit status (0 after --help, 2 after a usage error). */

@@ -578,11 +578,9 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 			opt.max_rows_per_pass = v;
 			continue;
 		}
-		int r = gt_common_opt(&c, cmd, id, arg);
-		if (r < 0)
-			return GT_EUSAGE;
-		if (r == 2)
-			return 0;
+		int status;
+		if (!gt_common_or_exit(&c, cmd, id, arg, &status))
+			return status;
 	}
 	if (id < 0)
 		return GT_EUSAGE;

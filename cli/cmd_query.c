@@ -501,11 +501,9 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 			break;
 		}
 		default: {
-			int rc = gt_common_opt(&r.c, cmd, id, arg);
-			if (rc < 0)
-				return GT_EUSAGE;
-			if (rc == 2)
-				return 0;
+			int status;
+			if (!gt_common_or_exit(&r.c, cmd, id, arg, &status))
+				return status;
 		}
 		}
 	}

@@ -125,11 +125,9 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 				return gt_usage_error(cmd, "bad --width '%s': expected 16 to 100000 pixels", arg);
 			break;
 		default: {
-			int rc = gt_common_opt(&r.c, cmd, id, arg);
-			if (rc < 0)
-				return GT_EUSAGE;
-			if (rc == 2)
-				return 0;
+			int status;
+			if (!gt_common_or_exit(&r.c, cmd, id, arg, &status))
+				return status;
 		}
 		}
 	}

@@ -164,6 +164,17 @@ int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, con
 	return 0;
 }
 
+bool gt_common_or_exit(struct gt_common *c, const struct gt_command *cmd, int id, const char *arg, int *status)
+{
+	int r = gt_common_opt(c, cmd, id, arg);
+	if (r == 1)
+		return true;
+	if (r == 0)
+		gt_usage_error(cmd, "option not handled by '%s'", cmd->name);
+	*status = r == 2 ? 0 : GT_EUSAGE;
+	return false;
+}
+
 bool gt_parse_common(const struct gt_command *cmd, int argc, char **argv, struct gt_common *c,
 		     struct gt_opt_state *st, int *status)
 {
@@ -171,15 +182,9 @@ bool gt_parse_common(const struct gt_command *cmd, int argc, char **argv, struct
 	gt_opt_begin(st, cmd, argc, argv);
 	const char *arg;
 	int id;
-	while ((id = gt_opt_next(st, &arg)) > 0) {
-		int r = gt_common_opt(c, cmd, id, arg);
-		if (r == 1)
-			continue;
-		if (r == 0)
-			gt_usage_error(cmd, "option not handled by '%s'", cmd->name);
-		*status = r == 2 ? 0 : GT_EUSAGE;
-		return false;
-	}
+	while ((id = gt_opt_next(st, &arg)) > 0)
+		if (!gt_common_or_exit(c, cmd, id, arg, status))
+			return false;
 	*status = GT_EUSAGE;
 	return id == 0;
 }
