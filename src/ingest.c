@@ -607,6 +607,7 @@ int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options
 	}
 	if (gt_builder_init(&g.builder, m, path, err) < 0)
 		goto out;
+	g.builder.finish_threads = g.threads;
 	size_t keep = 0;
 	for (;;) {
 		if (refill(&g, keep, err) < 0)

@@ -47,6 +47,7 @@ typedef struct gt_builder {
 	int64_t max_end_ns;
 	bool any_ts;
 	const char *path;
+	unsigned finish_threads; /* finish may use this many threads (0: one) */
 } gt_builder;
 
 int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err);
