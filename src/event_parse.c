@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "raw_event.h"
+#include "strpool.h"
 
 #define NEED(p) do { if ((p) >= lx->end) return lx->final ? jl_error(lx, (p), "unexpected end of input") : JL_NEED_MORE; } while (0)
 
@@ -267,6 +268,8 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			}
 			if (key_is(&k, "cat", 3)) {
 				rc = string_value(lx, &p, &ev->cat);
+				if (rc == JL_OK && !ev->cat.escaped)
+					ev->cat_hash = gt_strpool_hash(ev->cat.p, ev->cat.len);
 				goto done;
 			}
 			if (key_is(&k, "id2", 3)) {
@@ -277,6 +280,8 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 		case 4:
 			if (key_is(&k, "name", 4)) {
 				rc = string_value(lx, &p, &ev->name);
+				if (rc == JL_OK && !ev->name.escaped)
+					ev->name_hash = gt_strpool_hash(ev->name.p, ev->name.len);
 				goto done;
 			}
 			if (key_is(&k, "args", 4)) {
