@@ -11,6 +11,26 @@
 #include <emmintrin.h>
 #endif
 
+const char *jl_skip_ws_run(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+					  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#endif
+	while (p < end && jl_is_ws(*p))
+		p++;
+	return p;
+}
+
 int jl_error(jl_lexer *lx, const char *at, const char *msg)
 {
 	lx->pos = at;

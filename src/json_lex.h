@@ -43,12 +43,19 @@ static inline bool jl_is_ws(char c)
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Skips a run of whitespace longer than one byte (the indentation of
+ * pretty-printed traces), sixteen bytes a step. */
+const char *jl_skip_ws_run(const char *p, const char *end);
+
 static inline const char *jl_skip_ws(const char *p, const char *end)
 {
-	/* one compare rejects every byte above the space */
-	while (p < end && (unsigned char)*p <= ' ' && jl_is_ws(*p))
-		p++;
-	return p;
+	/* one compare rejects every byte above the space: most tokens follow
+	 * none, or the one space after a ',' or ':' */
+	if (p >= end || (unsigned char)*p > ' ' || !jl_is_ws(*p))
+		return p;
+	if (end - p >= 2 && (unsigned char)p[1] > ' ')
+		return p + 1;
+	return jl_skip_ws_run(p + 1, end);
 }
 
 /* How many of the eight bytes at p (all readable) are leading ASCII digits.
