@@ -51,24 +51,35 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
 		st[i] = pack(d, p, 1u);
 }
 
+/* Rows per busy word: busy[pass * blocks + i / BLOCK] is set when a row of
+ * that block did any work in that pass; any[pass] when any row did. */
+#define BLOCK_SHIFT 10
+
 /* One pass: every unresolved row jumps over its link's segment, doubling
- * the resolved distance. busy[pass] records that the pass did any work
- * (one store per work-group, not one per row: all rows would hit one word);
- * a pass after one that did none returns at once: all rows are DONE in both
- * buffers, so nothing can change any more. */
+ * the resolved distance. A block whose rows all did nothing in the previous
+ * pass is skipped without reading them: they were DONE in both buffers, so
+ * nothing can change for them any more; after a pass in which no row did
+ * anything, the whole launch returns at once. The busy words need no
+ * barrier: rows that work store the same 1; `any` is stored only by rows
+ * that find their block's word still clear, a few per block. */
 __kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __global uint4 *dst,
-		      __global const uint *busy_in, __global uint *busy_out)
+		      __global uint *busy, uint blocks, __global uint *any)
 {
-	if (pass > 0 && busy_in[pass - 1] == 0)
-		return; /* the same for the whole launch, so no barrier is skipped */
-	__local uint worked;
-	if (get_local_id(0) == 0)
-		worked = 0;
-	barrier(CLK_LOCAL_MEM_FENCE);
+	if (pass > 0 && any[pass - 1] == 0)
+		return;
 	uint i = base + (uint)get_global_id(0);
-	uint4 s = i < n ? src[i] : (uint4)(0, 0, 0, DONE);
+	if (i >= n)
+		return;
+	uint block = i >> BLOCK_SHIFT;
+	if (pass > 0 && busy[(pass - 1) * blocks + block] == 0)
+		return;
+	uint4 s = src[i];
 	if (!(s.w & DONE)) {
-		worked = 1;
+		__global uint *mine = &busy[pass * blocks + block];
+		if (*mine == 0) {
+			*mine = 1;
+			any[pass] = 1;
+		}
 		if (s.w & TERMINAL) {
 			/* Newly resolved: copy it over the stale record, and
 			 * mark the source too. Concurrent readers of src[i] see
@@ -93,9 +104,6 @@ __kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __globa
 			}
 		}
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (get_local_id(0) == 0 && worked)
-		busy_out[pass] = 1;
 }
 
 /* Endpoint selection: (best sum, lowest index, max hops, flags) per group.

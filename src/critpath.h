@@ -95,6 +95,9 @@ typedef struct gt_cp_stats {
 	uint32_t active_passes; /* of those, passes that did any work */
 	uint64_t bytes_moved;   /* bytes the kernels read and wrote, by their
 	                         * access pattern (gathers count a whole record) */
+	uint64_t pass_ns;       /* of kernel_ns, the pointer-jumping passes' */
+	uint64_t pass_bytes;    /* of bytes_moved, the passes' */
+	uint64_t pass_ns_each[33]; /* device time of each pass */
 } gt_cp_stats;
 
 /* Allocates all six output arrays for n rows (rows zeroed on failure). */
