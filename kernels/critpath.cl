@@ -55,52 +55,55 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
  * that block did any work in that pass; any[pass] when any row did. */
 #define BLOCK_SHIFT 10
 
-/* One pass: every unresolved row jumps over its link's segment, doubling
- * the resolved distance. A block whose rows all did nothing in the previous
- * pass is skipped without reading them: they were DONE in both buffers, so
- * nothing can change for them any more; after a pass in which no row did
- * anything, the whole launch returns at once. The busy words need no
- * barrier: rows that work store the same 1; `any` is stored only by rows
- * that find their block's word still clear, a few per block. */
-__kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __global uint4 *dst,
+/* One pass over rows [base, end): every unresolved row jumps over its
+ * link's segment, doubling the resolved distance. A block whose rows all
+ * did nothing in the previous pass is skipped without reading them: they
+ * were DONE in both buffers, so nothing can change for them any more; after
+ * a pass in which no row did anything, the whole launch returns at once.
+ * That is why each work-item loops over rows with the launch's stride: the
+ * host launches about as many work-items as the device runs at once, and
+ * an idle pass costs one read per work-item, not one per row. The busy
+ * words need no barrier: rows that work store the same 1; `any` is stored
+ * only by rows that find their block's word still clear, a few per block. */
+__kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __global uint4 *dst,
 		      __global uint *busy, uint blocks, __global uint *any)
 {
 	if (pass > 0 && any[pass - 1] == 0)
 		return;
-	uint i = base + (uint)get_global_id(0);
-	if (i >= n)
-		return;
-	uint block = i >> BLOCK_SHIFT;
-	if (pass > 0 && busy[(pass - 1) * blocks + block] == 0)
-		return;
-	uint4 s = src[i];
-	if (!(s.w & DONE)) {
-		__global uint *mine = &busy[pass * blocks + block];
-		if (*mine == 0) {
-			*mine = 1;
-			any[pass] = 1;
-		}
-		if (s.w & TERMINAL) {
-			/* Newly resolved: copy it over the stale record, and
-			 * mark the source too. Concurrent readers of src[i] see
-			 * the record with or without DONE; both read as the same
-			 * TERMINAL record. */
-			s.w |= DONE;
-			dst[i] = s;
-			((__global uint *)&src[i])[3] = s.w;
-		} else {
-			uint4 a = src[s.z];
-			long as = sum_of(a), ss = sum_of(s);
-			ulong t = (ulong)ss + (ulong)as;
-			long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
-			uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
-			if (a.w & TERMINAL) {
-				if (a.z == NONE)
-					dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
-				else
-					dst[i] = pack(sum, a.z, TERMINAL | hops);
+	uint stride = (uint)get_global_size(0);
+	for (uint i = base + (uint)get_global_id(0); i < end; i += stride) {
+		uint block = i >> BLOCK_SHIFT;
+		if (pass > 0 && busy[(pass - 1) * blocks + block] == 0)
+			continue;
+		uint4 s = src[i];
+		if (!(s.w & DONE)) {
+			__global uint *mine = &busy[pass * blocks + block];
+			if (*mine == 0) {
+				*mine = 1;
+				any[pass] = 1;
+			}
+			if (s.w & TERMINAL) {
+				/* Newly resolved: copy it over the stale record, and
+				 * mark the source too. Concurrent readers of src[i] see
+				 * the record with or without DONE; both read as the same
+				 * TERMINAL record. */
+				s.w |= DONE;
+				dst[i] = s;
+				((__global uint *)&src[i])[3] = s.w;
 			} else {
-				dst[i] = pack(sum, a.z, hops);
+				uint4 a = src[s.z];
+				long as = sum_of(a), ss = sum_of(s);
+				ulong t = (ulong)ss + (ulong)as;
+				long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
+				uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
+				if (a.w & TERMINAL) {
+					if (a.z == NONE)
+						dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
+					else
+						dst[i] = pack(sum, a.z, TERMINAL | hops);
+				} else {
+					dst[i] = pack(sum, a.z, hops);
+				}
 			}
 		}
 	}

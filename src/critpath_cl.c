@@ -25,6 +25,7 @@ struct run {
 	cl_command_queue q;
 	size_t local;       /* work-group size, a power of two */
 	size_t piece;       /* rows per launch, a multiple of local */
+	size_t resident;    /* work-items the device runs at once, about */
 	cl_event *events;
 	size_t nevents, cap;
 	uint32_t launches;
@@ -47,15 +48,20 @@ static int keep_event(struct run *r, cl_event ev)
 	return 0;
 }
 
-/* Launches k over count rows in pieces; argument 0 is the piece's base. */
-static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
+/* Launches k over count rows in pieces; argument 0 is the piece's base.
+ * strided: the kernel loops over its piece with the launch's stride, so it
+ * gets at most r->resident work-items, and argument 1 is the piece's end. */
+static int launch_rows(struct run *r, cl_kernel k, const char *name, uint64_t count, bool strided)
 {
 	for (uint64_t base = 0; base < count; base += r->piece) {
 		uint64_t rows = count - base < r->piece ? count - base : r->piece;
-		size_t global = (size_t)((rows + r->local - 1) / r->local * r->local);
-		cl_uint b = (cl_uint)base;
+		uint64_t items = strided && rows > r->resident ? r->resident : rows;
+		size_t global = (size_t)((items + r->local - 1) / r->local * r->local);
+		cl_uint b = (cl_uint)base, e = (cl_uint)(base + rows);
 		cl_event ev;
 		if (gt_cl_check(r->cl, clSetKernelArg(k, 0, sizeof b, &b), "clSetKernelArg", r->err) < 0)
+			return -1;
+		if (strided && gt_cl_check(r->cl, clSetKernelArg(k, 1, sizeof e, &e), "clSetKernelArg", r->err) < 0)
 			return -1;
 		cl_int rc = clEnqueueNDRangeKernel(r->q, k, 1, NULL, &global, &r->local, 0, NULL, &ev);
 		if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
@@ -72,6 +78,11 @@ static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
 			return -1;
 	}
 	return 0;
+}
+
+static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
+{
+	return launch_rows(r, k, name, count, false);
 }
 
 static int set_args(struct run *r, cl_kernel k, const char *name, int first, int nargs, ...)
@@ -137,6 +148,13 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 	if (mr && mr < local)
 		local = (size_t)mr;
 	r->local = pow2_floor(local ? local : 1);
+	cl_uint units = 0;
+	cl_int rc = clGetDeviceInfo(gt_cl_device(r->cl), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+	if (gt_cl_check(r->cl, rc, "clGetDeviceInfo", r->err) < 0)
+		return -1;
+	/* 2048 work-items per compute unit fill a current GPU; a CPU device
+	 * just loops longer */
+	r->resident = (size_t)(units ? units : 1) * 2048;
 	if (mr) {
 		uint64_t piece = mr / r->local * r->local;
 		r->piece = (size_t)(piece < ((uint64_t)1 << 31) ? piece : ((uint64_t)1 << 31));
@@ -273,9 +291,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	for (cl_uint p = 0; p < passes; p++) {
 		int next = cur == B_ST0 ? B_ST1 : B_ST0;
 		cl_uint ublocks = blocks;
-		if (set_args(&r, k[K_JUMP], "cp_jump", 1, 7, ARG(un), ARG(p), ARG(b[cur]), ARG(b[next]),
-			     ARG(b[B_BUSY]), ARG(ublocks), ARG(b[B_ANY])) < 0 ||
-		    launch(&r, k[K_JUMP], "cp_jump", n) < 0)
+		if (set_args(&r, k[K_JUMP], "cp_jump", 2, 6, ARG(p), ARG(b[cur]), ARG(b[next]), ARG(b[B_BUSY]),
+			     ARG(ublocks), ARG(b[B_ANY])) < 0 ||
+		    launch_rows(&r, k[K_JUMP], "cp_jump", n, true) < 0)
 			goto done;
 		cur = next;
 	}
