@@ -5,7 +5,10 @@
  * (clEnqueueCopyBuffer, read + write) measured in the same run.
  *
  *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--verify]
- *                  [--device INDEX|NAME] N...
+ *                  [--items-per-unit K] [--device INDEX|NAME] N...
+ *
+ * --items-per-unit sets how many work-items per compute unit the passes
+ * launch (gt_cp_options.items_per_unit; default 2048).
  *
  * --verify compares every output of each device with the host reference
  * (bit for bit) before timing, and fails with status 1 on a difference.
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
 	int runs = 5;
 	const char *shape = "random", *only = NULL;
 	bool host = true, verify = false;
+	gt_cp_options opt = {0};
 	uint32_t sizes[16];
 	int nsizes = 0;
 	for (int i = 1; i < argc; i++) {
@@ -216,11 +220,13 @@ int main(int argc, char **argv)
 			host = false;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
+		else if (strcmp(argv[i], "--items-per-unit") == 0 && i + 1 < argc)
+			opt.items_per_unit = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (argv[i][0] != '-' && nsizes < 16)
 			sizes[nsizes++] = (uint32_t)strtoul(argv[i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] "
-					"[--device SPEC] N...\n");
+					"[--verify] [--items-per-unit K] [--device SPEC] N...\n");
 			return 2;
 		}
 	}
@@ -277,7 +283,7 @@ int main(int argc, char **argv)
 			double dev[100], gb[100], pgb[100];
 			gt_cp_stats st = {0};
 			/* one untimed run: program build, first-use compilation */
-			int rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+			int rc = gt_critpath_cl(cl, parent, dur, n, &opt, &rows, &sum, &st, &err);
 			if (rc == 0 && verify && !same_as_host(parent, dur, n, &rows, &sum)) {
 				fprintf(stderr, "bench_critpath: %s differs from the host reference on %u rows\n",
 					gt_cl_device_name(cl), n);
@@ -285,7 +291,7 @@ int main(int argc, char **argv)
 			}
 			for (int r = 0; rc == 0 && r < runs; r++) {
 				double t0 = now_s();
-				rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+				rc = gt_critpath_cl(cl, parent, dur, n, &opt, &rows, &sum, &st, &err);
 				wall[r] = now_s() - t0;
 				dev[r] = (double)st.kernel_ns * 1e-9;
 				gb[r] = (double)st.bytes_moved / (double)st.kernel_ns;
@@ -313,14 +319,14 @@ int main(int argc, char **argv)
 			}
 			double w = median(wall, runs), k = median(dev, runs), g = median(gb, runs), pg = median(pgb, runs);
 			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"%s\",\"runs\":%d,"
-			       "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"rows_per_s\":%.0f,\"passes\":%u,"
+			       "\"items_per_unit\":%u,\"wall_ms\":%.3f,\"device_ms\":%.3f,\"rows_per_s\":%.0f,\"passes\":%u,"
 			       "\"active_passes\":%u,\"launches\":%u,\"bytes_moved\":%" PRIu64 ",\"effective_gbps\":%.1f,"
 			       "\"copy_gbps\":%.1f,\"fraction_of_copy\":%.3f,\"pass_ms\":%.3f,\"pass_gbps\":%.1f,"
 			       "\"pass_fraction_of_copy\":%.3f,\"pass_ms_each\":[%s],\"gather_parent_gbps\":%.1f,"
 			       "\"gather_uniform_gbps\":%.1f,\"gather_parent_restrict_gbps\":%.1f,\"max_hop_count\":%u}\n",
-			       shape, n, gt_cl_device_name(cl), runs, w * 1e3, k * 1e3, n / k, st.passes,
-			       st.active_passes, st.launches, st.bytes_moved, g, copy, g / copy,
-			       (double)st.pass_ns * 1e-6, pg, pg / copy, each, g_parent, g_uniform, g_ro, sum.max_hop_count);
+			       shape, n, gt_cl_device_name(cl), runs, opt.items_per_unit ? opt.items_per_unit : 2048,
+			       w * 1e3, k * 1e3, n / k, st.passes, st.active_passes, st.launches, st.bytes_moved, g,
+			       copy, g / copy, (double)st.pass_ns * 1e-6, pg, pg / copy, each, g_parent, g_uniform, g_ro, sum.max_hop_count);
 			fflush(stdout);
 			gt_cl_close(cl);
 		}

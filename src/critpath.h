@@ -85,6 +85,7 @@ typedef struct gt_cp_summary {
 typedef struct gt_cp_options {
 	uint32_t max_path_length;   /* 0: unlimited */
 	uint64_t max_rows_per_pass; /* device launches: rows per launch, 0: no limit */
+	uint32_t items_per_unit;    /* pass launches: work-items per compute unit, 0: 2048 */
 } gt_cp_options;
 
 /* Device-side figures of the last OpenCL run (for benchmarks). */

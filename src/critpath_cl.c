@@ -154,7 +154,8 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 		return -1;
 	/* 2048 work-items per compute unit fill a current GPU; a CPU device
 	 * just loops longer */
-	r->resident = (size_t)(units ? units : 1) * 2048;
+	uint32_t per_unit = opt && opt->items_per_unit ? opt->items_per_unit : 2048;
+	r->resident = (size_t)(units ? units : 1) * per_unit;
 	if (mr) {
 		uint64_t piece = mr / r->local * r->local;
 		r->piece = (size_t)(piece < ((uint64_t)1 << 31) ? piece : ((uint64_t)1 << 31));
