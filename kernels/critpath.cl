@@ -55,52 +55,6 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
  * that block did any work in that pass; any[pass] when any row did. */
 #define BLOCK_SHIFT 10
 
-/* Row i's record after a pass, from its record s and, when s jumps, the
- * record a it gathered. */
-static void jump_row(uint i, uint4 s, uint4 a, __global uint4 *src, __global uint4 *dst)
-{
-	if (s.w & TERMINAL) {
-		/* Newly resolved: copy it over the stale record, and mark the
-		 * source too. Concurrent readers of src[i] see the record with
-		 * or without DONE; both read as the same TERMINAL record. */
-		s.w |= DONE;
-		dst[i] = s;
-		((__global uint *)&src[i])[3] = s.w;
-		return;
-	}
-	long as = sum_of(a), ss = sum_of(s);
-	ulong t = (ulong)ss + (ulong)as;
-	long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
-	uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
-	if (a.w & TERMINAL) {
-		if (a.z == NONE)
-			dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
-		else
-			dst[i] = pack(sum, a.z, TERMINAL | hops);
-	} else {
-		dst[i] = pack(sum, a.z, hops);
-	}
-}
-
-/* Row i's record at the start of the pass, or a DONE stand-in when its
- * block did nothing in the previous pass (or i is past the end). */
-static uint4 row_state(uint i, uint end, uint pass, __global const uint4 *src, __global const uint *busy,
-		       uint blocks)
-{
-	if (i >= end || (pass > 0 && busy[(pass - 1) * blocks + (i >> BLOCK_SHIFT)] == 0))
-		return (uint4)(0, 0, 0, DONE);
-	return src[i];
-}
-
-static void note_busy(uint i, uint pass, __global uint *busy, uint blocks, __global uint *any)
-{
-	__global uint *mine = &busy[pass * blocks + (i >> BLOCK_SHIFT)];
-	if (*mine == 0) {
-		*mine = 1;
-		any[pass] = 1;
-	}
-}
-
 /* One pass over rows [base, end): every unresolved row jumps over its
  * link's segment, doubling the resolved distance. A block whose rows all
  * did nothing in the previous pass is skipped without reading them: they
@@ -108,30 +62,49 @@ static void note_busy(uint i, uint pass, __global uint *busy, uint blocks, __glo
  * a pass in which no row did anything, the whole launch returns at once.
  * That is why each work-item loops over rows with the launch's stride: the
  * host launches about as many work-items as the device runs at once, and
- * an idle pass costs one read per work-item, not one per row. Each step
- * takes two rows and issues both gathers before using either: the gathers
- * are what the pass waits on. The busy words need no barrier: rows that
- * work store the same 1; `any` is stored only by rows that find their
- * block's word still clear, a few per block. */
+ * an idle pass costs one read per work-item, not one per row. The busy
+ * words need no barrier: rows that work store the same 1; `any` is stored
+ * only by rows that find their block's word still clear, a few per block. */
 __kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __global uint4 *dst,
 		      __global uint *busy, uint blocks, __global uint *any)
 {
 	if (pass > 0 && any[pass - 1] == 0)
 		return;
 	uint stride = (uint)get_global_size(0);
-	for (uint i = base + (uint)get_global_id(0); i < end; i += 2 * stride) {
-		uint j = i + stride;
-		uint4 si = row_state(i, end, pass, src, busy, blocks);
-		uint4 sj = row_state(j, end, pass, src, busy, blocks);
-		uint4 ai = (si.w & (DONE | TERMINAL)) ? si : src[si.z];
-		uint4 aj = (sj.w & (DONE | TERMINAL)) ? sj : src[sj.z];
-		if (!(si.w & DONE)) {
-			note_busy(i, pass, busy, blocks, any);
-			jump_row(i, si, ai, src, dst);
-		}
-		if (!(sj.w & DONE)) {
-			note_busy(j, pass, busy, blocks, any);
-			jump_row(j, sj, aj, src, dst);
+	for (uint i = base + (uint)get_global_id(0); i < end; i += stride) {
+		uint block = i >> BLOCK_SHIFT;
+		if (pass > 0 && busy[(pass - 1) * blocks + block] == 0)
+			continue;
+		uint4 s = src[i];
+		if (!(s.w & DONE)) {
+			__global uint *mine = &busy[pass * blocks + block];
+			if (*mine == 0) {
+				*mine = 1;
+				any[pass] = 1;
+			}
+			if (s.w & TERMINAL) {
+				/* Newly resolved: copy it over the stale record, and
+				 * mark the source too. Concurrent readers of src[i] see
+				 * the record with or without DONE; both read as the same
+				 * TERMINAL record. */
+				s.w |= DONE;
+				dst[i] = s;
+				((__global uint *)&src[i])[3] = s.w;
+			} else {
+				uint4 a = src[s.z];
+				long as = sum_of(a), ss = sum_of(s);
+				ulong t = (ulong)ss + (ulong)as;
+				long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
+				uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
+				if (a.w & TERMINAL) {
+					if (a.z == NONE)
+						dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
+					else
+						dst[i] = pack(sum, a.z, TERMINAL | hops);
+				} else {
+					dst[i] = pack(sum, a.z, hops);
+				}
+			}
 		}
 	}
 }
