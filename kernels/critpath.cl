@@ -52,8 +52,11 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
 }
 
 /* Rows per busy word: busy[pass * blocks + i / BLOCK] is set when a row of
- * that block did any work in that pass; any[pass] when any row did. */
+ * that block did any work in that pass; any[pass] when any row did. Between
+ * the two, a word per 1024 blocks, so that few stores reach any[pass]: one
+ * word that every busy block stored into would serialise them. */
 #define BLOCK_SHIFT 10
+#define GROUP_SHIFT 20
 
 /* One pass over rows [base, end): every unresolved row jumps over its
  * link's segment, doubling the resolved distance. A block whose rows all
@@ -63,10 +66,10 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
  * That is why each work-item loops over rows with the launch's stride: the
  * host launches about as many work-items as the device runs at once, and
  * an idle pass costs one read per work-item, not one per row. The busy
- * words need no barrier: rows that work store the same 1; `any` is stored
- * only by rows that find their block's word still clear, a few per block. */
+ * words need no barrier: rows that work store the same 1, and a level's
+ * word is stored only by rows that find the word below it still clear. */
 __kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __global uint4 *dst,
-		      __global uint *busy, uint blocks, __global uint *any)
+		      __global uint *busy, uint blocks, __global uint *any, __global uint *group_busy, uint groups)
 {
 	if (pass > 0 && any[pass - 1] == 0)
 		return;
@@ -80,7 +83,11 @@ __kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __glo
 			__global uint *mine = &busy[pass * blocks + block];
 			if (*mine == 0) {
 				*mine = 1;
-				any[pass] = 1;
+				__global uint *group = &group_busy[pass * groups + (i >> GROUP_SHIFT)];
+				if (*group == 0) {
+					*group = 1;
+					any[pass] = 1;
+				}
 			}
 			if (s.w & TERMINAL) {
 				/* Newly resolved: copy it over the stale record, and

@@ -13,6 +13,7 @@
 
 #define DEVICE_MAX_ROWS (1u << 30) /* hops live in 30 bits of the state */
 #define BLOCK_SHIFT 10              /* rows per busy word, as in the kernel */
+#define GROUP_SHIFT 20              /* rows per group busy word */
 
 /* Mirrors cp_best in the kernel. */
 typedef struct {
@@ -112,7 +113,7 @@ static const char *const kernel_names[K_COUNT] = {
 };
 
 enum { B_PARENT, B_DUR, B_ST0, B_ST1, B_PD, B_SLACK, B_ROOT, B_HOP, B_PRED, B_MASK, B_PART0, B_PART1,
-       B_BUSY, B_ANY, B_CURSOR, B_COUNT };
+       B_BUSY, B_ANY, B_GROUP_BUSY, B_CURSOR, B_COUNT };
 
 static uint32_t pass_count(uint32_t n)
 {
@@ -236,12 +237,14 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 
 	uint64_t groups = ((uint64_t)n + r.local - 1) / r.local;
 	uint32_t blocks = (uint32_t)(((uint64_t)n + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT);
+	uint32_t busy_groups = (uint32_t)(((uint64_t)n + (1u << GROUP_SHIFT) - 1) >> GROUP_SHIFT);
 	uint64_t sizes[B_COUNT] = {
 		[B_PARENT] = 4ull * n, [B_DUR] = 8ull * n, [B_ST0] = 16ull * n, [B_ST1] = 16ull * n,
 		[B_PD] = 8ull * n, [B_SLACK] = 8ull * n, [B_ROOT] = 4ull * n, [B_HOP] = 4ull * n,
 		[B_PRED] = 4ull * n, [B_MASK] = n, [B_PART0] = groups * sizeof(cp_best),
 		[B_PART1] = ((groups + 1) / 2) * sizeof(cp_best),
-		[B_BUSY] = 4ull * passes * blocks, [B_ANY] = 4ull * passes, [B_CURSOR] = 16,
+		[B_BUSY] = 4ull * passes * blocks, [B_ANY] = 4ull * passes,
+		[B_GROUP_BUSY] = 4ull * passes * busy_groups, [B_CURSOR] = 16,
 	};
 	uint64_t total = 0, biggest = 0;
 	for (int i = 0; i < B_COUNT; i++) {
@@ -279,6 +282,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	e = clEnqueueFillBuffer(r.q, b[B_ANY], &zero, sizeof zero, 0, sizes[B_ANY], 0, NULL, NULL);
 	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
 		goto done;
+	e = clEnqueueFillBuffer(r.q, b[B_GROUP_BUSY], &zero, sizeof zero, 0, sizes[B_GROUP_BUSY], 0, NULL, NULL);
+	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
+		goto done;
 	e = clEnqueueFillBuffer(r.q, b[B_CURSOR], &zero, sizeof zero, 0, sizes[B_CURSOR], 0, NULL, NULL);
 	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
 		goto done;
@@ -291,9 +297,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	size_t first_pass_event = r.nevents;
 	for (cl_uint p = 0; p < passes; p++) {
 		int next = cur == B_ST0 ? B_ST1 : B_ST0;
-		cl_uint ublocks = blocks;
-		if (set_args(&r, k[K_JUMP], "cp_jump", 2, 6, ARG(p), ARG(b[cur]), ARG(b[next]), ARG(b[B_BUSY]),
-			     ARG(ublocks), ARG(b[B_ANY])) < 0 ||
+		cl_uint ublocks = blocks, ugroups = busy_groups;
+		if (set_args(&r, k[K_JUMP], "cp_jump", 2, 8, ARG(p), ARG(b[cur]), ARG(b[next]), ARG(b[B_BUSY]),
+			     ARG(ublocks), ARG(b[B_ANY]), ARG(b[B_GROUP_BUSY]), ARG(ugroups)) < 0 ||
 		    launch_rows(&r, k[K_JUMP], "cp_jump", n, true) < 0)
 			goto done;
 		cur = next;
