@@ -166,13 +166,27 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 	return 0;
 }
 
-/* The bytes the passes moved, from the final hop counts and the busy
- * words. A row h hops below its root jumps in passes 0..floor(log2 h)
- * (48 bytes: its record, the gathered one, the new one), marks itself DONE
- * in the next (36 bytes), then reads its record (16 bytes) in each pass its
- * block stays live. A row that did not resolve (a cycle, an invalid parent)
- * counts 48 bytes in every live pass: an upper bound. *live_passes gets
- * the number of passes any block was live in. */
+/* What row i does in pass k: 2 jumps (a gather), 1 marks itself DONE, 0
+ * nothing. A row h hops below its root jumps in passes 0..floor(log2 h) and
+ * marks itself in the next; a row that did not resolve (a cycle, an invalid
+ * parent) counts as jumping in every pass: an upper bound. */
+static int row_work(const uint32_t *hop_count, uint64_t i, uint32_t n, uint32_t k)
+{
+	if (i >= n)
+		return 0;
+	uint32_t h = hop_count[i];
+	if (h == GT_CP_NONE)
+		return 2;
+	uint32_t jumps = h ? 32 - (uint32_t)__builtin_clz(h) : 0; /* floor(log2 h) + 1 */
+	return k < jumps ? 2 : k == jumps ? 1 : 0;
+}
+
+/* The bytes the passes moved, from the final hop counts and the busy words.
+ * In each pass its block is live in, a pair of rows reads its two records
+ * (32 bytes); unless both are DONE it writes them back (32 bytes), gathers
+ * a record per jumping row (16 bytes) and marks the source of a newly DONE
+ * row (4 bytes). *live_passes gets the number of passes any block was live
+ * in. */
 static uint64_t pass_bytes(const uint32_t *hop_count, uint32_t n, const uint32_t *busy, uint32_t blocks,
 			   uint32_t passes, uint32_t *live_passes)
 {
@@ -185,18 +199,13 @@ static uint64_t pass_bytes(const uint32_t *hop_count, uint32_t n, const uint32_t
 		if (live > *live_passes)
 			*live_passes = live;
 		uint64_t end = ((uint64_t)blk + 1) << BLOCK_SHIFT;
-		for (uint64_t i = (uint64_t)blk << BLOCK_SHIFT; i < end && i < n; i++) {
-			uint32_t h = hop_count[i];
-			if (h == GT_CP_NONE) {
-				bytes += 48ull * live;
-				continue;
+		for (uint64_t i = (uint64_t)blk << BLOCK_SHIFT; i < end && i < n; i += 2) {
+			for (uint32_t k = 0; k < live; k++) {
+				int a = row_work(hop_count, i, n, k), b = row_work(hop_count, i + 1, n, k);
+				bytes += 32;
+				if (a || b)
+					bytes += 32 + 16 * ((a == 2) + (b == 2)) + 4 * ((a == 1) + (b == 1));
 			}
-			uint32_t jumps = h ? 32 - (uint32_t)__builtin_clz(h) : 0; /* floor(log2 h) + 1 */
-			if (jumps >= live) {
-				bytes += 48ull * live;
-				continue;
-			}
-			bytes += 48ull * jumps + 36 + 16ull * (live - jumps - 1);
 		}
 	}
 	return bytes;
