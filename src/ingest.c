@@ -24,14 +24,17 @@
 #define WINDOW_MIN (8u << 20)
 #define WINDOW_MAX ((size_t)1 << 30)
 #define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
+#define PIECE_BYTES (1u << 20)  /* a window is cut into pieces of about this size */
 #else
 /* fuzz builds: tiny windows so small inputs reach refills, window growth,
  * the size cap and the parallel split (fuzz/fuzz_trace.c) */
 #define WINDOW_MIN 64u
 #define WINDOW_MAX ((size_t)256 << 10)
 #define SPLIT_MIN 64u
+#define PIECE_BYTES 16u
 #endif
 #define MAX_THREADS 16
+#define MAX_PIECES 64
 #define META_MAX (16u << 20)
 
 enum state {
@@ -71,12 +74,11 @@ typedef struct ingest {
 	gt_builder builder;
 	gt_model *m;
 	unsigned threads;
-	piece pieces[MAX_THREADS];
+	piece pieces[MAX_PIECES];
 	const gt_load_options *opt;
 	uint64_t total_bytes;
 	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
 	int meta_key;         /* 1: capture this top-level value as metadata */
-	double parse_s_per_byte, build_s_per_byte;
 } ingest;
 
 static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
@@ -234,12 +236,6 @@ static void parse_piece(piece *pc)
 	}
 }
 
-static void *piece_thread(void *arg)
-{
-	parse_piece(arg);
-	return NULL;
-}
-
 /* Finds a plausible event start at or after p: '{' preceded by
  * '}' ws* ',' ws*. Returns NULL if none before end. */
 static const char *guess_boundary(const char *p, const char *end)
@@ -260,15 +256,6 @@ static const char *guess_boundary(const char *p, const char *end)
 		p = c + 1;
 	}
 	return NULL;
-}
-
-/* Parses the events in win[pos..) in parallel; returns the new position (an
- * element start) and the state. */
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Hands piece t's events to the builder. *more is cleared when the pieces
@@ -299,72 +286,138 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
 	return 0;
 }
 
-/* Parses the events in win[pos..) in parallel and builds them in file
- * order; *pos becomes the next element start.
- *
- * Building is sequential, so the calling thread takes a smaller piece and
- * builds it while the other threads still parse theirs. The share is tuned
- * from measured parse and build times so that the others finish parsing
- * just as the caller finishes building its own piece. */
-static int parse_events(ingest *g, size_t *pos, gt_error *err)
+/* The pieces of one window, parsed by whichever thread claims them first,
+ * in order. */
+typedef struct piece_pool {
+	piece *pieces;
+	unsigned count;
+	unsigned next;              /* the first piece nobody has claimed */
+	bool parsed[MAX_PIECES];
+	bool stop;                  /* the builder discarded the rest: claim no more */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} piece_pool;
+
+/* Claims the next piece; false when none is left. */
+static bool claim_piece(piece_pool *pp, unsigned *t)
 {
-	const char *begin = g->win + *pos, *end = g->win + g->win_len;
+	pthread_mutex_lock(&pp->mu);
+	bool ok = !pp->stop && pp->next < pp->count;
+	if (ok)
+		*t = pp->next++;
+	pthread_mutex_unlock(&pp->mu);
+	return ok;
+}
+
+static void parse_claimed(piece_pool *pp, unsigned t)
+{
+	parse_piece(&pp->pieces[t]);
+	pthread_mutex_lock(&pp->mu);
+	pp->parsed[t] = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+static void *parse_worker(void *arg)
+{
+	piece_pool *pp = arg;
+	unsigned t;
+	while (claim_piece(pp, &t))
+		parse_claimed(pp, t);
+	return NULL;
+}
+
+/* Makes piece t parsed. While another thread still parses it, the caller
+ * parses pieces further on instead of waiting. */
+static void await_piece(piece_pool *pp, unsigned t)
+{
+	pthread_mutex_lock(&pp->mu);
+	while (!pp->parsed[t]) {
+		if (pp->next < pp->count) {
+			unsigned u = pp->next++; /* t itself, when nobody has claimed it */
+			pthread_mutex_unlock(&pp->mu);
+			parse_claimed(pp, u);
+			pthread_mutex_lock(&pp->mu);
+		} else {
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		}
+	}
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/* Cuts win[pos..) into pieces at plausible event starts; returns how many. */
+static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const char **cuts)
+{
 	unsigned k = 1;
-	const char *cuts[MAX_THREADS + 1];
 	cuts[0] = begin;
 	size_t len = (size_t)(end - begin);
 	if (g->threads > 1 && len >= SPLIT_MIN) {
-		double w = g->threads - 1;
-		double ratio = g->parse_s_per_byte > 0 ? g->build_s_per_byte / g->parse_s_per_byte : 0.5;
-		/* the caller parses and builds its share before joining, then builds
-		 * the others' events alone: balanced when f(P + B) = (1 - f)P / w */
-		double f = (1 / w) / (1 + ratio + 1 / w);
-		if (f < 0.05)
-			f = 0.05;
-		if (f > 1.0 / g->threads)
-			f = 1.0 / g->threads;
-		size_t first = (size_t)((double)len * f);
-		for (unsigned t = 1; t < g->threads; t++) {
-			size_t at = first + (size_t)((double)(len - first) * (t - 1) / w);
-			const char *c = guess_boundary(begin + at, end);
-			if (!c || c <= cuts[k - 1])
+		size_t want = len / PIECE_BYTES + 1;
+		if (want < g->threads)
+			want = g->threads;
+		if (want > MAX_PIECES)
+			want = MAX_PIECES;
+		for (size_t t = 1; t < want; t++) {
+			const char *c = guess_boundary(begin + len * t / want, end);
+			if (!c)
 				break;
-			cuts[k++] = c;
+			if (c > cuts[k - 1])
+				cuts[k++] = c;
 		}
 	}
 	cuts[k] = NULL;
-	pthread_t tids[MAX_THREADS];
-	bool started[MAX_THREADS] = {0};
+	return k;
+}
+
+/* Parses the events in win[pos..) and builds them in file order; *pos
+ * becomes the next element start.
+ *
+ * The window is cut at guessed event starts into pieces that worker
+ * threads parse in order while this thread builds the parsed ones (building
+ * is sequential); when the next piece to build is not parsed yet, this
+ * thread parses the next unclaimed one itself. A piece that does not end
+ * exactly at the next cut (a wrong guess, an error, the array's end)
+ * discards the pieces after it: the state machine goes on from where it
+ * really ended. */
+static int parse_events(ingest *g, size_t *pos, gt_error *err)
+{
+	const char *cuts[MAX_PIECES + 1];
+	unsigned k = cut_pieces(g, g->win + *pos, g->win + g->win_len, cuts);
+	piece_pool pp = {.pieces = g->pieces, .count = k};
 	for (unsigned t = 0; t < k; t++) {
 		piece *pc = &g->pieces[t];
 		lexer_init(g, &pc->lx);
 		pc->begin = cuts[t];
 		pc->stop = cuts[t + 1];
 		pc->after_comma = false;
-		if (t > 0 && pthread_create(&tids[t], NULL, piece_thread, pc) == 0)
-			started[t] = true;
 	}
-	double t0 = now_seconds();
-	parse_piece(&g->pieces[0]);
-	double t1 = now_seconds();
-	bool more;
-	int rc = stitch_piece(g, 0, k, pos, &more, err);
-	double t2 = now_seconds();
-	for (unsigned t = 1; t < k; t++) {
-		if (started[t])
-			pthread_join(tids[t], NULL);
+	pthread_t tids[MAX_THREADS];
+	unsigned workers = 0;
+	if (k > 1) {
+		pthread_mutex_init(&pp.mu, NULL);
+		pthread_cond_init(&pp.cv, NULL);
+		while (workers + 1 < g->threads && workers + 1 < k &&
+		       pthread_create(&tids[workers], NULL, parse_worker, &pp) == 0)
+			workers++;
+	}
+	int rc = 0;
+	bool more = true;
+	for (unsigned t = 0; t < k && rc == 0 && more; t++) {
+		if (k > 1)
+			await_piece(&pp, t);
 		else
-			parse_piece(&g->pieces[t]);
-	}
-	size_t bytes0 = (size_t)(g->pieces[0].end_pos - cuts[0]);
-	if (k > 1 && bytes0 > 4096) {
-		/* moving averages of seconds per byte, for the next split */
-		double p = (t1 - t0) / (double)bytes0, b = (t2 - t1) / (double)bytes0;
-		g->parse_s_per_byte = g->parse_s_per_byte > 0 ? 0.7 * g->parse_s_per_byte + 0.3 * p : p;
-		g->build_s_per_byte = g->build_s_per_byte > 0 ? 0.7 * g->build_s_per_byte + 0.3 * b : b;
-	}
-	for (unsigned t = 1; rc == 0 && more && t < k; t++)
+			parse_piece(&g->pieces[0]);
 		rc = stitch_piece(g, t, k, pos, &more, err);
+	}
+	if (k > 1) {
+		pthread_mutex_lock(&pp.mu);
+		pp.stop = true;
+		pthread_mutex_unlock(&pp.mu);
+		for (unsigned w = 0; w < workers; w++)
+			pthread_join(tids[w], NULL);
+		pthread_cond_destroy(&pp.cv);
+		pthread_mutex_destroy(&pp.mu);
+	}
 	return rc;
 }
 
@@ -632,7 +685,7 @@ int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options
 	rc = 0;
 out:
 	gt_builder_free(&g.builder);
-	for (int t = 0; t < MAX_THREADS; t++)
+	for (int t = 0; t < MAX_PIECES; t++)
 		free(g.pieces[t].evs);
 	if (!g.map)
 		free(g.win);

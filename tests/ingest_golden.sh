@@ -55,13 +55,41 @@ for i in range(30000):
                "args": {"s": "}, {\"ph\":\"X\"} , {", "a": [{"x": 1}, {"y": [{"z": 2}]}]}})
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"), separators=(", ", ": "))
 PY
-	for t in par tricky; do
+	# warnings counted in the pieces (trailing commas, raw control characters)
+	# and a missing ']' at the end
+	python3 - "$tmp/lenient.json" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("[")
+    for i in range(30000):
+        tail = ", }" if i % 101 == 0 else "}"
+        name = "tab\there" if i % 203 == 0 else "op%d" % (i % 13)
+        f.write('{"ph": "X", "name": "%s", "pid": 1, "tid": %d, "ts": %d, "dur": 1%s,\n' % (name, i % 5, i, tail))
+PY
+	for t in par tricky lenient; do
 		"$bin" spans -f csv -j 1 "$tmp/$t.json" >"$tmp/$t.1" || fail=1
+		"$bin" info -j 1 "$tmp/$t.json" >"$tmp/$t.i1" || fail=1
 		for j in 2 5; do
 			"$bin" spans -f csv -j $j "$tmp/$t.json" >"$tmp/$t.$j"
 			cmp -s "$tmp/$t.1" "$tmp/$t.$j" || { echo "FAIL: $t.json differs with -j $j"; fail=1; }
+			"$bin" info -j $j "$tmp/$t.json" >"$tmp/$t.i$j"
+			cmp -s "$tmp/$t.i1" "$tmp/$t.i$j" || { echo "FAIL: info on $t.json differs with -j $j"; fail=1; }
 		done
 	done
+	# an error far into the file names the same byte and event whatever the
+	# thread count
+	python3 - "$tmp/par.json" "$tmp/broken.json" <<'PY'
+import sys
+d = open(sys.argv[1]).read()
+at = d.index('"ph"', len(d) * 2 // 3)
+open(sys.argv[2], "w").write(d[:at] + '"ph" "X", ' + d[at + 5:])
+PY
+	"$bin" info -j 1 "$tmp/broken.json" 2>"$tmp/broken.1" >/dev/null
+	for j in 2 5; do
+		"$bin" info -j $j "$tmp/broken.json" 2>"$tmp/broken.$j" >/dev/null
+		cmp -s "$tmp/broken.1" "$tmp/broken.$j" || { echo "FAIL: the error differs with -j $j: $(cat "$tmp/broken.$j")"; fail=1; }
+	done
+	grep -q "byte" "$tmp/broken.1" || { echo "FAIL: no byte offset in: $(cat "$tmp/broken.1")"; fail=1; }
 else
 	echo "skipped parallel check: $gen not built"
 fi
