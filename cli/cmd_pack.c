@@ -125,10 +125,10 @@ static int update(struct gt_common *c, bool parents_given, const char *index, co
 		return gt_report(&err);
 	}
 	if (crc != old.source.prefix_crc) {
-		gt_gtx_close(&old);
 		fprintf(stderr, "gputrace: '%s' changed within its first %llu bytes since '%s' was packed; "
 				"pack it again without --update\n",
 			trace, (unsigned long long)old.source.prefix_len, index);
+		gt_gtx_close(&old);
 		return GT_EINPUT;
 	}
 	/* the parent forest the index was packed with, unless --parents says */

@@ -1,0 +1,136 @@
+#!/bin/sh
+# pack --update resumes the parse after the last packed event: the updated
+# index file is byte-identical to a full pack of the grown trace, for
+# traces grown in every way (tests/resume_cases.py), with one and several
+# parsing threads, and for real traces cut at an event boundary. Where it
+# cannot resume (gzip, a version 1 index, a rewritten last event) it says
+# so and reads the whole trace again, still byte-identical.
+set -u
+bin=${GPUTRACE_BIN:-build/gputrace}
+traces=${GPUTRACE_TRACES:-../shared/traces}
+py=python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+params="--batch-spans 4 --partition-batches 4 --fanout 2 --epoch-spans 64"
+
+# check NAME OLD NEW RESUMED [pack options...]: packs OLD as the trace, grows
+# it into NEW, updates, and compares with a full pack of NEW
+check() {
+	_name=$1 _old=$2 _new=$3 _want=$4
+	shift 4
+	cp "$_old" "$tmp/trace.json"
+	# shellcheck disable=SC2086
+	"$bin" pack "$@" $params "$tmp/trace.json" -o "$tmp/u.gtx" >/dev/null || { bad "$_name: pack old"; return; }
+	cp "$_new" "$tmp/trace.json"
+	"$bin" pack "$@" --update "$tmp/u.gtx" "$tmp/trace.json" >"$tmp/upd.json" 2>"$tmp/upd.err" ||
+		{ bad "$_name: update: $(cat "$tmp/upd.err")"; return; }
+	# shellcheck disable=SC2086
+	"$bin" pack "$@" $params "$tmp/trace.json" -o "$tmp/f.gtx" >/dev/null || { bad "$_name: pack new"; return; }
+	cmp -s "$tmp/u.gtx" "$tmp/f.gtx" && ok || bad "$_name: the updated index differs from a full pack"
+	got=$(jq -r 'if .resumed then 1 else 0 end' "$tmp/upd.json")
+	[ "$got" = "$_want" ] && ok || bad "$_name: resumed is $got, expected $_want"
+	size=$(wc -c <"$tmp/trace.json")
+	parsed=$(jq .parsed_bytes "$tmp/upd.json")
+	if [ "$_want" = 1 ]; then
+		[ "$parsed" -lt "$size" ] || [ "$size" -lt 4 ] && ok || bad "$_name: resumed but parsed $parsed of $size bytes"
+	else
+		[ "$parsed" = "$size" ] && ok || bad "$_name: parsed $parsed bytes, the trace has $size"
+		grep -q "gputrace: reading all of" "$tmp/upd.err" && ok || bad "$_name: no notice for the full reread"
+	fi
+}
+
+for seed in 1 2; do
+	mkdir -p "$tmp/c$seed"
+	$py tests/resume_cases.py gen "$tmp/c$seed" "$seed" || { bad "generating cases"; continue; }
+	while read -r name want; do
+		check "seed $seed $name" "$tmp/c$seed/$name.old.json" "$tmp/c$seed/$name.new.json" "$want"
+	done <"$tmp/c$seed/cases.txt"
+done
+# the same growth parsed by one thread, and with flow parents off
+for name in close_123 object_after_57 open_comma_200; do
+	check "threads 1 $name" "$tmp/c1/$name.old.json" "$tmp/c1/$name.new.json" 1 --threads 1
+	check "nesting $name" "$tmp/c1/$name.old.json" "$tmp/c1/$name.new.json" 1 --parents nesting
+done
+# several updates in a row, each resuming the last
+c=$tmp/c2
+cp "$c/open_comma_1.old.json" "$tmp/trace.json"
+"$bin" pack $params "$tmp/trace.json" -o "$tmp/chain.gtx" >/dev/null
+for k in 57 123 200 333; do
+	cp "$c/open_comma_$k.old.json" "$tmp/trace.json"
+	"$bin" pack -q --update "$tmp/chain.gtx" "$tmp/trace.json" | jq -e .resumed >/dev/null && ok ||
+		bad "chained update to $k did not resume"
+	"$bin" pack $params "$tmp/trace.json" -o "$tmp/f.gtx" >/dev/null
+	cmp -s "$tmp/chain.gtx" "$tmp/f.gtx" && ok || bad "chained update to $k differs from a full pack"
+done
+
+# growing the events of an Object Format trace with keys after them changes
+# its stable prefix: refused
+cp "$tmp/c1/keys_after.old.json" "$tmp/trace.json"
+"$bin" pack "$tmp/trace.json" -o "$tmp/x.gtx" >/dev/null
+cp "$tmp/c1/keys_after.new.json" "$tmp/trace.json"
+"$bin" pack -q --update "$tmp/x.gtx" "$tmp/trace.json" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "changed within its first [1-9]" "$tmp/err" && ok || bad "growth before trailing keys is not refused"
+# a trace that changed before its stable prefix's end is still refused
+cp "$c/close_123.new.json" "$tmp/trace.json"
+"$bin" pack "$tmp/trace.json" -o "$tmp/x.gtx" >/dev/null
+sed '0,/"x1"/s//"y1"/' "$c/close_123.new.json" >"$tmp/trace.json" # same length, one byte changed
+"$bin" pack -q --update "$tmp/x.gtx" "$tmp/trace.json" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "changed within its first" "$tmp/err" && ok || bad "a changed trace is not refused"
+
+# gzip input: no resume state; the update reads it all, with a notice
+gzip -c "$c/close_57.old.json" >"$tmp/trace.json.gz"
+"$bin" pack $params "$tmp/trace.json.gz" -o "$tmp/z.gtx" >/dev/null
+gzip -c "$c/close_57.new.json" >"$tmp/trace.json.gz"
+"$bin" pack --update "$tmp/z.gtx" "$tmp/trace.json.gz" >"$tmp/upd.json" 2>"$tmp/upd.err"
+# a gzip stream's prefix changes as it grows: refused, or reread when it held
+if grep -q "changed within its first" "$tmp/upd.err"; then ok; else
+	grep -q "gputrace: reading all of.*compressed" "$tmp/upd.err" && ok || bad "gzip: no notice"
+	"$bin" pack $params "$tmp/trace.json.gz" -o "$tmp/f.gtx" >/dev/null
+	cmp -s "$tmp/z.gtx" "$tmp/f.gtx" && ok || bad "gzip update differs from a full pack"
+fi
+# the same gzip trace unchanged: a full reread with the notice, identical
+"$bin" pack $params "$tmp/trace.json.gz" -o "$tmp/z.gtx" >/dev/null
+cp "$tmp/z.gtx" "$tmp/z2.gtx"
+"$bin" pack --update "$tmp/z2.gtx" "$tmp/trace.json.gz" >"$tmp/upd.json" 2>"$tmp/upd.err" || bad "gzip update failed"
+jq -e '.resumed == false' "$tmp/upd.json" >/dev/null && ok || bad "gzip update resumed"
+grep -q "gputrace: reading all of.*compressed" "$tmp/upd.err" && ok || bad "gzip: no notice"
+cmp -s "$tmp/z.gtx" "$tmp/z2.gtx" && ok || bad "unchanged gzip update differs"
+
+# a version 1 index (packed before resume state existed; testdata/gtx):
+# loads, and --update rereads the trace into a version 2 file
+"$bin" info testdata/gtx/v1.gtx >/dev/null && ok || bad "a version 1 index does not load"
+"$bin" verify -q --device host testdata/gtx/v1.gtx >/dev/null && ok || bad "a version 1 index does not verify"
+cp testdata/gtx/v1.gtx "$tmp/v1.gtx"
+head -c -2 testdata/gtx/v1-source.json >"$tmp/trace.json"
+printf ',\n{"ph":"X","name":"new","cat":"kernel","pid":2,"tid":7,"ts":400,"dur":5}]\n' >>"$tmp/trace.json"
+"$bin" pack --update "$tmp/v1.gtx" "$tmp/trace.json" >"$tmp/upd.json" 2>"$tmp/upd.err" || bad "update of a version 1 index"
+grep -q "gputrace: reading all of.*predates" "$tmp/upd.err" && ok || bad "version 1: no notice"
+"$bin" pack "$tmp/trace.json" -o "$tmp/f.gtx" >/dev/null
+cmp -s "$tmp/v1.gtx" "$tmp/f.gtx" && ok || bad "update of a version 1 index differs from a full pack"
+
+# real traces: cut after the Nth event (closers added back), pack, put the
+# rest back, update
+if [ -d "$traces" ]; then
+	for t in catapult__big_trace.json catapult__flow.json catapult__main_thread_has_unclosed_slices.json \
+		 catapult__nestable_async.json catapult__x_event_trace.json catapult__v8_runtime_call_stats.json \
+		 hta__nccl_data.json.gz catapult__webview.json.gz; do
+		[ -f "$traces/$t" ] || continue
+		case $t in
+		*.gz) gzip -dc "$traces/$t" >"$tmp/real.json" ;;
+		*) cp "$traces/$t" "$tmp/real.json" ;;
+		esac
+		n=$($py tests/resume_cases.py count "$tmp/real.json") || { bad "count $t"; continue; }
+		for k in 1 $((n / 2)) $((n * 9 / 10)) $n; do
+			[ "$k" -ge 1 ] || continue
+			$py tests/resume_cases.py split "$tmp/real.json" "$k" "$tmp/real.old.json"
+			check "$t cut at $k of $n" "$tmp/real.old.json" "$tmp/real.json" 1
+		done
+	done
+fi
+
+echo "update_resume: $pass passed, $fail failed"
+[ "$fail" = 0 ]
