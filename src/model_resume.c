@@ -95,15 +95,16 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 	free(m->flows);
 	m->flows = NULL;
 	m->flow_count = 0;
-	b->open_cap = m->track_count + 16;
-	b->open = alloc_n(b->open_cap, sizeof *b->open);
-	b->cat_group_cap = m->strings.count > 256 ? m->strings.count : 256;
-	b->cat_group = alloc_n(b->cat_group_cap, 1);
-	b->points_cap = rs->point_count, b->binds_cap = rs->bind_count;
+	b->open = alloc_n(m->track_count + 16, sizeof *b->open);
+	b->cat_group = alloc_n(m->strings.count > 256 ? m->strings.count : 256, 1);
 	b->points = alloc_n(rs->point_count, sizeof *b->points);
 	b->binds = alloc_n(rs->bind_count, sizeof *b->binds);
 	if (!b->open || !b->cat_group || !b->points || !b->binds)
 		goto oom;
+	/* capacities only once the arrays exist: gt_builder_free walks open[] */
+	b->open_cap = m->track_count + 16;
+	b->cat_group_cap = m->strings.count > 256 ? m->strings.count : 256;
+	b->points_cap = rs->point_count, b->binds_cap = rs->bind_count;
 	for (uint32_t i = 0; i < m->process_count; i++) {
 		const gt_id *pid = &m->processes[i].pid;
 		if (put(&b->processes, (gt_key){{1, id_kind(pid), id_value(pid), 0}}, i) < 0)

@@ -132,5 +132,48 @@ if [ -d "$traces" ]; then
 	done
 fi
 
+# fault walk over a resumed update: each allocation or write that fails
+# exits 1 with one message line and leaves the index file as it was; past
+# the last one the update gives the full pack's bytes
+case "$bin" in
+build-san*) fbin=build-san-faults/gputrace san=1 ;;
+*) fbin=build-faults/gputrace san=0 ;;
+esac
+if make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null 2>&1; then
+	cp "$c/close_123.old.json" "$tmp/trace.json"
+	"$bin" pack $params "$tmp/trace.json" -o "$tmp/w.gtx" >/dev/null
+	cp "$c/close_123.new.json" "$tmp/trace.json"
+	"$bin" pack $params "$tmp/trace.json" -o "$tmp/ref.gtx" >/dev/null
+	for site in alloc write; do
+		cp "$tmp/w.gtx" "$tmp/t.gtx"
+		rm -f "$tmp/counts"
+		GPUTRACE_FAULT_COUNTS="$tmp/counts" GPUTRACE_FAULT="$site:999999999" \
+			"$fbin" pack -q --update "$tmp/t.gtx" "$tmp/trace.json" >/dev/null 2>&1
+		k=$(awk -v s="$site" '$1 == s { print $2 }' "$tmp/counts")
+		[ -n "$k" ] || { bad "fault walk: no call count for $site"; continue; }
+		n=1 walked=0
+		while [ "$n" -le $((k + 1)) ]; do
+			cp "$tmp/w.gtx" "$tmp/t.gtx"
+			GPUTRACE_FAULT="$site:$n" "$fbin" pack -q --update "$tmp/t.gtx" "$tmp/trace.json" >"$tmp/out" 2>"$tmp/err"
+			rc=$?
+			if [ $rc = 0 ]; then
+				cmp -s "$tmp/t.gtx" "$tmp/ref.gtx" || { bad "fault $site:$n: succeeded with other bytes"; break; }
+			elif [ $rc = 1 ]; then
+				[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^gputrace: ' "$tmp/err" ||
+					{ bad "fault $site:$n: stderr $(head -3 "$tmp/err")"; break; }
+				cmp -s "$tmp/t.gtx" "$tmp/w.gtx" || { bad "fault $site:$n: the index changed"; break; }
+			else
+				bad "fault $site:$n: exit $rc: $(head -5 "$tmp/err")"
+				break
+			fi
+			walked=$((walked + 1))
+			n=$((n + 1))
+		done
+		[ "$walked" = $((k + 1)) ] && ok
+	done
+else
+	echo "update_resume: fault walk skipped: cannot build $fbin"
+fi
+
 echo "update_resume: $pass passed, $fail failed"
 [ "$fail" = 0 ]
