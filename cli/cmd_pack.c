@@ -166,9 +166,10 @@ static int update(struct gt_common *c, bool parents_given, const char *index, co
 		gt_gtx_close(&old);
 		return rc;
 	}
-	gt_tindex ix;
+	gt_tindex ix = {0};
 	if (seal_resume(trace, &src, &rs, &err) < 0 || gt_tindex_update(&ix, &old.ix, &m, &u.rebuilt, &err) < 0 ||
 	    gt_gtx_write_resume(index, &m, &ix, &src, &rs, &err) < 0) {
+		gt_tindex_free(&ix);
 		gt_gtx_close(&old);
 		gt_model_free(&m);
 		gt_resume_free(&rs);

@@ -213,8 +213,10 @@ int gt_model_resume(gt_model *m, const char *path, const gt_load_options *opt, g
 		*why = "the index holds no resume state";
 		return 1;
 	}
-	if (gt_input_open(&in, path, opt ? opt->max_expansion : 0, err) < 0)
+	if (gt_input_open(&in, path, opt ? opt->max_expansion : 0, err) < 0) {
+		gt_model_free(m);
 		return -1;
+	}
 	if (gt_input_compression(in) != GT_COMP_NONE || !gt_input_map(in, &data, &size) || size < rs->offset) {
 		*why = gt_input_compression(in) != GT_COMP_NONE ? "the trace is compressed"
 			: size < rs->offset ? "the trace is shorter than the resume point"
