@@ -119,8 +119,7 @@ static int update(struct gt_common *c, bool parents_given, const char *index, co
 		return gt_report(&err);
 	gt_gtx_source src;
 	uint32_t crc;
-	if (gt_gtx_fingerprint(trace, &src, &err) < 0 ||
-	    gt_gtx_prefix_crc(trace, old.source.prefix_len, &crc, &err) < 0) {
+	if (gt_gtx_fingerprint_at(trace, old.source.prefix_len, &crc, &src, &err) < 0) {
 		gt_gtx_close(&old);
 		return gt_report(&err);
 	}

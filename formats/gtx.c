@@ -492,7 +492,10 @@ int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
 	return rc;
 }
 
-static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *crc, gt_error *err)
+/* CRC-32 of the first `limit` bytes, and on the way of the first `at`
+ * bytes (when at <= limit): one pass for both. */
+static int crc_file2(const char *path, uint64_t limit, uint64_t at, uint64_t *len, uint32_t *crc, uint32_t *crc_at,
+		     gt_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -501,10 +504,18 @@ static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *c
 	uLong c = crc32(0L, Z_NULL, 0);
 	uint64_t done = 0;
 	size_t n;
+	if (at == 0)
+		*crc_at = (uint32_t)c;
 	while (done < limit && (n = fread(buf, 1, sizeof buf, f)) > 0) {
 		if (n > limit - done)
 			n = (size_t)(limit - done);
-		c = crc32(c, buf, (uInt)n);
+		if (done < at && at <= done + n) {
+			uLong part = crc32(c, buf, (uInt)(at - done));
+			*crc_at = (uint32_t)part;
+			c = crc32(part, buf + (at - done), (uInt)(done + n - at));
+		} else {
+			c = crc32(c, buf, (uInt)n);
+		}
 		done += n;
 	}
 	int rc = ferror(f) ? gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno)) : 0;
@@ -540,6 +551,12 @@ int gt_gtx_range_crc(const char *path, uint64_t from, uint64_t to, uint32_t *crc
 	return rc;
 }
 
+static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *crc, gt_error *err)
+{
+	uint32_t unused;
+	return crc_file2(path, limit, UINT64_MAX, len, crc, &unused, err);
+}
+
 int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err)
 {
 	uint64_t got = 0;
@@ -552,6 +569,12 @@ int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err
 }
 
 int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err)
+{
+	uint32_t unused;
+	return gt_gtx_fingerprint_at(path, 0, &unused, src, err);
+}
+
+int gt_gtx_fingerprint_at(const char *path, uint64_t n, uint32_t *crc_n, gt_gtx_source *src, gt_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -570,5 +593,13 @@ int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err)
 	fclose(f);
 	src->len = len;
 	src->prefix_len = end;
-	return gt_gtx_prefix_crc(path, end, &src->prefix_crc, err);
+	uint64_t got = 0, limit = end > n ? end : n;
+	if (crc_file2(path, limit, n, &got, &src->prefix_crc, crc_n, err) < 0)
+		return -1;
+	if (got < limit)
+		return gt_fail(err, GT_EINPUT, "'%s' is shorter (%llu bytes) than the trace the index was packed from",
+			       path, (unsigned long long)got);
+	if (n > end) /* the CRC ran past the prefix: take the prefix's again */
+		return gt_gtx_prefix_crc(path, end, &src->prefix_crc, err);
+	return 0;
 }

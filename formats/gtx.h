@@ -29,6 +29,9 @@ typedef struct gt_gtx_source {
 
 /* Fingerprints a trace file. */
 int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err);
+/* The same, with the CRC-32 of the first n bytes from the same read (an
+ * error when the file is shorter). */
+int gt_gtx_fingerprint_at(const char *path, uint64_t n, uint32_t *crc_n, gt_gtx_source *src, gt_error *err);
 /* CRC-32 of the first n bytes of a file (-1 with an error when shorter). */
 int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err);
 /* CRC-32 of the bytes [from, to) of a file (-1 with an error when shorter). */
