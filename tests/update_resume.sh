@@ -132,6 +132,67 @@ if [ -d "$traces" ]; then
 	done
 fi
 
+# strict readers: the resume sections are required in version 2, refused in
+# version 1, cross-checked against the model, and their references checked
+cp "$c/close_123.new.json" "$tmp/trace.json"
+"$bin" pack "$tmp/trace.json" -o "$tmp/s.gtx" >/dev/null
+$py - "$tmp" testdata/gtx/v1.gtx <<'PY'
+import struct, sys, zlib
+d, v1 = sys.argv[1], sys.argv[2]
+def read(path):
+    b = open(path, "rb").read()
+    n = struct.unpack_from("<I", b, 20)[0]
+    secs = []
+    for i in range(n):
+        sid, rs, off, size, cnt = struct.unpack_from("<IIQQQ", b, 128 + 48 * i)
+        secs.append([sid, rs, cnt, bytearray(b[off:off + size])])
+    return struct.unpack_from("<I", b, 8)[0], secs
+def write(path, version, secs):
+    table = bytearray()
+    off = 128 + 48 * len(secs)
+    body = bytearray()
+    for sid, rs, cnt, data in secs:
+        off = (off + 63) // 64 * 64
+        table += struct.pack("<IIQQQI12x", sid, rs, off, len(data), cnt, zlib.crc32(bytes(data)))
+        off += len(data)
+    size = (off + 63) // 64 * 64
+    head = bytearray(128)
+    head[0:8] = b"GPUTRIDX"
+    struct.pack_into("<IIIIQQII", head, 8, version, 0x01020304, 128, len(secs), size, 128, 48, zlib.crc32(bytes(table)))
+    struct.pack_into("<I", head, 124, zlib.crc32(bytes(head[:124])))
+    out = head + table
+    for sid, rs, cnt, data in secs:
+        out += bytes((len(out) + 63) // 64 * 64 - len(out)) + data
+    out += bytes(size - len(out))
+    open(path, "wb").write(out)
+ver, secs = read(d + "/s.gtx")
+write(d + "/same.gtx", ver, secs)  # the writer above reproduces the file
+write(d + "/no_resume.gtx", ver, [s for s in secs if s[0] < 25])
+_, old = read(v1)
+write(d + "/v1_extra.gtx", 1, old + [s for s in secs if s[0] == 25])
+info = [s for s in secs if s[0] == 25][0]
+bad = [list(s) for s in secs]
+for s in bad:
+    if s[0] == 25:
+        s[3] = bytearray(s[3]); struct.pack_into("<Q", s[3], 8 * 9, 0)  # track count 0
+write(d + "/bad_count.gtx", ver, bad)
+bad = [list(s) for s in secs]
+for s in bad:
+    if s[0] == 26:
+        s[3] = bytearray(s[3]); struct.pack_into("<I", s[3], 20, 0xfffffff0)  # a point's track
+write(d + "/bad_point.gtx", ver, bad)
+PY
+cmp -s "$tmp/s.gtx" "$tmp/same.gtx" && ok || bad "the test's .gtx writer does not reproduce a packed file"
+"$bin" info "$tmp/no_resume.gtx" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "section 'resume state' is missing" "$tmp/err" && ok || bad "version 2 without resume sections: $(cat "$tmp/err")"
+"$bin" info "$tmp/v1_extra.gtx" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "unknown or repeated section 25" "$tmp/err" && ok || bad "version 1 with a resume section: $(cat "$tmp/err")"
+"$bin" info "$tmp/bad_count.gtx" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "resume state does not match" "$tmp/err" && ok || bad "resume counts not checked: $(cat "$tmp/err")"
+"$bin" info "$tmp/bad_point.gtx" >/dev/null && ok || bad "a bad resume point stops the model from loading"
+"$bin" pack -q --update "$tmp/bad_point.gtx" "$tmp/trace.json" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "resume flow point refers past its tables" "$tmp/err" && ok || bad "bad resume point: $(cat "$tmp/err")"
+
 # fault walk over a resumed update: each allocation or write that fails
 # exits 1 with one message line and leaves the index file as it was; past
 # the last one the update gives the full pack's bytes
