@@ -6,8 +6,11 @@
                       with one "NAME RESUMED" line each (RESUMED: 1 when
                       `pack --update` must resume the parse, 0 when it must
                       read the whole trace again)
-  split TRACE K OLD   writes TRACE's text cut after its K-th event (with the
-                      closers ']' / ']}' added back) to OLD
+  split TRACE K OLD [open]
+                      writes TRACE's text cut after its K-th event (with the
+                      closers ']' / ']}' added back, or for an Array Format
+                      trace with "open" left open) to OLD; exits 3 when
+                      "open" is asked of an Object Format trace
   count TRACE         prints the number of events in TRACE's event array
 """
 import json
@@ -192,10 +195,12 @@ def event_ends(text):
         ends.append(i)
 
 
-def split(trace, k, out):
+def split(trace, k, out, open_array=False):
     text = open(trace, encoding="utf-8").read()
     ends, obj = event_ends(text)
-    write(out, text[: ends[k - 1]] + ("]}" if obj else "]"))
+    if open_array and obj:
+        return 3
+    write(out, text[: ends[k - 1]] + ("" if open_array else "]}" if obj else "]"))
     return 0
 
 
@@ -204,7 +209,7 @@ if __name__ == "__main__":
     if cmd == "gen":
         sys.exit(gen(sys.argv[2], int(sys.argv[3])))
     if cmd == "split":
-        sys.exit(split(sys.argv[2], int(sys.argv[3]), sys.argv[4]))
+        sys.exit(split(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:] == ["open"]))
     if cmd == "count":
         print(len(event_ends(open(sys.argv[2], encoding="utf-8").read())[0]))
         sys.exit(0)
