@@ -26,6 +26,7 @@ const char *gtx_section_name(uint32_t id)
 		[GTX_LEVELS] = "levels",     [GTX_NODES] = "hierarchy nodes",      [GTX_DIRTY] = "dirty words",
 		[GTX_RESUME] = "resume state", [GTX_RESUME_POINTS] = "resume flow points",
 		[GTX_RESUME_BINDS] = "resume flow binds", [GTX_RESUME_TRACKS] = "resume async keys",
+		[GTX_RESUME_POINT_KINDS] = "resume flow point kinds",
 	};
 	return id < GTX_SECTION_MAX && names[id] ? names[id] : "unknown";
 }
@@ -61,12 +62,13 @@ static const uint32_t record_sizes[GTX_SECTION_MAX] = {
 	[GTX_NODES] = sizeof(gt_tnode), [GTX_DIRTY] = 4,
 	[GTX_RESUME] = 8,         [GTX_RESUME_POINTS] = sizeof(gt_resume_point),
 	[GTX_RESUME_BINDS] = sizeof(gt_resume_bind), [GTX_RESUME_TRACKS] = sizeof(gt_resume_track),
+	[GTX_RESUME_POINT_KINDS] = sizeof(gt_resume_point_kind),
 };
 
 /* Sections a version 1 file does not have. */
 static bool since_v2(uint32_t id)
 {
-	return id >= GTX_RESUME && id <= GTX_RESUME_TRACKS;
+	return id >= GTX_RESUME && id <= GTX_RESUME_POINT_KINDS;
 }
 
 static const gt_gtx_section *sec(const gt_gtx *g, uint32_t id)
@@ -185,8 +187,10 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 		const uint64_t *r = sec_count(g, GTX_RESUME) == RI_COUNT ? sec_data(g, GTX_RESUME) : NULL;
 		if (!r || r[RI_RESUMABLE] > 1 || r[RI_POINTS] != sec_count(g, GTX_RESUME_POINTS) ||
 		    r[RI_BINDS] != sec_count(g, GTX_RESUME_BINDS) || r[RI_TRACKS] != sec_count(g, GTX_RESUME_TRACKS) ||
+		    r[RI_POINT_KINDS] != sec_count(g, GTX_RESUME_POINT_KINDS) ||
+		    r[RI_POINTS] > UINT32_MAX || r[RI_BINDS] > UINT32_MAX || r[RI_POINT_KINDS] > UINT32_MAX ||
 		    (r[RI_RESUMABLE] ? r[RI_TRACKS] != v[GI_TRACKS]
-				     : r[RI_POINTS] || r[RI_BINDS] || r[RI_TRACKS] || r[RI_OFFSET]))
+				     : r[RI_POINTS] || r[RI_BINDS] || r[RI_TRACKS] || r[RI_POINT_KINDS] || r[RI_OFFSET]))
 			return bad(path, err, "the resume state does not match its sections or the model");
 	}
 	gt_tindex *ix = &g->ix;
@@ -447,10 +451,14 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	for (int i = 0; i < 8 && !why; i++)
 		if (!memchr(names + 24 * i, 0, 24))
 			why = "a resume phase name is not terminated";
+	const gt_resume_point_kind *kinds = sec_data(g, GTX_RESUME_POINT_KINDS);
+	for (uint64_t i = 0; i < r[RI_POINT_KINDS] && !why; i++)
+		if (kinds[i].cat >= nstr || kinds[i].name >= nstr || kinds[i].id_kind > 2 ||
+		    !memchr("stf", kinds[i].ph ? kinds[i].ph : 'x', 3) || kinds[i].enclosing > 1)
+			why = "a resume flow point kind refers past its tables";
 	const gt_resume_point *pts = sec_data(g, GTX_RESUME_POINTS);
 	for (uint64_t i = 0; i < r[RI_POINTS] && !why; i++)
-		if (pts[i].track >= v[GI_TRACKS] || pts[i].cat >= nstr || pts[i].name >= nstr || pts[i].id_kind > 2 ||
-		    !memchr("stf", pts[i].ph ? pts[i].ph : 'x', 3) || pts[i].enclosing > 1)
+		if (pts[i].track >= v[GI_TRACKS] || pts[i].kind >= r[RI_POINT_KINDS])
 			why = "a resume flow point refers past its tables";
 	const gt_resume_bind *bs = sec_data(g, GTX_RESUME_BINDS);
 	for (uint64_t i = 0; i < r[RI_BINDS] && !why; i++)
@@ -463,9 +471,10 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	if (why)
 		return bad(g->path, err, why);
 	rs->points = dup_section(g, GTX_RESUME_POINTS);
+	rs->kinds = dup_section(g, GTX_RESUME_POINT_KINDS);
 	rs->binds = dup_section(g, GTX_RESUME_BINDS);
 	rs->tracks = dup_section(g, GTX_RESUME_TRACKS);
-	if (!rs->points || !rs->binds || !rs->tracks) {
+	if (!rs->points || !rs->kinds || !rs->binds || !rs->tracks) {
 		gt_resume_free(rs);
 		return gt_fail(err, GT_EINPUT, "out of memory loading '%s'", g->path);
 	}
@@ -474,7 +483,7 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	rs->metadata_len = r[RI_METADATA_LEN], rs->max_end_ns = (int64_t)r[RI_MAX_END_NS];
 	rs->any_ts = r[RI_ANY_TS] != 0, rs->tail_crc = (uint32_t)r[RI_TAIL_CRC];
 	rs->point_count = (uint32_t)r[RI_POINTS], rs->bind_count = (uint32_t)r[RI_BINDS];
-	rs->track_count = (uint32_t)r[RI_TRACKS];
+	rs->track_count = (uint32_t)r[RI_TRACKS], rs->kind_count = (uint32_t)r[RI_POINT_KINDS];
 	memcpy(rs->warnings, r + RI_WARNINGS, sizeof rs->warnings);
 	memcpy(rs->long_phase_count, r + RI_LONG_PHASE_COUNT, sizeof rs->long_phase_count);
 	memcpy(rs->long_phase, names, sizeof rs->long_phase);

@@ -41,6 +41,7 @@ enum gtx_section_id {
 	GTX_RESUME_POINTS,
 	GTX_RESUME_BINDS,
 	GTX_RESUME_TRACKS,
+	GTX_RESUME_POINT_KINDS,
 	GTX_SECTION_MAX
 };
 
@@ -58,7 +59,7 @@ enum gtx_info {
  * long_phase is 8 names of 24 bytes (NUL-padded) in 24 words. */
 enum gtx_resume_info {
 	RI_RESUMABLE, RI_OFFSET, RI_AFTER_EVENT, RI_METADATA_LEN, RI_MAX_END_NS, RI_ANY_TS, RI_TAIL_CRC,
-	RI_POINTS, RI_BINDS, RI_TRACKS,
+	RI_POINTS, RI_BINDS, RI_TRACKS, RI_POINT_KINDS,
 	RI_WARNINGS,
 	RI_LONG_PHASE_COUNT = RI_WARNINGS + GT_WARN_COUNT,
 	RI_LONG_PHASE = RI_LONG_PHASE_COUNT + 8,
@@ -78,7 +79,9 @@ _Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span
 _Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");
 _Static_assert(sizeof(gt_counter_series) == 16, "gt_counter_series layout");
 _Static_assert(sizeof(gt_tnode) == 40 && offsetof(gt_tnode, partition) == 36, "gt_tnode layout");
-_Static_assert(sizeof(gt_resume_point) == 32 && offsetof(gt_resume_point, zero) == 31, "gt_resume_point layout");
+_Static_assert(sizeof(gt_resume_point) == 24 && offsetof(gt_resume_point, kind) == 20, "gt_resume_point layout");
+_Static_assert(sizeof(gt_resume_point_kind) == 16 && offsetof(gt_resume_point_kind, zero) == 11,
+	       "gt_resume_point_kind layout");
 _Static_assert(sizeof(gt_resume_bind) == 16 && offsetof(gt_resume_bind, zero) == 14, "gt_resume_bind layout");
 _Static_assert(sizeof(gt_resume_track) == 8 && offsetof(gt_resume_track, zero) == 5, "gt_resume_track layout");
 _Static_assert(sizeof(gt_tlevel) == 24 && offsetof(gt_tlevel, mean_extent_ns) == 16, "gt_tlevel layout");

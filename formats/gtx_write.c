@@ -126,6 +126,7 @@ static uint64_t *encode_resume(const gt_resume *rs)
 	v[RI_METADATA_LEN] = rs->metadata_len, v[RI_MAX_END_NS] = (uint64_t)rs->max_end_ns;
 	v[RI_ANY_TS] = rs->any_ts, v[RI_TAIL_CRC] = rs->tail_crc;
 	v[RI_POINTS] = rs->point_count, v[RI_BINDS] = rs->bind_count, v[RI_TRACKS] = rs->track_count;
+	v[RI_POINT_KINDS] = rs->kind_count;
 	memcpy(v + RI_WARNINGS, rs->warnings, sizeof rs->warnings);
 	memcpy(v + RI_LONG_PHASE_COUNT, rs->long_phase_count, sizeof rs->long_phase_count);
 	_Static_assert(sizeof rs->long_phase == 24 * 8, "long phase names fill 24 words");
@@ -240,6 +241,8 @@ int gt_gtx_write_resume(const char *path, const gt_model *m, const gt_tindex *ix
 	add(s, &n, GTX_RESUME_BINDS, sizeof(gt_resume_bind), keep ? rs->bind_count : 0, keep ? rs->binds : NULL, NULL);
 	add(s, &n, GTX_RESUME_TRACKS, sizeof(gt_resume_track), keep ? rs->track_count : 0, keep ? rs->tracks : NULL,
 	    NULL);
+	add(s, &n, GTX_RESUME_POINT_KINDS, sizeof(gt_resume_point_kind), keep ? rs->kind_count : 0,
+	    keep ? rs->kinds : NULL, NULL);
 	rc = write_atomic(path, s, n, err);
 done:
 	free(info), free(stats), free(resume), free(tracks), free(procs), free(samples), free(groups);

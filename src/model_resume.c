@@ -15,6 +15,7 @@ void gt_resume_free(gt_resume *rs)
 	if (!rs)
 		return;
 	free(rs->points);
+	free(rs->kinds);
 	free(rs->binds);
 	free(rs->tracks);
 	memset(rs, 0, sizeof *rs);
@@ -28,7 +29,8 @@ static void *alloc_n(size_t n, size_t size)
 int gt_builder_capture(const gt_builder *b, gt_resume *rs)
 {
 	const gt_model *m = b->m;
-	free(rs->points), free(rs->binds), free(rs->tracks);
+	free(rs->points), free(rs->kinds), free(rs->binds), free(rs->tracks);
+	rs->kinds = NULL, rs->kind_count = 0;
 	rs->points = alloc_n(b->npoints, sizeof *rs->points);
 	rs->binds = alloc_n(b->nbinds, sizeof *rs->binds);
 	rs->tracks = alloc_n(m->track_count, sizeof *rs->tracks);
@@ -38,11 +40,32 @@ int gt_builder_capture(const gt_builder *b, gt_resume *rs)
 	rs->bind_count = b->nbinds;
 	rs->track_count = m->track_count;
 	/* points and binds are still in file order: finish has not sorted them */
+	gt_keymap kinds = {0};
+	uint32_t kinds_cap = 0;
 	for (uint32_t i = 0; i < b->npoints; i++) {
 		const flow_point *p = &b->points[i];
-		rs->points[i] = (gt_resume_point){p->key.w[2], p->ts_ns, (uint32_t)p->key.w[1], p->track, p->name,
-						  (uint8_t)(p->key.w[0] >> 8), (uint8_t)p->ph, p->enclosing, 0};
+		gt_resume_point_kind k = {(uint32_t)p->key.w[1], p->name, (uint8_t)(p->key.w[0] >> 8), (uint8_t)p->ph,
+					  p->enclosing, {0}};
+		gt_key kk = {{k.cat, k.name, (uint64_t)k.id_kind | (uint64_t)k.ph << 8 | (uint64_t)k.enclosing << 16, 0}};
+		bool found;
+		uint32_t *slot = gt_keymap_slot(&kinds, &kk, &found);
+		if (!slot)
+			goto oom;
+		if (!found) {
+			if (rs->kind_count == kinds_cap) {
+				uint32_t c = kinds_cap ? kinds_cap * 2 : 16;
+				gt_resume_point_kind *nk = gt_fault_hit("alloc") ? NULL : realloc(rs->kinds, c * sizeof *nk);
+				if (!nk)
+					goto oom;
+				rs->kinds = nk;
+				kinds_cap = c;
+			}
+			rs->kinds[rs->kind_count] = k;
+			*slot = ++rs->kind_count;
+		}
+		rs->points[i] = (gt_resume_point){p->ts_ns, p->key.w[2], p->track, *slot - 1};
 	}
+	gt_keymap_free(&kinds);
 	for (uint32_t i = 0; i < b->nbinds; i++) {
 		const flow_bind *fb = &b->binds[i];
 		rs->binds[i] = (gt_resume_bind){fb->key.w[1], fb->span, (uint8_t)(fb->key.w[0] >> 8), fb->out, {0, 0}};
@@ -60,6 +83,9 @@ int gt_builder_capture(const gt_builder *b, gt_resume *rs)
 	memcpy(rs->long_phase, m->stats.long_phase, sizeof rs->long_phase);
 	memcpy(rs->long_phase_count, m->stats.long_phase_count, sizeof rs->long_phase_count);
 	return 0;
+oom:
+	gt_keymap_free(&kinds);
+	return -1;
 }
 
 static int put(gt_keymap *km, gt_key k, uint32_t value)
@@ -147,8 +173,9 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 	}
 	for (uint32_t i = 0; i < rs->point_count; i++) {
 		const gt_resume_point *p = &rs->points[i];
-		b->points[i] = (flow_point){{{4 | (uint64_t)p->id_kind << 8, p->cat, p->id, 0}}, p->track, i, p->name,
-					    p->ts_ns, (char)p->ph, p->enclosing};
+		const gt_resume_point_kind *k = &rs->kinds[p->kind];
+		b->points[i] = (flow_point){{{4 | (uint64_t)k->id_kind << 8, k->cat, p->id, 0}}, p->track, i, k->name,
+					    p->ts_ns, (char)k->ph, k->enclosing};
 	}
 	b->npoints = rs->point_count;
 	for (uint32_t i = 0; i < rs->bind_count; i++) {

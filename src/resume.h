@@ -16,19 +16,24 @@
 
 #include "model.h"
 
-/* A flow v1 endpoint (ph s, t or f), in file order. 32 bytes, the .gtx
- * record. */
+/* A flow v1 endpoint (ph s, t or f), in file order. 24 bytes, the .gtx
+ * record; what many endpoints share is in its kind. */
 typedef struct gt_resume_point {
-	uint64_t id;       /* the id's value (a string id when id_kind is 2) */
 	int64_t ts_ns;
-	uint32_t cat;      /* string id */
+	uint64_t id;    /* the id's value (a string id when its kind says so) */
 	uint32_t track;
+	uint32_t kind;  /* index into the point kinds */
+} gt_resume_point;
+
+/* The rest of a flow v1 endpoint. 16 bytes, the .gtx record. */
+typedef struct gt_resume_point_kind {
+	uint32_t cat;      /* string id */
 	uint32_t name;     /* string id */
 	uint8_t id_kind;   /* 0 absent, 1 number, 2 string */
 	uint8_t ph;        /* 's', 't' or 'f' */
 	uint8_t enclosing; /* binds to the enclosing slice (else the next one) */
-	uint8_t zero;
-} gt_resume_point;
+	uint8_t zero[5];
+} gt_resume_point_kind;
 
 /* A flow v2 endpoint: a span with flow_in or flow_out, in file order.
  * 16 bytes, the .gtx record. */
@@ -61,6 +66,8 @@ typedef struct gt_resume {
 	uint64_t long_phase_count[8];
 	gt_resume_point *points;
 	uint32_t point_count;
+	gt_resume_point_kind *kinds; /* distinct (cat, name, id kind, ph, enclosing) */
+	uint32_t kind_count;
 	gt_resume_bind *binds;
 	uint32_t bind_count;
 	gt_resume_track *tracks; /* track_count records (0 when not resumable) */

@@ -183,7 +183,7 @@ write(d + "/bad_count.gtx", ver, bad)
 bad = [list(s) for s in secs]
 for s in bad:
     if s[0] == 26:
-        s[3] = bytearray(s[3]); struct.pack_into("<I", s[3], 20, 0xfffffff0)  # a point's track
+        s[3] = bytearray(s[3]); struct.pack_into("<I", s[3], 20, 0xfffffff0)  # a point's kind
 write(d + "/bad_point.gtx", ver, bad)
 PY
 cmp -s "$tmp/s.gtx" "$tmp/same.gtx" && ok || bad "the test's .gtx writer does not reproduce a packed file"
