@@ -235,6 +235,7 @@ if make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null 2>&1; the
 			n=$((n + 1))
 		done
 		[ "$walked" = $((k + 1)) ] && ok
+		[ "$rc" = 0 ] && ok || bad "fault $site:$((k + 1)) is past the last call yet failed: $(cat "$tmp/err")"
 	done
 else
 	echo "update_resume: fault walk skipped: cannot build $fbin"
