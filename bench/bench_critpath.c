@@ -5,7 +5,10 @@
  * (clEnqueueCopyBuffer, read + write) measured in the same run.
  *
  *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--verify]
- *                  [--device INDEX|NAME] N...
+ *                  [--items-per-unit K] [--device INDEX|NAME] N...
+ *
+ * --items-per-unit sets how many work-items per compute unit the passes
+ * launch (gt_cp_options.items_per_unit; default 2048).
  *
  * --verify compares every output of each device with the host reference
  * (bit for bit) before timing, and fails with status 1 on a difference.
@@ -99,6 +102,86 @@ static double copy_bandwidth(gt_cl *cl, gt_error *err)
 	return median(gbps + 1, 3); /* the first copy warms up */
 }
 
+/* The memory pattern of one pointer-jumping pass with nothing else: read
+ * the own 16-byte record, gather the one its link names, write the sum.
+ * What this reaches is the ceiling for a pass over the same links. */
+static const char gather_source[] =
+	"__kernel void gather(uint n, __global const uint4 *src, __global uint4 *dst)\n"
+	"{\n"
+	"	uint i = get_global_id(0);\n"
+	"	if (i >= n)\n"
+	"		return;\n"
+	"	uint4 s = src[i];\n"
+	"	uint4 a = src[s.z];\n"
+	"	dst[i] = (uint4)(s.x + a.x, s.y + a.y, a.z, s.w + a.w);\n"
+	"}\n"
+	"__kernel void gather_ro(uint n, __global const uint4 *restrict src, __global uint4 *restrict dst)\n"
+	"{\n"
+	"	uint i = get_global_id(0);\n"
+	"	if (i >= n)\n"
+	"		return;\n"
+	"	uint4 s = src[i];\n"
+	"	uint4 a = src[s.z];\n"
+	"	dst[i] = (uint4)(s.x + a.x, s.y + a.y, a.z, s.w + a.w);\n"
+	"}\n";
+
+/* GB/s of a gather kernel over links[] (48 bytes per row), median of 3. */
+static double gather_bandwidth(gt_cl *cl, const char *kernel, const uint32_t *links, uint32_t n, gt_error *err)
+{
+	cl_int rc;
+	const char *src = gather_source;
+	cl_program prog = clCreateProgramWithSource(gt_cl_context(cl), 1, &src, NULL, &rc);
+	if (gt_cl_check(cl, rc, "clCreateProgramWithSource", err) < 0)
+		return -1;
+	cl_device_id dev = gt_cl_device(cl);
+	cl_kernel k = NULL;
+	cl_mem a = NULL, b = NULL;
+	double gbps[4] = {-1, -1, -1, -1};
+	uint32_t *rec = malloc((size_t)n * 16);
+	rc = clBuildProgram(prog, 1, &dev, "", NULL, NULL);
+	if (gt_cl_check(cl, rc, "clBuildProgram", err) < 0 || !rec)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		rec[4 * i] = i;
+		rec[4 * i + 1] = 0;
+		rec[4 * i + 2] = links[i] < n ? links[i] : i;
+		rec[4 * i + 3] = 1;
+	}
+	k = clCreateKernel(prog, kernel, &rc);
+	if (gt_cl_check(cl, rc, "clCreateKernel", err) < 0)
+		goto out;
+	a = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * 16, rec, &rc);
+	if (gt_cl_check(cl, rc, "clCreateBuffer", err) < 0)
+		goto out;
+	b = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE, (size_t)n * 16, NULL, &rc);
+	if (gt_cl_check(cl, rc, "clCreateBuffer", err) < 0)
+		goto out;
+	cl_uint un = n;
+	rc = clSetKernelArg(k, 0, sizeof un, &un) | clSetKernelArg(k, 1, sizeof a, &a) | clSetKernelArg(k, 2, sizeof b, &b);
+	if (gt_cl_check(cl, rc, "clSetKernelArg", err) < 0)
+		goto out;
+	size_t local = 256, global = ((size_t)n + local - 1) / local * local;
+	for (int i = 0; i < 4; i++) {
+		cl_event ev;
+		rc = clEnqueueNDRangeKernel(gt_cl_queue(cl), k, 1, NULL, &global, &local, 0, NULL, &ev);
+		if (gt_cl_check(cl, rc, "clEnqueueNDRangeKernel", err) < 0 ||
+		    gt_cl_check(cl, clWaitForEvents(1, &ev), "clWaitForEvents", err) < 0)
+			goto out;
+		gbps[i] = 48.0 * n / (double)gt_cl_event_ns(ev);
+		clReleaseEvent(ev);
+	}
+out:
+	free(rec);
+	if (a)
+		clReleaseMemObject(a);
+	if (b)
+		clReleaseMemObject(b);
+	if (k)
+		clReleaseKernel(k);
+	clReleaseProgram(prog);
+	return gbps[3] < 0 ? -1 : median(gbps + 1, 3);
+}
+
 /* Whether the device's outputs equal the host reference's, bit for bit. */
 static bool same_as_host(const uint32_t *parent, const int64_t *dur, uint32_t n, const gt_cp_rows *d,
 			 const gt_cp_summary *ds)
@@ -123,6 +206,7 @@ int main(int argc, char **argv)
 	int runs = 5;
 	const char *shape = "random", *only = NULL;
 	bool host = true, verify = false;
+	gt_cp_options opt = {0};
 	uint32_t sizes[16];
 	int nsizes = 0;
 	for (int i = 1; i < argc; i++) {
@@ -136,11 +220,13 @@ int main(int argc, char **argv)
 			host = false;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
+		else if (strcmp(argv[i], "--items-per-unit") == 0 && i + 1 < argc)
+			opt.items_per_unit = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (argv[i][0] != '-' && nsizes < 16)
 			sizes[nsizes++] = (uint32_t)strtoul(argv[i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] "
-					"[--device SPEC] N...\n");
+					"[--verify] [--items-per-unit K] [--device SPEC] N...\n");
 			return 2;
 		}
 	}
@@ -194,10 +280,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_critpath: %u rows on %s: copy bandwidth\n", n, infos[d].name);
 			double copy = copy_bandwidth(cl, &err);
 			fprintf(stderr, "bench_critpath: %u rows on %s: runs\n", n, infos[d].name);
-			double dev[100], gb[100];
+			double dev[100], gb[100], pgb[100];
 			gt_cp_stats st = {0};
 			/* one untimed run: program build, first-use compilation */
-			int rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+			int rc = gt_critpath_cl(cl, parent, dur, n, &opt, &rows, &sum, &st, &err);
 			if (rc == 0 && verify && !same_as_host(parent, dur, n, &rows, &sum)) {
 				fprintf(stderr, "bench_critpath: %s differs from the host reference on %u rows\n",
 					gt_cl_device_name(cl), n);
@@ -205,23 +291,42 @@ int main(int argc, char **argv)
 			}
 			for (int r = 0; rc == 0 && r < runs; r++) {
 				double t0 = now_s();
-				rc = gt_critpath_cl(cl, parent, dur, n, NULL, &rows, &sum, &st, &err);
+				rc = gt_critpath_cl(cl, parent, dur, n, &opt, &rows, &sum, &st, &err);
 				wall[r] = now_s() - t0;
 				dev[r] = (double)st.kernel_ns * 1e-9;
 				gb[r] = (double)st.bytes_moved / (double)st.kernel_ns;
+				pgb[r] = (double)st.pass_bytes / (double)st.pass_ns;
 			}
+			/* the same memory pattern without the pass's logic: over the
+			 * forest's parent links, and over uniformly random links */
+			uint32_t *uniform = malloc((size_t)n * sizeof *uniform);
+			double g_parent = -1, g_uniform = -1, g_ro = -1;
+			if (uniform && rc == 0) {
+				for (uint32_t i = 0; i < n; i++)
+					uniform[i] = (uint32_t)(rnd() % n);
+				g_parent = gather_bandwidth(cl, "gather", parent, n, &err);
+				g_uniform = g_parent < 0 ? -1 : gather_bandwidth(cl, "gather", uniform, n, &err);
+				g_ro = g_parent < 0 ? -1 : gather_bandwidth(cl, "gather_ro", parent, n, &err);
+			}
+			free(uniform);
+			char each[33 * 16] = "", *e = each;
+			for (uint32_t p = 0; p < st.passes && p < 33; p++)
+				e += sprintf(e, "%s%.3f", p ? "," : "", (double)st.pass_ns_each[p] * 1e-6);
 			if (rc < 0 || copy < 0) {
 				fprintf(stderr, "bench_critpath: %s\n", err.msg);
 				gt_cl_close(cl);
 				return 3;
 			}
-			double w = median(wall, runs), k = median(dev, runs), g = median(gb, runs);
+			double w = median(wall, runs), k = median(dev, runs), g = median(gb, runs), pg = median(pgb, runs);
 			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"%s\",\"runs\":%d,"
-			       "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"rows_per_s\":%.0f,\"passes\":%u,"
+			       "\"items_per_unit\":%u,\"wall_ms\":%.3f,\"device_ms\":%.3f,\"rows_per_s\":%.0f,\"passes\":%u,"
 			       "\"active_passes\":%u,\"launches\":%u,\"bytes_moved\":%" PRIu64 ",\"effective_gbps\":%.1f,"
-			       "\"copy_gbps\":%.1f,\"fraction_of_copy\":%.3f,\"max_hop_count\":%u}\n",
-			       shape, n, gt_cl_device_name(cl), runs, w * 1e3, k * 1e3, n / k, st.passes,
-			       st.active_passes, st.launches, st.bytes_moved, g, copy, g / copy, sum.max_hop_count);
+			       "\"copy_gbps\":%.1f,\"fraction_of_copy\":%.3f,\"pass_ms\":%.3f,\"pass_gbps\":%.1f,"
+			       "\"pass_fraction_of_copy\":%.3f,\"pass_ms_each\":[%s],\"gather_parent_gbps\":%.1f,"
+			       "\"gather_uniform_gbps\":%.1f,\"gather_parent_restrict_gbps\":%.1f,\"max_hop_count\":%u}\n",
+			       shape, n, gt_cl_device_name(cl), runs, opt.items_per_unit ? opt.items_per_unit : 2048,
+			       w * 1e3, k * 1e3, n / k, st.passes, st.active_passes, st.launches, st.bytes_moved, g,
+			       copy, g / copy, (double)st.pass_ns * 1e-6, pg, pg / copy, each, g_parent, g_uniform, g_ro, sum.max_hop_count);
 			fflush(stdout);
 			gt_cl_close(cl);
 		}

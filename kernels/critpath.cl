@@ -51,51 +51,90 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
 		st[i] = pack(d, p, 1u);
 }
 
-/* One pass: every unresolved row jumps over its link's segment, doubling
- * the resolved distance. busy[pass] records that the pass did any work
- * (one store per work-group, not one per row: all rows would hit one word);
- * a pass after one that did none returns at once: all rows are DONE in both
- * buffers, so nothing can change any more. */
-__kernel void cp_jump(uint base, uint n, uint pass, __global uint4 *src, __global uint4 *dst,
-		      __global const uint *busy_in, __global uint *busy_out)
+/* Rows per busy word: busy[pass * blocks + i / BLOCK] is set when a row of
+ * that block did any work in that pass; any[pass] when any row did. Between
+ * the two, a word per 1024 blocks, so that few stores reach any[pass]: one
+ * word that every busy block stored into would serialise them. */
+#define BLOCK_SHIFT 10
+#define GROUP_SHIFT 20
+
+/* Row i's record after a pass, from its record s and, when s jumps, the
+ * record a it gathered. A row that is newly resolved also marks its source
+ * record DONE: concurrent readers of src[i] see it with or without DONE,
+ * and both read as the same TERMINAL record. */
+static uint4 next_record(uint i, uint4 s, uint4 a, __global uint4 *src)
 {
-	if (pass > 0 && busy_in[pass - 1] == 0)
-		return; /* the same for the whole launch, so no barrier is skipped */
-	__local uint worked;
-	if (get_local_id(0) == 0)
-		worked = 0;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	uint i = base + (uint)get_global_id(0);
-	uint4 s = i < n ? src[i] : (uint4)(0, 0, 0, DONE);
-	if (!(s.w & DONE)) {
-		worked = 1;
-		if (s.w & TERMINAL) {
-			/* Newly resolved: copy it over the stale record, and
-			 * mark the source too. Concurrent readers of src[i] see
-			 * the record with or without DONE; both read as the same
-			 * TERMINAL record. */
-			s.w |= DONE;
-			dst[i] = s;
-			((__global uint *)&src[i])[3] = s.w;
-		} else {
-			uint4 a = src[s.z];
-			long as = sum_of(a), ss = sum_of(s);
-			ulong t = (ulong)ss + (ulong)as;
-			long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
-			uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
-			if (a.w & TERMINAL) {
-				if (a.z == NONE)
-					dst[i] = pack(0, NONE, TERMINAL); /* inherits an invalid row */
-				else
-					dst[i] = pack(sum, a.z, TERMINAL | hops);
-			} else {
-				dst[i] = pack(sum, a.z, hops);
-			}
+	if (s.w & DONE)
+		return s;
+	if (s.w & TERMINAL) {
+		s.w |= DONE;
+		((__global uint *)&src[i])[3] = s.w;
+		return s;
+	}
+	long as = sum_of(a), ss = sum_of(s);
+	ulong t = (ulong)ss + (ulong)as;
+	long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
+	uint hops = ((s.w & HOPS) + (a.w & HOPS)) & HOPS;
+	if (!(a.w & TERMINAL))
+		return pack(sum, a.z, hops);
+	if (a.z == NONE)
+		return pack(0, NONE, TERMINAL); /* inherits an invalid row */
+	return pack(sum, a.z, TERMINAL | hops);
+}
+
+static void note_busy(uint i, uint pass, __global uint *busy, uint blocks, __global uint *any,
+		      __global uint *group_busy, uint groups)
+{
+	__global uint *mine = &busy[pass * blocks + (i >> BLOCK_SHIFT)];
+	if (*mine == 0) {
+		*mine = 1;
+		__global uint *group = &group_busy[pass * groups + (i >> GROUP_SHIFT)];
+		if (*group == 0) {
+			*group = 1;
+			any[pass] = 1;
 		}
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (get_local_id(0) == 0 && worked)
-		busy_out[pass] = 1;
+}
+
+/* One pass over rows [base, end): every unresolved row jumps over its
+ * link's segment, doubling the resolved distance.
+ * - Rows go in pairs (2k, 2k+1): the two records fill one 32-byte memory
+ *   sector, and the pair is written whole when either row changes, so no
+ *   write leaves half a sector for the memory to merge.
+ * - A block whose rows all did nothing in the previous pass is skipped
+ *   without reading them: they were DONE in both buffers, so nothing can
+ *   change for them any more; after a pass in which no row did anything,
+ *   the whole launch returns at once.
+ * - Each work-item loops over pairs with the launch's stride: the host
+ *   launches about as many work-items as the device runs at once, so an
+ *   idle pass costs one read per work-item, not one per row.
+ * - The busy words need no barrier: rows that work store the same 1, and a
+ *   level's word is stored only by rows that find the word below still
+ *   clear. */
+__kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __global uint4 *dst,
+		      __global uint *busy, uint blocks, __global uint *any, __global uint *group_busy, uint groups)
+{
+	if (pass > 0 && any[pass - 1] == 0)
+		return;
+	uint stride = (uint)get_global_size(0);
+	const uint4 absent = (uint4)(0, 0, 0, DONE);
+	for (uint k = (base >> 1) + (uint)get_global_id(0); 2 * k < end; k += stride) {
+		uint i = 2 * k, j = i + 1; /* one block holds both */
+		if (pass > 0 && busy[(pass - 1) * blocks + (i >> BLOCK_SHIFT)] == 0)
+			continue;
+		bool has_i = i >= base, has_j = j < end; /* a piece may start or end mid-pair */
+		uint4 si = has_i ? src[i] : absent;
+		uint4 sj = has_j ? src[j] : absent;
+		if ((si.w & sj.w & DONE) != 0)
+			continue;
+		note_busy(i, pass, busy, blocks, any, group_busy, groups);
+		uint4 ai = (si.w & (DONE | TERMINAL)) ? si : src[si.z];
+		uint4 aj = (sj.w & (DONE | TERMINAL)) ? sj : src[sj.z];
+		if (has_i)
+			dst[i] = next_record(i, si, ai, src);
+		if (has_j)
+			dst[j] = next_record(j, sj, aj, src);
+	}
 }
 
 /* Endpoint selection: (best sum, lowest index, max hops, flags) per group.

@@ -85,6 +85,7 @@ typedef struct gt_cp_summary {
 typedef struct gt_cp_options {
 	uint32_t max_path_length;   /* 0: unlimited */
 	uint64_t max_rows_per_pass; /* device launches: rows per launch, 0: no limit */
+	uint32_t items_per_unit;    /* pass launches: work-items per compute unit, 0: 2048 */
 } gt_cp_options;
 
 /* Device-side figures of the last OpenCL run (for benchmarks). */
@@ -95,6 +96,9 @@ typedef struct gt_cp_stats {
 	uint32_t active_passes; /* of those, passes that did any work */
 	uint64_t bytes_moved;   /* bytes the kernels read and wrote, by their
 	                         * access pattern (gathers count a whole record) */
+	uint64_t pass_ns;       /* of kernel_ns, the pointer-jumping passes' */
+	uint64_t pass_bytes;    /* of bytes_moved, the passes' */
+	uint64_t pass_ns_each[33]; /* device time of each pass */
 } gt_cp_stats;
 
 /* Allocates all six output arrays for n rows (rows zeroed on failure). */

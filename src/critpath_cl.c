@@ -12,6 +12,8 @@
 #include "fault.h"
 
 #define DEVICE_MAX_ROWS (1u << 30) /* hops live in 30 bits of the state */
+#define BLOCK_SHIFT 10              /* rows per busy word, as in the kernel */
+#define GROUP_SHIFT 20              /* rows per group busy word */
 
 /* Mirrors cp_best in the kernel. */
 typedef struct {
@@ -24,6 +26,7 @@ struct run {
 	cl_command_queue q;
 	size_t local;       /* work-group size, a power of two */
 	size_t piece;       /* rows per launch, a multiple of local */
+	size_t resident;    /* work-items the device runs at once, about */
 	cl_event *events;
 	size_t nevents, cap;
 	uint32_t launches;
@@ -46,15 +49,20 @@ static int keep_event(struct run *r, cl_event ev)
 	return 0;
 }
 
-/* Launches k over count rows in pieces; argument 0 is the piece's base. */
-static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
+/* Launches k over count rows in pieces; argument 0 is the piece's base.
+ * strided: the kernel loops over its piece with the launch's stride, so it
+ * gets at most r->resident work-items, and argument 1 is the piece's end. */
+static int launch_rows(struct run *r, cl_kernel k, const char *name, uint64_t count, bool strided)
 {
 	for (uint64_t base = 0; base < count; base += r->piece) {
 		uint64_t rows = count - base < r->piece ? count - base : r->piece;
-		size_t global = (size_t)((rows + r->local - 1) / r->local * r->local);
-		cl_uint b = (cl_uint)base;
+		uint64_t items = strided && rows > r->resident ? r->resident : rows;
+		size_t global = (size_t)((items + r->local - 1) / r->local * r->local);
+		cl_uint b = (cl_uint)base, e = (cl_uint)(base + rows);
 		cl_event ev;
 		if (gt_cl_check(r->cl, clSetKernelArg(k, 0, sizeof b, &b), "clSetKernelArg", r->err) < 0)
+			return -1;
+		if (strided && gt_cl_check(r->cl, clSetKernelArg(k, 1, sizeof e, &e), "clSetKernelArg", r->err) < 0)
 			return -1;
 		cl_int rc = clEnqueueNDRangeKernel(r->q, k, 1, NULL, &global, &r->local, 0, NULL, &ev);
 		if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
@@ -71,6 +79,11 @@ static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
 			return -1;
 	}
 	return 0;
+}
+
+static int launch(struct run *r, cl_kernel k, const char *name, uint64_t count)
+{
+	return launch_rows(r, k, name, count, false);
 }
 
 static int set_args(struct run *r, cl_kernel k, const char *name, int first, int nargs, ...)
@@ -100,7 +113,7 @@ static const char *const kernel_names[K_COUNT] = {
 };
 
 enum { B_PARENT, B_DUR, B_ST0, B_ST1, B_PD, B_SLACK, B_ROOT, B_HOP, B_PRED, B_MASK, B_PART0, B_PART1,
-       B_BUSY, B_CURSOR, B_COUNT };
+       B_BUSY, B_ANY, B_GROUP_BUSY, B_CURSOR, B_COUNT };
 
 static uint32_t pass_count(uint32_t n)
 {
@@ -136,6 +149,14 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 	if (mr && mr < local)
 		local = (size_t)mr;
 	r->local = pow2_floor(local ? local : 1);
+	cl_uint units = 0;
+	cl_int rc = clGetDeviceInfo(gt_cl_device(r->cl), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+	if (gt_cl_check(r->cl, rc, "clGetDeviceInfo", r->err) < 0)
+		return -1;
+	/* 2048 work-items per compute unit fill a current GPU; a CPU device
+	 * just loops longer */
+	uint32_t per_unit = opt && opt->items_per_unit ? opt->items_per_unit : 2048;
+	r->resident = (size_t)(units ? units : 1) * per_unit;
 	if (mr) {
 		uint64_t piece = mr / r->local * r->local;
 		r->piece = (size_t)(piece < ((uint64_t)1 << 31) ? piece : ((uint64_t)1 << 31));
@@ -145,12 +166,57 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 	return 0;
 }
 
-static uint64_t nominal_bytes(uint64_t n, uint64_t partials, uint32_t executed_passes)
+/* What row i does in pass k: 2 jumps (a gather), 1 marks itself DONE, 0
+ * nothing. A row h hops below its root jumps in passes 0..floor(log2 h) and
+ * marks itself in the next; a row that did not resolve (a cycle, an invalid
+ * parent) counts as jumping in every pass: an upper bound. */
+static int row_work(const uint32_t *hop_count, uint64_t i, uint32_t n, uint32_t k)
 {
-	return n * 28                          /* init: parent, duration in; state out */
-	       + (uint64_t)executed_passes * n * 48 /* pass: own record, gathered record, write */
-	       + n * 40 + partials * 24        /* finalize: state, parent in; 4 outputs; partials */
-	       + n * 17;                       /* slack: path_duration in; slack, mask out */
+	if (i >= n)
+		return 0;
+	uint32_t h = hop_count[i];
+	if (h == GT_CP_NONE)
+		return 2;
+	uint32_t jumps = h ? 32 - (uint32_t)__builtin_clz(h) : 0; /* floor(log2 h) + 1 */
+	return k < jumps ? 2 : k == jumps ? 1 : 0;
+}
+
+/* The bytes the passes moved, from the final hop counts and the busy words.
+ * In each pass its block is live in, a pair of rows reads its two records
+ * (32 bytes); unless both are DONE it writes them back (32 bytes), gathers
+ * a record per jumping row (16 bytes) and marks the source of a newly DONE
+ * row (4 bytes). *live_passes gets the number of passes any block was live
+ * in. */
+static uint64_t pass_bytes(const uint32_t *hop_count, uint32_t n, const uint32_t *busy, uint32_t blocks,
+			   uint32_t passes, uint32_t *live_passes)
+{
+	uint64_t bytes = 0;
+	*live_passes = 0;
+	for (uint32_t blk = 0; blk < blocks; blk++) {
+		uint32_t live = 1; /* pass 0 reads every block */
+		while (live < passes && busy[(uint64_t)(live - 1) * blocks + blk])
+			live++;
+		if (live > *live_passes)
+			*live_passes = live;
+		uint64_t end = ((uint64_t)blk + 1) << BLOCK_SHIFT;
+		for (uint64_t i = (uint64_t)blk << BLOCK_SHIFT; i < end && i < n; i += 2) {
+			for (uint32_t k = 0; k < live; k++) {
+				int a = row_work(hop_count, i, n, k), b = row_work(hop_count, i + 1, n, k);
+				bytes += 32;
+				if (a || b)
+					bytes += 32 + 16 * ((a == 2) + (b == 2)) + 4 * ((a == 1) + (b == 1));
+			}
+		}
+	}
+	return bytes;
+}
+
+/* The other kernels' bytes, by their access pattern. */
+static uint64_t other_bytes(uint64_t n, uint64_t partials)
+{
+	return n * 28                   /* init: parent, duration in; state out */
+	       + n * 40 + partials * 24 /* finalize: state, parent in; 4 outputs; partials */
+	       + n * 17;                /* slack: path_duration in; slack, mask out */
 }
 
 int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, uint32_t n,
@@ -179,12 +245,15 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		goto done;
 
 	uint64_t groups = ((uint64_t)n + r.local - 1) / r.local;
+	uint32_t blocks = (uint32_t)(((uint64_t)n + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT);
+	uint32_t busy_groups = (uint32_t)(((uint64_t)n + (1u << GROUP_SHIFT) - 1) >> GROUP_SHIFT);
 	uint64_t sizes[B_COUNT] = {
 		[B_PARENT] = 4ull * n, [B_DUR] = 8ull * n, [B_ST0] = 16ull * n, [B_ST1] = 16ull * n,
 		[B_PD] = 8ull * n, [B_SLACK] = 8ull * n, [B_ROOT] = 4ull * n, [B_HOP] = 4ull * n,
 		[B_PRED] = 4ull * n, [B_MASK] = n, [B_PART0] = groups * sizeof(cp_best),
 		[B_PART1] = ((groups + 1) / 2) * sizeof(cp_best),
-		[B_BUSY] = 4ull * (passes + 1), [B_CURSOR] = 16,
+		[B_BUSY] = 4ull * passes * blocks, [B_ANY] = 4ull * passes,
+		[B_GROUP_BUSY] = 4ull * passes * busy_groups, [B_CURSOR] = 16,
 	};
 	uint64_t total = 0, biggest = 0;
 	for (int i = 0; i < B_COUNT; i++) {
@@ -219,6 +288,12 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	e = clEnqueueFillBuffer(r.q, b[B_BUSY], &zero, sizeof zero, 0, sizes[B_BUSY], 0, NULL, NULL);
 	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
 		goto done;
+	e = clEnqueueFillBuffer(r.q, b[B_ANY], &zero, sizeof zero, 0, sizes[B_ANY], 0, NULL, NULL);
+	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
+		goto done;
+	e = clEnqueueFillBuffer(r.q, b[B_GROUP_BUSY], &zero, sizeof zero, 0, sizes[B_GROUP_BUSY], 0, NULL, NULL);
+	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
+		goto done;
 	e = clEnqueueFillBuffer(r.q, b[B_CURSOR], &zero, sizeof zero, 0, sizes[B_CURSOR], 0, NULL, NULL);
 	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
 		goto done;
@@ -228,14 +303,17 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	    launch(&r, k[K_INIT], "cp_init", n) < 0)
 		goto done;
 	int cur = B_ST0;
+	size_t first_pass_event = r.nevents;
 	for (cl_uint p = 0; p < passes; p++) {
 		int next = cur == B_ST0 ? B_ST1 : B_ST0;
-		if (set_args(&r, k[K_JUMP], "cp_jump", 1, 6, ARG(un), ARG(p), ARG(b[cur]), ARG(b[next]),
-			     ARG(b[B_BUSY]), ARG(b[B_BUSY])) < 0 ||
-		    launch(&r, k[K_JUMP], "cp_jump", n) < 0)
+		cl_uint ublocks = blocks, ugroups = busy_groups;
+		if (set_args(&r, k[K_JUMP], "cp_jump", 2, 8, ARG(p), ARG(b[cur]), ARG(b[next]), ARG(b[B_BUSY]),
+			     ARG(ublocks), ARG(b[B_ANY]), ARG(b[B_GROUP_BUSY]), ARG(ugroups)) < 0 ||
+		    launch_rows(&r, k[K_JUMP], "cp_jump", n, true) < 0)
 			goto done;
 		cur = next;
 	}
+	size_t pass_events_end = r.nevents;
 	size_t scratch = r.local * sizeof(cp_best);
 	if (set_args(&r, k[K_FINALIZE], "cp_finalize", 1, 8, ARG(un), ARG(b[cur]), ARG(b[B_PARENT]),
 		     ARG(b[B_PD]), ARG(b[B_ROOT]), ARG(b[B_HOP]), ARG(b[B_PRED]), ARG(b[B_PART0])) < 0 ||
@@ -272,9 +350,10 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	}
 
 	cp_best best;
-	uint32_t *busy = gt_fault_hit("alloc") ? NULL : malloc(sizes[B_BUSY]);
-	if (!busy) {
-		gt_fail(err, GT_EDEVICE, "out of memory reading critical-path results");
+	/* the busy words only feed the statistics */
+	uint32_t *busy = NULL;
+	if (stats && !(busy = gt_fault_hit("alloc") ? NULL : malloc(sizes[B_BUSY]))) {
+		gt_fail(err, GT_EDEVICE, "out of memory reading critical-path statistics");
 		goto done;
 	}
 	struct {
@@ -285,6 +364,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		{B_ROOT, out->root}, {B_HOP, out->hop_count}, {B_MASK, out->critical_mask}, {B_BUSY, busy},
 	};
 	for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+		if (!reads[i].dst)
+			continue;
 		e = clEnqueueReadBuffer(r.q, b[reads[i].buf], CL_FALSE, 0, sizes[reads[i].buf], reads[i].dst, 0,
 					NULL, NULL);
 		if (gt_cl_check(cl, e, "clEnqueueReadBuffer", err) < 0) {
@@ -313,16 +394,23 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 			sum->flags |= GT_CP_PATH_TRUNCATED;
 	}
 	if (stats) {
-		uint32_t executed = 0;
-		for (uint32_t p = 0; p < passes; p++)
-			if (p == 0 || busy[p - 1])
-				executed++;
-		for (size_t i = 0; i < r.nevents; i++)
-			stats->kernel_ns += gt_cl_event_ns(r.events[i]);
+		uint32_t executed;
+		stats->pass_bytes = pass_bytes(out->hop_count, n, busy, blocks, passes, &executed);
+		size_t per_pass = (pass_events_end - first_pass_event) / passes; /* pieces per pass */
+		for (size_t i = 0; i < r.nevents; i++) {
+			uint64_t ns = gt_cl_event_ns(r.events[i]);
+			stats->kernel_ns += ns;
+			if (i >= first_pass_event && i < pass_events_end) {
+				stats->pass_ns += ns;
+				size_t p = (i - first_pass_event) / per_pass;
+				if (p < sizeof stats->pass_ns_each / sizeof *stats->pass_ns_each)
+					stats->pass_ns_each[p] += ns;
+			}
+		}
 		stats->launches = r.launches;
 		stats->passes = passes;
 		stats->active_passes = executed;
-		stats->bytes_moved = nominal_bytes(n, groups, executed);
+		stats->bytes_moved = stats->pass_bytes + other_bytes(n, groups);
 	}
 	free(busy);
 	rc = 0;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "raw_event.h"
+#include "strpool.h"
 
 #define NEED(p) do { if ((p) >= lx->end) return lx->final ? jl_error(lx, (p), "unexpected end of input") : JL_NEED_MORE; } while (0)
 
@@ -11,10 +12,52 @@ static int key_is(const jl_slice *k, const char *s, size_t n)
 	return k->len == n && memcmp(k->p, s, n) == 0;
 }
 
+static const uint64_t pow10_small[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* fast_us eight digits at a time; needs 32 readable bytes at p. */
+static inline int fast_us_wide(const char *p, const char **after, int64_t *out)
+{
+	bool neg = *p == '-';
+	const char *q = p + neg;
+	unsigned n = jl_digits8(q), nint = n;
+	if (n == 0)
+		return 0;
+	uint64_t v = jl_value8(q, n);
+	if (n == 8) {
+		unsigned n2 = jl_digits8(q + 8);
+		if (n2 == 8 && q[16] >= '0' && q[16] <= '9')
+			return 0; /* 17 or more integer digits: general path */
+		if (n2)
+			v = v * pow10_small[n2] + jl_value8(q + 8, n2);
+		nint += n2;
+	}
+	if (q[0] == '0' && nint > 1)
+		return 0; /* a leading zero is not JSON: the general path says so */
+	q += nint;
+	unsigned frac = 0;
+	if (*q == '.') {
+		frac = jl_digits8(q + 1);
+		if (frac == 0 || frac > 3)
+			return 0;
+		v = v * pow10_small[frac] + jl_value8(q + 1, frac);
+		q += 1 + frac;
+	}
+	if (*q == '.' || *q == 'e' || *q == 'E')
+		return 0;
+	v *= pow10_small[3 - frac]; /* at most 19 digits: fits uint64 */
+	if (v > (uint64_t)INT64_MAX)
+		return 0;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*after = q;
+	return 1;
+}
+
 /* The common case, digits with at most three decimals and no exponent,
  * converted while scanning; anything else returns 0 for the general path. */
 static int fast_us(const char *p, const char *end, const char **after, int64_t *out)
 {
+	if (end - p >= 32)
+		return fast_us_wide(p, after, out);
 	bool neg = p < end && *p == '-';
 	const char *q = p + neg;
 	uint64_t v = 0;
@@ -82,8 +125,15 @@ static int id_value(jl_lexer *lx, const char **pp, raw_id *out)
 		jl_slice s;
 		rc = jl_number(lx, &p, &s);
 		if (rc == JL_OK) {
-			if (jl_parse_int(s.p, s.len, &out->num) < 0)
+			const char *d = s.p + (s.p[0] == '-');
+			unsigned nd = (unsigned)(s.p + s.len - d);
+			if (nd >= 1 && nd <= 8 && lx->end - d >= 8 && jl_digits8(d) >= nd) {
+				/* pids and tids: short integers, read eight digits at a time */
+				int64_t v = (int64_t)jl_value8(d, nd);
+				out->num = d == s.p ? v : -v;
+			} else if (jl_parse_int(s.p, s.len, &out->num) < 0) {
 				return jl_error(lx, *pp, "expected an integer or a string");
+			}
 			out->kind = RID_NUM;
 		}
 	} else if (*p == 'n') {
@@ -267,6 +317,8 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			}
 			if (key_is(&k, "cat", 3)) {
 				rc = string_value(lx, &p, &ev->cat);
+				if (rc == JL_OK && !ev->cat.escaped)
+					ev->cat_hash = gt_strpool_hash(ev->cat.p, ev->cat.len);
 				goto done;
 			}
 			if (key_is(&k, "id2", 3)) {
@@ -277,6 +329,8 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 		case 4:
 			if (key_is(&k, "name", 4)) {
 				rc = string_value(lx, &p, &ev->name);
+				if (rc == JL_OK && !ev->name.escaped)
+					ev->name_hash = gt_strpool_hash(ev->name.p, ev->name.len);
 				goto done;
 			}
 			if (key_is(&k, "args", 4)) {

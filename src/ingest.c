@@ -697,8 +697,10 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 	g.rs = rs;
 	if (rc == 0)
 		rc = gt_builder_init(&g.builder, m, path, err);
-	if (rc == 0)
+	if (rc == 0) {
+		g.builder.finish_threads = g.threads;
 		rc = run(&g, err);
+	}
 	teardown(&g);
 	return rc;
 }
@@ -733,6 +735,7 @@ int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_
 		g.events = m->stats.events;
 		g.last_end = rs->offset;
 		g.last_after_event = rs->after_event;
+		g.builder.finish_threads = g.threads;
 		rc = run(&g, err);
 	}
 	teardown(&g);

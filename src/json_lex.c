@@ -11,6 +11,26 @@
 #include <emmintrin.h>
 #endif
 
+const char *jl_skip_ws_run(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+					  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#endif
+	while (p < end && jl_is_ws(*p))
+		p++;
+	return p;
+}
+
 int jl_error(jl_lexer *lx, const char *at, const char *msg)
 {
 	lx->pos = at;
@@ -75,7 +95,7 @@ static inline int hexval(char c)
 	return -1;
 }
 
-int jl_string(jl_lexer *lx, const char **pp, jl_slice *out)
+int jl_string_scan(jl_lexer *lx, const char **pp, jl_slice *out)
 {
 	const char *start = *pp + 1, *p = start, *end = lx->end;
 	bool escaped = false;
@@ -156,7 +176,7 @@ int jl_string(jl_lexer *lx, const char **pp, jl_slice *out)
 	return JL_OK;
 }
 
-int jl_number(jl_lexer *lx, const char **pp, jl_slice *out)
+int jl_number_scan(jl_lexer *lx, const char **pp, jl_slice *out)
 {
 	const char *p = *pp, *end = lx->end, *start = p;
 	if (p < end && *p == '-')
@@ -221,10 +241,16 @@ static int literal(jl_lexer *lx, const char **pp, const char *word, size_t n)
 
 #define NEED(p) do { if ((p) >= lx->end) return lx->final ? jl_error(lx, (p), "unexpected end of input") : JL_NEED_MORE; } while (0)
 
+/* Skips one value without recursion: a bit per open container says object
+ * (1) or array (0). Containers are where the time goes in a trace's args,
+ * so each element costs a loop step, not a call. */
 int jl_skip_value(jl_lexer *lx, const char **pp, int depth)
 {
+	uint64_t kinds[JL_MAX_DEPTH / 64 + 1];
+	int open = 0; /* containers open inside this value */
 	const char *p = jl_skip_ws(*pp, lx->end);
 	int rc;
+value:
 	NEED(p);
 	switch (*p) {
 	case '"':
@@ -232,50 +258,25 @@ int jl_skip_value(jl_lexer *lx, const char **pp, int depth)
 		break;
 	case '{':
 	case '[': {
-		char close = *p == '{' ? '}' : ']';
 		bool obj = *p == '{';
-		if (depth >= JL_MAX_DEPTH)
+		if (depth + open >= JL_MAX_DEPTH)
 			return jl_error(lx, p, "nesting deeper than 512 levels");
-		p++;
-		bool first = true;
-		for (;;) {
-			p = jl_skip_ws(p, lx->end);
-			NEED(p);
-			if (*p == close) {
-				p++;
-				break;
-			}
-			if (!first) {
-				if (*p != ',')
-					return jl_error(lx, p, obj ? "expected ',' or '}' in object"
-								   : "expected ',' or ']' in array");
-				p = jl_skip_ws(p + 1, lx->end);
-				NEED(p);
-				if (*p == close) { /* lenient: trailing comma */
-					lx->trailing_commas++;
-					p++;
-					break;
-				}
-			}
-			first = false;
-			if (obj) {
-				if (*p != '"')
-					return jl_error(lx, p, "expected a string key in object");
-				rc = jl_string(lx, &p, NULL);
-				if (rc)
-					return rc;
-				p = jl_skip_ws(p, lx->end);
-				NEED(p);
-				if (*p != ':')
-					return jl_error(lx, p, "expected ':' after key");
-				p++;
-			}
-			rc = jl_skip_value(lx, &p, depth + 1);
-			if (rc)
-				return rc;
+		if (obj)
+			kinds[open / 64] |= 1ull << (open % 64);
+		else
+			kinds[open / 64] &= ~(1ull << (open % 64));
+		open++;
+		p = jl_skip_ws(p + 1, lx->end);
+		NEED(p);
+		if (*p == (obj ? '}' : ']')) {
+			p++;
+			open--;
+			rc = JL_OK;
+			break;
 		}
-		rc = JL_OK;
-		break;
+		if (obj)
+			goto key;
+		goto value;
 	}
 	case 't':
 		rc = literal(lx, &p, "true", 4);
@@ -290,9 +291,47 @@ int jl_skip_value(jl_lexer *lx, const char **pp, int depth)
 		rc = jl_number(lx, &p, NULL);
 		break;
 	}
-	if (rc == JL_OK)
-		*pp = p;
-	return rc;
+	if (rc)
+		return rc;
+	/* after a value: the end, or ',' / the closer of the innermost container */
+	while (open > 0) {
+		bool obj = (kinds[(open - 1) / 64] >> ((open - 1) % 64)) & 1;
+		char close = obj ? '}' : ']';
+		p = jl_skip_ws(p, lx->end);
+		NEED(p);
+		if (*p == close) {
+			p++;
+			open--;
+			continue;
+		}
+		if (*p != ',')
+			return jl_error(lx, p, obj ? "expected ',' or '}' in object" : "expected ',' or ']' in array");
+		p = jl_skip_ws(p + 1, lx->end);
+		NEED(p);
+		if (*p == close) { /* lenient: trailing comma */
+			lx->trailing_commas++;
+			p++;
+			open--;
+			continue;
+		}
+		if (!obj)
+			goto value;
+		goto key;
+	}
+	*pp = p;
+	return JL_OK;
+key:
+	if (*p != '"')
+		return jl_error(lx, p, "expected a string key in object");
+	rc = jl_string(lx, &p, NULL);
+	if (rc)
+		return rc;
+	p = jl_skip_ws(p, lx->end);
+	NEED(p);
+	if (*p != ':')
+		return jl_error(lx, p, "expected ':' after key");
+	p = jl_skip_ws(p + 1, lx->end);
+	goto value;
 }
 
 static void put_utf8(char **d, unsigned cp)

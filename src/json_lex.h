@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Results of lexing functions. */
 enum {
@@ -39,22 +43,107 @@ static inline bool jl_is_ws(char c)
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Skips a run of whitespace longer than one byte (the indentation of
+ * pretty-printed traces), sixteen bytes a step. */
+const char *jl_skip_ws_run(const char *p, const char *end);
+
 static inline const char *jl_skip_ws(const char *p, const char *end)
 {
-	while (p < end && jl_is_ws(*p))
-		p++;
-	return p;
+	/* one compare rejects every byte above the space: most tokens follow
+	 * none, or the one space after a ',' or ':' */
+	if (p >= end || (unsigned char)*p > ' ' || !jl_is_ws(*p))
+		return p;
+	if (end - p >= 2 && (unsigned char)p[1] > ' ')
+		return p + 1;
+	return jl_skip_ws_run(p + 1, end);
+}
+
+/* How many of the eight bytes at p (all readable) are leading ASCII digits.
+ * A byte is a digit when byte - '0' is below 10: the subtraction's borrows
+ * and the addition's carries only run into bytes after the first
+ * non-digit, which the count never looks at. */
+static inline unsigned jl_digits8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	uint64_t t = w - 0x3030303030303030ull;
+	uint64_t non_digit = (t | (t + 0x7676767676767676ull)) & 0x8080808080808080ull;
+	return non_digit ? (unsigned)__builtin_ctzll(non_digit) >> 3 : 8;
+}
+
+/* The value of the n (1..8) leading digits of the eight bytes at p, in
+ * three multiply steps: pairs, quads, then all eight. Shifting the unused
+ * bytes out leaves zeros in front, which read as leading zeros. */
+static inline uint64_t jl_value8(const char *p, unsigned n)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	w = (w - 0x3030303030303030ull) << (8 * (8 - n));
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;
+	return (w * 10000 + (w >> 32)) & 0xffffffffull;
 }
 
 int jl_error(jl_lexer *lx, const char *at, const char *msg);
 
 /* *pp points at the opening quote. On JL_OK, *pp is past the closing quote
  * and out (if non-NULL) holds the contents. */
-int jl_string(jl_lexer *lx, const char **pp, jl_slice *out);
+int jl_string_scan(jl_lexer *lx, const char **pp, jl_slice *out);
+
+/* jl_string_scan with its common case inline: the closing quote within 16
+ * bytes and nothing before it that needs a closer look. */
+static inline int jl_string(jl_lexer *lx, const char **pp, jl_slice *out)
+{
+#ifdef __SSE2__
+	const char *start = *pp + 1;
+	if (lx->end - start >= 16) {
+		/* special: '"', '\\', below 0x20, or 0x80 and up (negative as signed) */
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)start);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+						      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+					 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits) {
+			unsigned k = (unsigned)__builtin_ctz(bits);
+			if (start[k] == '"') {
+				if (out) {
+					out->p = start;
+					out->len = k;
+					out->escaped = false;
+				}
+				*pp = start + k + 1;
+				return JL_OK;
+			}
+		}
+	}
+#endif
+	return jl_string_scan(lx, pp, out);
+}
 /* Skips one value of any type at *pp (after whitespace), validating it. */
 int jl_skip_value(jl_lexer *lx, const char **pp, int depth);
 /* Scans a JSON number at *pp; on JL_OK out is its text. */
-int jl_number(jl_lexer *lx, const char **pp, jl_slice *out);
+int jl_number_scan(jl_lexer *lx, const char **pp, jl_slice *out);
+
+/* jl_number_scan with its common case inline: an integer of one to seven
+ * digits, complete within the buffer. */
+static inline int jl_number(jl_lexer *lx, const char **pp, jl_slice *out)
+{
+	const char *p = *pp;
+	if (lx->end - p >= 9) {
+		const char *q = p + (*p == '-');
+		unsigned n = jl_digits8(q);
+		if (n >= 1 && n < 8 && !(q[0] == '0' && n > 1) && q[n] != '.' && q[n] != 'e' && q[n] != 'E') {
+			if (out) {
+				out->p = p;
+				out->len = (uint32_t)(q + n - p);
+				out->escaped = false;
+			}
+			*pp = q + n;
+			return JL_OK;
+		}
+	}
+	return jl_number_scan(lx, pp, out);
+}
 
 /* Unescapes a string slice into dst (capacity >= s.len + 1, since escapes
  * only shrink); returns the length or -1 on a bad escape / lone surrogate. */

@@ -54,6 +54,8 @@ int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err)
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->path = path;
+	for (int i = 0; i < THREAD_MEMOS; i++)
+		b->memo[i].track = GT_NONE;
 	gt_strpool_init(&m->strings);
 	/* string id 0 is always "" so that absent names have a real id */
 	if (gt_strpool_intern(&m->strings, "", 0) != 0)
@@ -100,6 +102,18 @@ uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, cons
 oom:
 	fail_at(b, err, ev, "out of memory interning a string");
 	return GT_NONE;
+}
+
+/* Interns an event's name or cat, whose hash the parser computed (on its
+ * own thread) unless the string needs unescaping. */
+static uint32_t intern_hashed(gt_builder *b, const jl_slice *s, uint64_t hash, gt_error *err, const raw_event *ev)
+{
+	if (!s->p || s->len == 0 || s->escaped)
+		return gt_builder_intern(b, s, err, ev);
+	uint32_t id = gt_strpool_intern_hashed(&b->m->strings, s->p, s->len, hash);
+	if (id == GT_NONE)
+		fail_at(b, err, ev, "out of memory interning a string");
+	return id;
 }
 
 /* Key words for a pid/tid/id value: kind in the high bits of w[0]. */
@@ -214,8 +228,25 @@ oom:
 	return GT_NONE;
 }
 
+static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error *err);
+
 /* The thread track of (pid, tid); a missing tid means the pid. */
 static uint32_t thread_track(gt_builder *b, const raw_event *ev, gt_error *err)
+{
+	if (ev->pid.kind != RID_NUM || ev->tid.kind != RID_NUM)
+		return thread_track_lookup(b, ev, err);
+	for (int i = 0; i < THREAD_MEMOS; i++)
+		if (b->memo[i].track != GT_NONE && b->memo[i].pid == ev->pid.num && b->memo[i].tid == ev->tid.num)
+			return b->memo[i].track;
+	uint32_t t = thread_track_lookup(b, ev, err);
+	if (t != GT_NONE) {
+		b->memo[b->memo_next] = (thread_memo){ev->pid.num, ev->tid.num, t};
+		b->memo_next = (b->memo_next + 1) % THREAD_MEMOS;
+	}
+	return t;
+}
+
+static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error *err)
 {
 	uint32_t proc = process_of(b, ev, err);
 	if (proc == GT_NONE)
@@ -335,8 +366,8 @@ static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int
 		return fail_at(b, err, ev, "more spans than a 32-bit span id holds"), GT_NONE;
 	if (ev->index > UINT32_MAX)
 		return fail_at(b, err, ev, "more events than a 32-bit event index holds"), GT_NONE;
-	uint32_t name = gt_builder_intern(b, &ev->name, err, ev);
-	uint32_t cat = gt_builder_intern(b, &ev->cat, err, ev);
+	uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+	uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
 	if (name == GT_NONE || cat == GT_NONE)
 		return GT_NONE;
 	uint8_t group = group_of(b, cat, err, ev);
@@ -374,7 +405,7 @@ static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_err
 	u32vec *st = &b->open[track];
 	uint32_t name = GT_NONE;
 	if (ev->name.p && ev->name.len) {
-		name = gt_builder_intern(b, &ev->name, err, ev);
+		name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
 		if (name == GT_NONE)
 			return -1;
 	}
@@ -401,8 +432,8 @@ static int add_flow_point(gt_builder *b, const raw_event *ev, gt_error *err)
 	uint32_t track = thread_track(b, ev, err);
 	if (track == GT_NONE)
 		return -1;
-	uint32_t cat = gt_builder_intern(b, &ev->cat, err, ev);
-	uint32_t name = gt_builder_intern(b, &ev->name, err, ev);
+	uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
+	uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
 	uint64_t ikind = 0, ival = 0;
 	if (cat == GT_NONE || name == GT_NONE ||
 	    (ev->id.kind && id_words(b, &ev->id, &ikind, &ival, err, ev) < 0))
@@ -652,7 +683,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	case 'n':
 	case 'S':
 	case 'F': {
-		uint32_t cat = gt_builder_intern(b, &ev->cat, err, ev);
+		uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
 		if (cat == GT_NONE)
 			return -1;
 		track = async_track(b, ev, cat, err);

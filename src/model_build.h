@@ -29,6 +29,14 @@ typedef struct flow_bind {
 	uint8_t out;
 } flow_bind;
 
+/* A recently used thread track with numeric pid and tid: events come in
+ * runs from a few threads, and this spares two key-map lookups. */
+typedef struct thread_memo {
+	int64_t pid, tid;
+	uint32_t track; /* GT_NONE: empty */
+} thread_memo;
+#define THREAD_MEMOS 4
+
 typedef struct gt_builder {
 	gt_model *m;
 	gt_keymap processes, threads, asyncs, series;
@@ -47,6 +55,9 @@ typedef struct gt_builder {
 	int64_t max_end_ns;
 	bool any_ts;
 	const char *path;
+	thread_memo memo[THREAD_MEMOS];
+	unsigned memo_next; /* the entry to replace next */
+	unsigned finish_threads; /* finish may use this many threads (0: one) */
 } gt_builder;
 
 int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err);

@@ -1,9 +1,11 @@
 /* The parts of the model that need every span: unclosed spans, the parent
  * forest (nesting, then flows), flow binding, lanes and the time range. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_build.h"
+#include "sorted_search.h"
 #include "fault.h"
 
 /* Sort key order on a track: start ascending, longer first, earlier id. */
@@ -24,17 +26,33 @@ static int cmp_track_order(const void *x, const void *y)
 	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
 }
 
-/* Per-track span lists in (start, -dur, id) order: order[first[t]..first[t+1]). */
+/* Below this many flow points, binding them on other threads costs more
+ * than it saves. */
+#define PARALLEL_MIN 65536
+#define MAX_BIND_THREADS 16
+
+/* Per-track span lists in (start, -dur, id) order: order[first[t]..first[t+1]).
+ * starts[k] is the start of span order[k], so that searches by time read one
+ * array instead of chasing span ids. */
 typedef struct track_index {
 	uint32_t *order;
 	uint32_t *first;
+	int64_t *starts;
 } track_index;
+
+static void track_index_free(track_index *ti)
+{
+	free(ti->order);
+	free(ti->first);
+	free(ti->starts);
+}
 
 static int build_track_index(const gt_model *m, track_index *ti)
 {
 	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
 	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->track_count + 1, sizeof *ti->first);
-	if (!ti->order || !ti->first)
+	ti->starts = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->starts);
+	if (!ti->order || !ti->first || !ti->starts)
 		return -1;
 	for (uint32_t i = 0; i < m->span_count; i++)
 		ti->first[m->spans[i].track + 1]++;
@@ -57,6 +75,8 @@ static int build_track_index(const gt_model *m, track_index *ti)
 		if (!sorted && n)
 			qsort(o, n, sizeof *o, cmp_track_order);
 	}
+	for (uint32_t k = 0; k < m->span_count; k++)
+		ti->starts[k] = m->spans[ti->order[k]].ts_ns;
 	return 0;
 }
 
@@ -96,35 +116,22 @@ static int compute_nesting(gt_model *m, const track_index *ti)
 }
 
 /* The span a flow point binds to: the innermost span of the track enclosing
- * ts, or the first span starting at or after ts. */
-static uint32_t bind_point(const gt_model *m, const track_index *ti, const flow_point *pt)
+ * ts, or the first span starting at or after ts. hint holds, per track, where
+ * the previous search on it ended. */
+static uint32_t bind_point(const gt_model *m, const track_index *ti, const flow_point *pt, uint32_t *hint)
 {
-	const uint32_t *o = ti->order + ti->first[pt->track];
-	uint32_t n = ti->first[pt->track + 1] - ti->first[pt->track];
-	/* first index whose start > ts */
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->spans[o[mid]].ts_ns <= pt->ts_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!pt->enclosing) {
-		/* next slice: the first that starts at or after ts */
-		uint32_t a = 0, b = n;
-		while (a < b) {
-			uint32_t mid = a + (b - a) / 2;
-			if (m->spans[o[mid]].ts_ns < pt->ts_ns)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		return a < n ? o[a] : GT_NONE;
-	}
-	if (lo == 0)
+	uint32_t first = ti->first[pt->track];
+	uint32_t n = ti->first[pt->track + 1] - first;
+	const uint32_t *o = ti->order + first;
+	uint32_t k = gt_search_from(ti->starts + first, n, pt->ts_ns, pt->enclosing, hint[pt->track]);
+	hint[pt->track] = k;
+	if (!pt->enclosing)
+		return k < n ? o[k] : GT_NONE; /* the next slice */
+	if (k == 0)
 		return GT_NONE;
-	uint32_t id = o[lo - 1];
+	/* the last span starting at or before ts, or the innermost of its
+	 * ancestors that is still open at ts */
+	uint32_t id = o[k - 1];
 	while (id != GT_NONE) {
 		const gt_span *s = &m->spans[id];
 		if (s->ts_ns + s->dur_ns >= pt->ts_ns)
@@ -132,6 +139,53 @@ static uint32_t bind_point(const gt_model *m, const track_index *ti, const flow_
 		id = s->parent;
 	}
 	return GT_NONE;
+}
+
+typedef struct bind_job {
+	const gt_model *m;
+	const track_index *ti;
+	const flow_point *points;
+	uint32_t *span_of; /* per point: the span it binds to */
+	uint32_t begin, end;
+	int rc;
+} bind_job;
+
+static void *bind_range(void *arg)
+{
+	bind_job *j = arg;
+	uint32_t *hint = gt_fault_hit("alloc") ? NULL : calloc((size_t)j->m->track_count + 1, sizeof *hint);
+	j->rc = hint ? 0 : -1;
+	for (uint32_t i = j->begin; hint && i < j->end; i++)
+		j->span_of[i] = bind_point(j->m, j->ti, &j->points[i], hint);
+	free(hint);
+	return NULL;
+}
+
+/* Binds every flow point to its span, on up to `threads` threads: each
+ * point's search is independent of the others. */
+static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *span_of)
+{
+	unsigned k = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN ? b->finish_threads : 1;
+	if (k > MAX_BIND_THREADS)
+		k = MAX_BIND_THREADS;
+	bind_job jobs[MAX_BIND_THREADS];
+	pthread_t tids[MAX_BIND_THREADS];
+	bool started[MAX_BIND_THREADS] = {0};
+	for (unsigned t = 0; t < k; t++) {
+		jobs[t] = (bind_job){b->m, ti, b->points, span_of, (uint32_t)((uint64_t)b->npoints * t / k),
+				     (uint32_t)((uint64_t)b->npoints * (t + 1) / k), -1};
+		if (t > 0)
+			started[t] = pthread_create(&tids[t], NULL, bind_range, &jobs[t]) == 0;
+	}
+	int rc = 0;
+	for (unsigned t = 0; t < k; t++) {
+		if (started[t])
+			pthread_join(tids[t], NULL);
+		else
+			bind_range(&jobs[t]);
+		rc |= jobs[t].rc;
+	}
+	return rc;
 }
 
 static int cmp_bind(const void *x, const void *y)
@@ -179,20 +233,34 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 	return 0;
 }
 
+/* Flow v1 points in (cat, id, ts, file order) order. It needs no spans, so
+ * it runs beside the track index. */
+static void *sort_points(void *arg)
+{
+	gt_builder *b = arg;
+	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
+		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
+	return NULL;
+}
+
+/* Links the flows; the points are sorted (sort_points). */
 static int bind_flows(gt_builder *b, const track_index *ti)
 {
 	gt_model *m = b->m;
+	uint32_t *span_of = gt_fault_hit("alloc") ? NULL : malloc(((size_t)b->npoints + 1) * sizeof *span_of);
+	if (!span_of || bind_points(b, ti, span_of) < 0) {
+		free(span_of);
+		return -1;
+	}
 	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
 	 * it and 'f' ends it; each consecutive pair is one flow. */
-	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
-		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
 	const flow_point *prev = NULL;
 	uint32_t prev_span = GT_NONE;
 	for (uint32_t i = 0; i < b->npoints; i++) {
 		const flow_point *pt = &b->points[i];
 		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
 			prev = NULL;
-		uint32_t span = bind_point(m, ti, pt);
+		uint32_t span = span_of[i];
 		if (pt->ph == 's') {
 			prev = pt; /* a repeated 's' restarts the chain */
 			prev_span = span;
@@ -205,11 +273,14 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 		if (prev_span == GT_NONE || span == GT_NONE)
 			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
 		if (push_flow(b, prev_span, span, pt->key.w[2], pt->name, (uint32_t)pt->key.w[1], prev->ts_ns,
-			      pt->ts_ns) < 0)
+			      pt->ts_ns) < 0) {
+			free(span_of);
 			return -1;
+		}
 		prev = pt->ph == 'f' ? NULL : pt;
 		prev_span = span;
 	}
+	free(span_of);
 	/* v2: every flow_out span links to the flow_in spans of the same id that
 	 * follow it; group by key, in span order. */
 	if (b->nbinds)
@@ -389,14 +460,19 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		b->open[t].n = 0;
 	}
 	track_index ti = {0};
-	if (build_track_index(m, &ti) < 0 || compute_nesting(m, &ti) < 0 || bind_flows(b, &ti) < 0 ||
-	    assign_lanes(m) < 0) {
-		free(ti.order);
-		free(ti.first);
+	pthread_t sorter;
+	bool sorting = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN &&
+		       pthread_create(&sorter, NULL, sort_points, b) == 0;
+	if (!sorting)
+		sort_points(b);
+	int rc = build_track_index(m, &ti) < 0 || compute_nesting(m, &ti) < 0 ? -1 : 0;
+	if (sorting)
+		pthread_join(sorter, NULL);
+	if (rc < 0 || bind_flows(b, &ti) < 0 || assign_lanes(m) < 0) {
+		track_index_free(&ti);
 		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
 	}
-	free(ti.order);
-	free(ti.first);
+	track_index_free(&ti);
 	gt_model_set_parent_mode(m, parent_mode);
 	if (m->parent_mode != parent_mode)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);

@@ -113,6 +113,8 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->path = path;
+	for (int i = 0; i < THREAD_MEMOS; i++)
+		b->memo[i].track = GT_NONE;
 	if (rs->track_count != m->track_count)
 		return gt_fail(err, GT_EINPUT, "%s: the resume state does not match the stored model", path);
 	b->spans_cap = m->span_count, b->tracks_cap = m->track_count, b->procs_cap = m->process_count;

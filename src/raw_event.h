@@ -32,6 +32,7 @@ typedef struct raw_event {
 	int64_t dur_ns;
 	jl_slice name, cat, scope, args;
 	jl_slice ph_text; /* the phase when it is not one character */
+	uint64_t name_hash, cat_hash; /* gt_strpool_hash of name and cat, unless escaped */
 	raw_id pid, tid, id, bind_id;
 	char ph;
 	char s;  /* instant scope */

@@ -9,7 +9,7 @@
 
 /* Eight bytes per step: names in traces are often long (kernel
  * signatures), and interning runs once per span. */
-static uint64_t hash_bytes(const char *s, size_t len)
+uint64_t gt_strpool_hash(const char *s, size_t len)
 {
 	const uint64_t k = 0x9e3779b97f4a7c15ull;
 	uint64_t h = len * k;
@@ -61,7 +61,7 @@ uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
 {
 	if (!p->slots)
 		return NONE;
-	for (uint64_t i = hash_bytes(s, len) & p->slot_mask;; i = (i + 1) & p->slot_mask) {
+	for (uint64_t i = gt_strpool_hash(s, len) & p->slot_mask;; i = (i + 1) & p->slot_mask) {
 		uint32_t v = p->slots[i];
 		if (v == 0)
 			return NONE;
@@ -80,7 +80,7 @@ static int grow_slots(gt_strpool *p)
 		return -1;
 	for (uint32_t id = 0; id < p->count; id++) {
 		const char *t = p->data + p->offsets[id];
-		uint64_t i = hash_bytes(t, strlen(t)) & (n - 1);
+		uint64_t i = gt_strpool_hash(t, strlen(t)) & (n - 1);
 		while (slots[i])
 			i = (i + 1) & (n - 1);
 		slots[i] = id + 1;
@@ -93,11 +93,16 @@ static int grow_slots(gt_strpool *p)
 
 uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
 {
+	return gt_strpool_intern_hashed(p, s, len, gt_strpool_hash(s, len));
+}
+
+uint32_t gt_strpool_intern_hashed(gt_strpool *p, const char *s, size_t len, uint64_t hash)
+{
 	/* keep the table at most half full */
 	if (!p->slots || (uint64_t)p->count * 2 >= (uint64_t)p->slot_mask + 1)
 		if (grow_slots(p) < 0)
 			return NONE;
-	uint64_t i = hash_bytes(s, len) & p->slot_mask;
+	uint64_t i = hash & p->slot_mask;
 	for (;; i = (i + 1) & p->slot_mask) {
 		uint32_t v = p->slots[i];
 		if (v == 0)

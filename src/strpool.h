@@ -20,6 +20,10 @@ void gt_strpool_free(gt_strpool *p);
 /* Returns the id of s[0..len), adding it if new; GT_NONE (0xffffffff) if
  * out of memory. */
 uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len);
+/* The same, with hash = gt_strpool_hash(s, len) computed beforehand (the
+ * ingest hashes names while parsing, on several threads). */
+uint32_t gt_strpool_intern_hashed(gt_strpool *p, const char *s, size_t len, uint64_t hash);
+uint64_t gt_strpool_hash(const char *s, size_t len);
 /* Returns the id or GT_NONE if the string was never interned. */
 uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len);
 static inline const char *gt_strpool_get(const gt_strpool *p, uint32_t id)

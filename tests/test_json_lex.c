@@ -1,7 +1,9 @@
 /* The ingest lexer: exact µs -> ns conversion, numbers, strings, UTF-8. */
+#include <stdio.h>
 #include <string.h>
 
 #include "json_lex.h"
+#include "raw_event.h"
 #include "testutil.h"
 
 static int64_t us(const char *s)
@@ -126,6 +128,90 @@ START_TEST(integers)
 }
 END_TEST
 
+START_TEST(digit_words)
+{
+	/* every count of leading digits, followed by every kind of byte */
+	const char *after = " .eE-+/:,}\"a\x80\xff";
+	for (unsigned n = 0; n <= 8; n++) {
+		for (const char *a = after; *a; a++) {
+			char buf[16];
+			uint64_t want = 0;
+			for (unsigned i = 0; i < n; i++) {
+				buf[i] = (char)('0' + (i * 7 + n) % 10);
+				want = want * 10 + (uint64_t)(buf[i] - '0');
+			}
+			for (unsigned i = n; i < 16; i++)
+				buf[i] = *a;
+			if (n < 8)
+				ck_assert_uint_eq(jl_digits8(buf), n);
+			if (n)
+				ck_assert_uint_eq(jl_value8(buf, n), want);
+		}
+	}
+	ck_assert_uint_eq(jl_value8("99999999", 8), 99999999);
+	ck_assert_uint_eq(jl_value8("00000001", 8), 1);
+}
+END_TEST
+
+/* Parses {"ph":"X","ts":NUM} twice: with room after it (the eight-digits-
+ * at-a-time paths) and ending right after it (the byte-at-a-time paths).
+ * Both must agree, and with jl_us_to_ns where the number is JSON. */
+static void ts_both_ways(const char *num)
+{
+	char tight[128], roomy[192];
+	int n = snprintf(tight, sizeof tight, "{\"ph\":\"X\",\"ts\":%s}", num);
+	snprintf(roomy, sizeof roomy, "%s%64s", tight, "");
+	int rc[2];
+	int64_t ts[2];
+	for (int k = 0; k < 2; k++) {
+		const char *buf = k ? roomy : tight;
+		jl_lexer lx = {.begin = buf, .end = buf + (k ? strlen(roomy) : (size_t)n), .final = true};
+		const char *p = buf;
+		raw_event ev;
+		rc[k] = gt_parse_event(&lx, &p, &ev);
+		ts[k] = ev.ts_ns;
+	}
+	ck_assert_msg(rc[0] == rc[1], "'%s': %d (tight) vs %d (roomy)", num, rc[0], rc[1]);
+	if (rc[0] == JL_OK) {
+		ck_assert_msg(ts[0] == ts[1], "'%s': %lld vs %lld", num, (long long)ts[0], (long long)ts[1]);
+		int64_t want;
+		ck_assert_msg(jl_us_to_ns(num, strlen(num), &want) == 0 && want == ts[0], "'%s': %lld", num,
+			      (long long)ts[0]);
+	}
+}
+
+START_TEST(time_paths)
+{
+	const char *fixed[] = {"0", "-0", "1", "12345678", "123456789", "1234567812345678", "12345678123456789",
+			       "1694128201585852.357", "1694128201585852.3575", "9223372036854775.807",
+			       "9223372036854775.808", "-9223372036854775.808", "1.", "1.5", "1.50", "1.500",
+			       "1.5000", "01", "00.5", "-", "1e3", "1.5e3", "1.2.3", "12345678.1234",
+			       "0.001", "-1694128201585852.357", "99999999999999999"};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		ts_both_ways(fixed[i]);
+	uint64_t seed = 99;
+	for (int i = 0; i < 20000; i++) {
+		char num[64];
+		int k = 0;
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (seed >> 63)
+			num[k++] = '-';
+		unsigned digits = 1 + (unsigned)(seed >> 40) % 20, frac = (unsigned)(seed >> 20) % 6;
+		for (unsigned d = 0; d < digits; d++)
+			num[k++] = (char)('0' + (seed >> (d * 3 % 60)) % 10);
+		if (frac) {
+			num[k++] = '.';
+			for (unsigned d = 1; d < frac; d++)
+				num[k++] = (char)('0' + (seed >> (d * 5)) % 10);
+		}
+		if ((seed & 31) == 0)
+			k += sprintf(num + k, "e%d", (int)(seed >> 8) % 7 - 3);
+		num[k] = '\0';
+		ts_both_ways(num);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json_lex");
@@ -134,6 +220,8 @@ int main(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, skip_values);
 	tcase_add_test(tc, integers);
+	tcase_add_test(tc, digit_words);
+	tcase_add_test(tc, time_paths);
 	suite_add_tcase(s, tc);
 	return gt_run_suite(s);
 }
