@@ -114,19 +114,10 @@ static const char gather_source[] =
 	"	uint4 s = src[i];\n"
 	"	uint4 a = src[s.z];\n"
 	"	dst[i] = (uint4)(s.x + a.x, s.y + a.y, a.z, s.w + a.w);\n"
-	"}\n"
-	"__kernel void gather_ro(uint n, __global const uint4 *restrict src, __global uint4 *restrict dst)\n"
-	"{\n"
-	"	uint i = get_global_id(0);\n"
-	"	if (i >= n)\n"
-	"		return;\n"
-	"	uint4 s = src[i];\n"
-	"	uint4 a = src[s.z];\n"
-	"	dst[i] = (uint4)(s.x + a.x, s.y + a.y, a.z, s.w + a.w);\n"
 	"}\n";
 
 /* GB/s of a gather kernel over links[] (48 bytes per row), median of 3. */
-static double gather_bandwidth(gt_cl *cl, const char *kernel, const uint32_t *links, uint32_t n, gt_error *err)
+static double gather_bandwidth(gt_cl *cl, const uint32_t *links, uint32_t n, gt_error *err)
 {
 	cl_int rc;
 	const char *src = gather_source;
@@ -147,7 +138,7 @@ static double gather_bandwidth(gt_cl *cl, const char *kernel, const uint32_t *li
 		rec[4 * i + 2] = links[i] < n ? links[i] : i;
 		rec[4 * i + 3] = 1;
 	}
-	k = clCreateKernel(prog, kernel, &rc);
+	k = clCreateKernel(prog, "gather", &rc);
 	if (gt_cl_check(cl, rc, "clCreateKernel", err) < 0)
 		goto out;
 	a = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * 16, rec, &rc);
@@ -300,13 +291,12 @@ int main(int argc, char **argv)
 			/* the same memory pattern without the pass's logic: over the
 			 * forest's parent links, and over uniformly random links */
 			uint32_t *uniform = malloc((size_t)n * sizeof *uniform);
-			double g_parent = -1, g_uniform = -1, g_ro = -1;
+			double g_parent = -1, g_uniform = -1;
 			if (uniform && rc == 0) {
 				for (uint32_t i = 0; i < n; i++)
 					uniform[i] = (uint32_t)(rnd() % n);
-				g_parent = gather_bandwidth(cl, "gather", parent, n, &err);
-				g_uniform = g_parent < 0 ? -1 : gather_bandwidth(cl, "gather", uniform, n, &err);
-				g_ro = g_parent < 0 ? -1 : gather_bandwidth(cl, "gather_ro", parent, n, &err);
+				g_parent = gather_bandwidth(cl, parent, n, &err);
+				g_uniform = g_parent < 0 ? -1 : gather_bandwidth(cl, uniform, n, &err);
 			}
 			free(uniform);
 			char each[33 * 16] = "", *e = each;
@@ -323,10 +313,10 @@ int main(int argc, char **argv)
 			       "\"active_passes\":%u,\"launches\":%u,\"bytes_moved\":%" PRIu64 ",\"effective_gbps\":%.1f,"
 			       "\"copy_gbps\":%.1f,\"fraction_of_copy\":%.3f,\"pass_ms\":%.3f,\"pass_gbps\":%.1f,"
 			       "\"pass_fraction_of_copy\":%.3f,\"pass_ms_each\":[%s],\"gather_parent_gbps\":%.1f,"
-			       "\"gather_uniform_gbps\":%.1f,\"gather_parent_restrict_gbps\":%.1f,\"max_hop_count\":%u}\n",
+			       "\"gather_uniform_gbps\":%.1f,\"max_hop_count\":%u}\n",
 			       shape, n, gt_cl_device_name(cl), runs, opt.items_per_unit ? opt.items_per_unit : 2048,
 			       w * 1e3, k * 1e3, n / k, st.passes, st.active_passes, st.launches, st.bytes_moved, g,
-			       copy, g / copy, (double)st.pass_ns * 1e-6, pg, pg / copy, each, g_parent, g_uniform, g_ro, sum.max_hop_count);
+			       copy, g / copy, (double)st.pass_ns * 1e-6, pg, pg / copy, each, g_parent, g_uniform, sum.max_hop_count);
 			fflush(stdout);
 			gt_cl_close(cl);
 		}

@@ -59,18 +59,11 @@ __kernel void cp_init(uint base, uint n, __global const uint *parent, __global c
 #define GROUP_SHIFT 20
 
 /* Row i's record after a pass, from its record s and, when s jumps, the
- * record a it gathered. A row that is newly resolved also marks its source
- * record DONE: concurrent readers of src[i] see it with or without DONE,
- * and both read as the same TERMINAL record. */
-static uint4 next_record(uint i, uint4 s, uint4 a, __global uint4 *src)
+ * record a it gathered. */
+static uint4 next_record(uint4 s, uint4 a)
 {
-	if (s.w & DONE)
-		return s;
-	if (s.w & TERMINAL) {
-		s.w |= DONE;
-		((__global uint *)&src[i])[3] = s.w;
-		return s;
-	}
+	if (s.w & (DONE | TERMINAL))
+		return s.w & TERMINAL ? (uint4)(s.xyz, s.w | DONE) : s;
 	long as = sum_of(a), ss = sum_of(s);
 	ulong t = (ulong)ss + (ulong)as;
 	long sum = (ss < 0 || as < 0 || t > (ulong)LONG_MAX) ? -1 : (long)t;
@@ -130,10 +123,21 @@ __kernel void cp_jump(uint base, uint end, uint pass, __global uint4 *src, __glo
 		note_busy(i, pass, busy, blocks, any, group_busy, groups);
 		uint4 ai = (si.w & (DONE | TERMINAL)) ? si : src[si.z];
 		uint4 aj = (sj.w & (DONE | TERMINAL)) ? sj : src[sj.z];
+		uint4 ni = next_record(si, ai), nj = next_record(sj, aj);
 		if (has_i)
-			dst[i] = next_record(i, si, ai, src);
+			dst[i] = ni;
 		if (has_j)
-			dst[j] = next_record(j, sj, aj, src);
+			dst[j] = nj;
+		/* A newly resolved row marks its source record DONE too. The pair
+		 * is stored whole, a jumping row's record unchanged: concurrent
+		 * readers see the same bytes, or a TERMINAL record with or without
+		 * DONE, which read the same. */
+		if ((si.w ^ ni.w) & DONE || (sj.w ^ nj.w) & DONE) {
+			if (has_i)
+				src[i] = (si.w & TERMINAL) ? ni : si;
+			if (has_j)
+				src[j] = (sj.w & TERMINAL) ? nj : sj;
+		}
 	}
 }
 

@@ -184,9 +184,9 @@ static int row_work(const uint32_t *hop_count, uint64_t i, uint32_t n, uint32_t 
 /* The bytes the passes moved, from the final hop counts and the busy words.
  * In each pass its block is live in, a pair of rows reads its two records
  * (32 bytes); unless both are DONE it writes them back (32 bytes), gathers
- * a record per jumping row (16 bytes) and marks the source of a newly DONE
- * row (4 bytes). *live_passes gets the number of passes any block was live
- * in. */
+ * a record per jumping row (16 bytes) and, when a row becomes DONE, stores
+ * the pair's source records too (32 bytes). *live_passes gets the number of
+ * passes any block was live in. */
 static uint64_t pass_bytes(const uint32_t *hop_count, uint32_t n, const uint32_t *busy, uint32_t blocks,
 			   uint32_t passes, uint32_t *live_passes)
 {
@@ -204,7 +204,7 @@ static uint64_t pass_bytes(const uint32_t *hop_count, uint32_t n, const uint32_t
 				int a = row_work(hop_count, i, n, k), b = row_work(hop_count, i + 1, n, k);
 				bytes += 32;
 				if (a || b)
-					bytes += 32 + 16 * ((a == 2) + (b == 2)) + 4 * ((a == 1) + (b == 1));
+					bytes += 32 + 16 * ((a == 2) + (b == 2)) + 32 * (a == 1 || b == 1);
 			}
 		}
 	}

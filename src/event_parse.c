@@ -208,16 +208,9 @@ static inline __attribute__((always_inline)) int next_member(jl_lexer *lx, const
 		}
 	}
 	*first = false;
-	if (*p != '"')
-		return jl_error(lx, p, "expected a string key in object");
-	int rc = jl_string(lx, &p, key);
+	int rc = jl_key(lx, &p, key);
 	if (rc)
 		return rc;
-	p = jl_skip_ws(p, lx->end);
-	NEED(p);
-	if (*p != ':')
-		return jl_error(lx, p, "expected ':' after key");
-	p = jl_skip_ws(p + 1, lx->end);
 	NEED(p);
 	*pp = p;
 	return JL_OK;

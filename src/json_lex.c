@@ -321,16 +321,9 @@ value:
 	*pp = p;
 	return JL_OK;
 key:
-	if (*p != '"')
-		return jl_error(lx, p, "expected a string key in object");
-	rc = jl_string(lx, &p, NULL);
+	rc = jl_key(lx, &p, NULL);
 	if (rc)
 		return rc;
-	p = jl_skip_ws(p, lx->end);
-	NEED(p);
-	if (*p != ':')
-		return jl_error(lx, p, "expected ':' after key");
-	p = jl_skip_ws(p + 1, lx->end);
 	goto value;
 }
 

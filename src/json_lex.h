@@ -121,6 +121,25 @@ static inline int jl_string(jl_lexer *lx, const char **pp, jl_slice *out)
 }
 /* Skips one value of any type at *pp (after whitespace), validating it. */
 int jl_skip_value(jl_lexer *lx, const char **pp, int depth);
+/* Reads an object member's key at *pp (its opening quote) and the ':' after
+ * it; on JL_OK *pp is at the value, past any whitespace. */
+static inline int jl_key(jl_lexer *lx, const char **pp, jl_slice *key)
+{
+	const char *p = *pp;
+	if (*p != '"')
+		return jl_error(lx, p, "expected a string key in object");
+	int rc = jl_string(lx, &p, key);
+	if (rc)
+		return rc;
+	p = jl_skip_ws(p, lx->end);
+	if (p >= lx->end)
+		return lx->final ? jl_error(lx, p, "unexpected end of input") : JL_NEED_MORE;
+	if (*p != ':')
+		return jl_error(lx, p, "expected ':' after key");
+	*pp = jl_skip_ws(p + 1, lx->end);
+	return JL_OK;
+}
+
 /* Scans a JSON number at *pp; on JL_OK out is its text. */
 int jl_number_scan(jl_lexer *lx, const char **pp, jl_slice *out);
 

@@ -26,10 +26,10 @@ static int cmp_track_order(const void *x, const void *y)
 	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
 }
 
-/* Below this many flow points, binding them on other threads costs more
- * than it saves. */
+/* Below this many spans (or flow points), finishing them on other threads
+ * costs more than it saves. */
 #define PARALLEL_MIN 65536
-#define MAX_BIND_THREADS 16
+#define MAX_FINISH_THREADS 16
 
 /* Per-track span lists in (start, -dur, id) order: order[first[t]..first[t+1]).
  * starts[k] is the start of span order[k], so that searches by time read one
@@ -47,7 +47,8 @@ static void track_index_free(track_index *ti)
 	free(ti->starts);
 }
 
-static int build_track_index(const gt_model *m, track_index *ti)
+/* Groups span ids by track, in id order: order[first[t]..first[t+1]). */
+static int group_by_track(const gt_model *m, track_index *ti)
 {
 	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
 	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->track_count + 1, sizeof *ti->first);
@@ -65,54 +66,100 @@ static int build_track_index(const gt_model *m, track_index *ti)
 	for (uint32_t i = 0; i < m->span_count; i++)
 		ti->order[fill[m->spans[i].track]++] = i;
 	free(fill);
-	sort_spans = m->spans;
-	for (uint32_t t = 0; t < m->track_count; t++) {
-		uint32_t *o = ti->order + ti->first[t];
-		uint32_t n = ti->first[t + 1] - ti->first[t];
-		bool sorted = true;
-		for (uint32_t i = 1; i < n && sorted; i++)
-			sorted = before(m->spans, o[i - 1], o[i]);
-		if (!sorted && n)
-			qsort(o, n, sizeof *o, cmp_track_order);
-	}
-	for (uint32_t k = 0; k < m->span_count; k++)
-		ti->starts[k] = m->spans[ti->order[k]].ts_ns;
 	return 0;
 }
 
-/* Nesting parents and depths by a stack sweep over each track's order. */
-static int compute_nesting(gt_model *m, const track_index *ti)
+/* Puts track t's spans in (start, -dur, id) order, fills their starts, and
+ * sets nesting parents and depths by a stack sweep. Tracks are independent,
+ * so ranges of them run on separate threads. */
+static int order_and_nest(gt_model *m, track_index *ti, uint32_t t, u32vec *stack, uint64_t *improper)
 {
-	u32vec stack = {0};
-	for (uint32_t t = 0; t < m->track_count; t++) {
-		uint32_t max_depth = 0;
-		stack.n = 0;
-		for (uint32_t k = ti->first[t]; k < ti->first[t + 1]; k++) {
-			uint32_t id = ti->order[k];
-			gt_span *s = &m->spans[id];
-			int64_t end = s->ts_ns + s->dur_ns;
-			while (stack.n) {
-				const gt_span *p = &m->spans[stack.v[stack.n - 1]];
-				int64_t pend = p->ts_ns + p->dur_ns;
-				if (end <= pend)
-					break; /* p contains s (p starts no later, by the order) */
-				if (pend > s->ts_ns)
-					m->stats.warnings[GT_WARN_IMPROPER_NESTING]++;
-				stack.n--;
-			}
-			s->parent = stack.n ? stack.v[stack.n - 1] : GT_NONE;
-			s->depth = stack.n;
-			if (stack.n > max_depth)
-				max_depth = stack.n;
-			if (gt_u32vec_push(&stack, id) < 0) {
-				free(stack.v);
-				return -1;
-			}
+	uint32_t *o = ti->order + ti->first[t];
+	uint32_t n = ti->first[t + 1] - ti->first[t];
+	bool sorted = true;
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = before(m->spans, o[i - 1], o[i]);
+	if (!sorted)
+		qsort(o, n, sizeof *o, cmp_track_order);
+	uint32_t max_depth = 0;
+	stack->n = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t id = o[k];
+		gt_span *s = &m->spans[id];
+		ti->starts[ti->first[t] + k] = s->ts_ns;
+		int64_t end = s->ts_ns + s->dur_ns;
+		while (stack->n) {
+			const gt_span *p = &m->spans[stack->v[stack->n - 1]];
+			int64_t pend = p->ts_ns + p->dur_ns;
+			if (end <= pend)
+				break; /* p contains s (p starts no later, by the order) */
+			if (pend > s->ts_ns)
+				(*improper)++;
+			stack->n--;
 		}
-		m->tracks[t].lane_count = ti->first[t + 1] > ti->first[t] ? max_depth + 1 : 0;
+		s->parent = stack->n ? stack->v[stack->n - 1] : GT_NONE;
+		s->depth = stack->n;
+		if (stack->n > max_depth)
+			max_depth = stack->n;
+		if (gt_u32vec_push(stack, id) < 0)
+			return -1;
 	}
-	free(stack.v);
+	m->tracks[t].lane_count = n ? max_depth + 1 : 0;
 	return 0;
+}
+
+typedef struct track_job {
+	gt_model *m;
+	track_index *ti;
+	uint32_t begin, end; /* tracks */
+	uint64_t improper;
+	int rc;
+} track_job;
+
+static void *track_range(void *arg)
+{
+	track_job *j = arg;
+	u32vec stack = {0};
+	j->rc = 0;
+	for (uint32_t t = j->begin; t < j->end && j->rc == 0; t++)
+		j->rc = order_and_nest(j->m, j->ti, t, &stack, &j->improper);
+	free(stack.v);
+	return NULL;
+}
+
+/* The track index and the nesting forest, on up to `threads` threads, each
+ * taking a run of tracks holding about an equal share of the spans. */
+static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
+{
+	if (group_by_track(m, ti) < 0)
+		return -1;
+	sort_spans = m->spans;
+	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	track_job jobs[MAX_FINISH_THREADS];
+	pthread_t tids[MAX_FINISH_THREADS];
+	bool started[MAX_FINISH_THREADS] = {0};
+	uint32_t t = 0;
+	for (unsigned j = 0; j < k; j++) {
+		uint64_t share = (uint64_t)m->span_count * (j + 1) / k;
+		uint32_t begin = t;
+		while (t < m->track_count && (j + 1 == k || ti->first[t] < share))
+			t++;
+		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
+		if (j > 0)
+			started[j] = pthread_create(&tids[j], NULL, track_range, &jobs[j]) == 0;
+	}
+	int rc = 0;
+	for (unsigned j = 0; j < k; j++) {
+		if (started[j])
+			pthread_join(tids[j], NULL);
+		else
+			track_range(&jobs[j]);
+		rc |= jobs[j].rc;
+		m->stats.warnings[GT_WARN_IMPROPER_NESTING] += jobs[j].improper;
+	}
+	return rc;
 }
 
 /* The span a flow point binds to: the innermost span of the track enclosing
@@ -166,11 +213,11 @@ static void *bind_range(void *arg)
 static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *span_of)
 {
 	unsigned k = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN ? b->finish_threads : 1;
-	if (k > MAX_BIND_THREADS)
-		k = MAX_BIND_THREADS;
-	bind_job jobs[MAX_BIND_THREADS];
-	pthread_t tids[MAX_BIND_THREADS];
-	bool started[MAX_BIND_THREADS] = {0};
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	bind_job jobs[MAX_FINISH_THREADS];
+	pthread_t tids[MAX_FINISH_THREADS];
+	bool started[MAX_FINISH_THREADS] = {0};
 	for (unsigned t = 0; t < k; t++) {
 		jobs[t] = (bind_job){b->m, ti, b->points, span_of, (uint32_t)((uint64_t)b->npoints * t / k),
 				     (uint32_t)((uint64_t)b->npoints * (t + 1) / k), -1};
@@ -465,7 +512,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		       pthread_create(&sorter, NULL, sort_points, b) == 0;
 	if (!sorting)
 		sort_points(b);
-	int rc = build_track_index(m, &ti) < 0 || compute_nesting(m, &ti) < 0 ? -1 : 0;
+	int rc = build_track_index(m, &ti, b->finish_threads);
 	if (sorting)
 		pthread_join(sorter, NULL);
 	if (rc < 0 || bind_flows(b, &ti) < 0 || assign_lanes(m) < 0) {
