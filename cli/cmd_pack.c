@@ -23,7 +23,14 @@ static const struct gt_opt pack_opts[] = {
 	GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
-static void print_summary(const char *path, const gt_model *m, const gt_tindex *ix, long long rebuilt)
+/* What --update did: rebuilt partitions, and whether it resumed the parse. */
+struct update_report {
+	uint32_t rebuilt;
+	bool resumed;
+	uint64_t parsed_bytes;
+};
+
+static void print_summary(const char *path, const gt_model *m, const gt_tindex *ix, const struct update_report *u)
 {
 	gt_jsonw w;
 	gt_jsonw_init(&w, stdout, false);
@@ -45,9 +52,13 @@ static void print_summary(const char *path, const gt_model *m, const gt_tindex *
 	gt_jsonw_u64(&w, gt_tindex_bytes(ix));
 	gt_jsonw_key(&w, "index_bytes_per_span");
 	gt_jsonw_f64(&w, m->span_count ? (double)gt_tindex_bytes(ix) / m->span_count : 0.0);
-	if (rebuilt >= 0) {
+	if (u) {
 		gt_jsonw_key(&w, "rebuilt_partitions");
-		gt_jsonw_u64(&w, (uint64_t)rebuilt);
+		gt_jsonw_u64(&w, u->rebuilt);
+		gt_jsonw_key(&w, "resumed");
+		gt_jsonw_bool(&w, u->resumed);
+		gt_jsonw_key(&w, "parsed_bytes");
+		gt_jsonw_u64(&w, u->parsed_bytes);
 	}
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
@@ -64,7 +75,42 @@ static int set_param(const struct gt_command *cmd, const char *name, const char 
 	return 0;
 }
 
-/* --update: the trace must only have grown since the index was packed. */
+/* The resume state's tail check: the bytes between the stable prefix and
+ * the resume point (the last event's closing braces) are the packed ones. */
+static int seal_resume(const char *trace, const gt_gtx_source *src, gt_resume *rs, gt_error *err)
+{
+	rs->tail_crc = 0;
+	if (!rs->resumable || rs->offset <= src->prefix_len)
+		return 0;
+	return gt_gtx_range_crc(trace, src->prefix_len, rs->offset, &rs->tail_crc, err);
+}
+
+/* Why the stored parse cannot continue over trace (NULL: it can). */
+static const char *cannot_resume(const gt_gtx *old, const gt_resume *rs, const char *trace,
+				 const gt_gtx_source *src, gt_error *err, bool *failed)
+{
+	*failed = false;
+	if (!rs->resumable)
+		return old->version < 2 ? "the index file predates resumable updates"
+					: "the index holds no resume state (compressed trace)";
+	if (rs->offset > src->len)
+		return "the trace is shorter than the index's last event";
+	if (rs->offset > old->source.prefix_len) {
+		uint32_t crc;
+		if (gt_gtx_range_crc(trace, old->source.prefix_len, rs->offset, &crc, err) < 0) {
+			*failed = true;
+			return NULL;
+		}
+		if (crc != rs->tail_crc)
+			return "the trace's last packed event changed";
+	}
+	return NULL;
+}
+
+/* --update: the trace must only have grown since the index was packed.
+ * The parse resumes after the last packed event where it can (a plain
+ * trace grown inside its event array); otherwise the whole trace is read
+ * again. Either way the file equals a full pack. */
 static int update(struct gt_common *c, bool parents_given, const char *index, const char *trace)
 {
 	gt_gtx old;
@@ -73,39 +119,68 @@ static int update(struct gt_common *c, bool parents_given, const char *index, co
 		return gt_report(&err);
 	gt_gtx_source src;
 	uint32_t crc;
-	if (gt_gtx_fingerprint(trace, &src, &err) < 0 ||
-	    gt_gtx_prefix_crc(trace, old.source.prefix_len, &crc, &err) < 0) {
+	if (gt_gtx_fingerprint_at(trace, old.source.prefix_len, &crc, &src, &err) < 0) {
 		gt_gtx_close(&old);
 		return gt_report(&err);
 	}
 	if (crc != old.source.prefix_crc) {
-		gt_gtx_close(&old);
 		fprintf(stderr, "gputrace: '%s' changed within its first %llu bytes since '%s' was packed; "
 				"pack it again without --update\n",
 			trace, (unsigned long long)old.source.prefix_len, index);
+		gt_gtx_close(&old);
 		return GT_EINPUT;
 	}
 	/* the parent forest the index was packed with, unless --parents says */
 	if (!parents_given)
 		c->parent_mode = old.parent_mode;
+	gt_resume rs;
 	gt_model m;
-	int rc = gt_cli_load(c, trace, &m);
+	struct update_report u = {0};
+	bool failed;
+	if (gt_gtx_resume(&old, &rs, &err) < 0) {
+		gt_gtx_close(&old);
+		return gt_report(&err);
+	}
+	const char *why = cannot_resume(&old, &rs, trace, &src, &err, &failed);
+	int rc = failed ? gt_report(&err) : 0;
+	if (!rc && !why) {
+		uint64_t from = rs.offset;
+		rc = gt_gtx_model(&old, &m, &err) < 0 ? gt_report(&err) : gt_cli_resume(c, trace, &m, &rs, &why);
+		if (rc == -1) {
+			gt_model_free(&m);
+			rc = 0;
+		} else if (rc == 0) {
+			u.resumed = true;
+			u.parsed_bytes = m.stats.bytes - from;
+		}
+	}
+	if (!rc && !u.resumed) {
+		gt_notice(c, "reading all of '%s' again: %s", trace, why);
+		gt_resume_free(&rs);
+		rc = gt_cli_load_resumable(c, trace, &m, &rs);
+		u.parsed_bytes = m.stats.bytes;
+	}
 	if (rc) {
+		gt_resume_free(&rs);
 		gt_gtx_close(&old);
 		return rc;
 	}
-	gt_tindex ix;
-	uint32_t rebuilt = 0;
-	if (gt_tindex_update(&ix, &old.ix, &m, &rebuilt, &err) < 0 || gt_gtx_write(index, &m, &ix, &src, &err) < 0) {
+	gt_tindex ix = {0};
+	if (seal_resume(trace, &src, &rs, &err) < 0 || gt_tindex_update(&ix, &old.ix, &m, &u.rebuilt, &err) < 0 ||
+	    gt_gtx_write_resume(index, &m, &ix, &src, &rs, &err) < 0) {
+		gt_tindex_free(&ix);
 		gt_gtx_close(&old);
 		gt_model_free(&m);
+		gt_resume_free(&rs);
 		return gt_report(&err);
 	}
 	gt_gtx_close(&old);
-	print_summary(index, &m, &ix, rebuilt);
-	gt_notice(c, "rebuilt %u of %u partitions", rebuilt, ix.partition_count);
+	print_summary(index, &m, &ix, &u);
+	gt_notice(c, "rebuilt %u of %u partitions; parsed %llu bytes%s", u.rebuilt, ix.partition_count,
+		  (unsigned long long)u.parsed_bytes, u.resumed ? " (resumed after the last packed event)" : "");
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
+	gt_resume_free(&rs);
 	return 0;
 }
 
@@ -161,22 +236,26 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 	if (gt_gtx_fingerprint(st.operands[0], &src, &err) < 0)
 		return gt_report(&err);
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	gt_resume rs;
+	int rc = gt_cli_load_resumable(&c, st.operands[0], &m, &rs);
 	if (rc)
 		return rc;
 	gt_tindex ix;
-	if (gt_tindex_build(&ix, &m, &p, &err) < 0) {
+	if (seal_resume(st.operands[0], &src, &rs, &err) < 0 || gt_tindex_build(&ix, &m, &p, &err) < 0) {
 		gt_model_free(&m);
+		gt_resume_free(&rs);
 		return gt_report(&err);
 	}
-	if (gt_gtx_write(c.output, &m, &ix, &src, &err) < 0) {
+	if (gt_gtx_write_resume(c.output, &m, &ix, &src, &rs, &err) < 0) {
 		gt_tindex_free(&ix);
 		gt_model_free(&m);
+		gt_resume_free(&rs);
 		return gt_report(&err);
 	}
-	print_summary(c.output, &m, &ix, -1);
+	print_summary(c.output, &m, &ix, NULL);
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
+	gt_resume_free(&rs);
 	return 0;
 }
 

@@ -7,7 +7,10 @@
 
 #include "progress.h"
 
-int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
+/* One load with the shared options and a progress bar: a full parse (rs
+ * NULL or not), or a resumed one (resume set). */
+static int load(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs, bool resume,
+		const char **why)
 {
 	/* refuse a binary format on a terminal before a long ingest, not after */
 	if (gt_out_format_is_binary(c->format) && !c->output && isatty(STDOUT_FILENO)) {
@@ -24,9 +27,26 @@ int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
 	opt.progress = gt_progress_update;
 	opt.progress_ctx = &bar;
 	gt_error err = {0};
-	int rc = gt_model_load(m, path, &opt, &err);
+	int rc = resume ? gt_model_resume(m, path, &opt, rs, why, &err)
+		: rs ? gt_model_load_resumable(m, path, &opt, rs, &err)
+		     : gt_model_load(m, path, &opt, &err);
 	gt_progress_end(&bar);
 	if (rc < 0)
 		return gt_report(&err);
-	return 0;
+	return rc == 1 ? -1 : 0;
+}
+
+int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m)
+{
+	return load(c, path, m, NULL, false, NULL);
+}
+
+int gt_cli_load_resumable(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs)
+{
+	return load(c, path, m, rs, false, NULL);
+}
+
+int gt_cli_resume(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs, const char **why)
+{
+	return load(c, path, m, rs, true, why);
 }

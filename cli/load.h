@@ -5,9 +5,17 @@
 
 #include "cli.h"
 #include "model.h"
+#include "resume.h"
 
 /* Loads path into m; on failure prints the error and returns the exit
  * status (nonzero). */
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m);
+/* The same, also keeping the resume state (src/resume.h) in rs. */
+int gt_cli_load_resumable(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs);
+/* Resumes the parse rs was taken from over m (the model stored with it):
+ * 0 when done (m and rs are the grown trace's), -1 when the trace cannot
+ * be resumed (*why says so; m and rs untouched), else the exit status of
+ * an error (printed; m freed). */
+int gt_cli_resume(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs, const char **why);
 
 #endif

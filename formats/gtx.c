@@ -24,6 +24,9 @@ const char *gtx_section_name(uint32_t id)
 		[GTX_GROUPS] = "groups",     [GTX_METADATA] = "metadata",          [GTX_SOURCE_NAME] = "source name",
 		[GTX_STATS] = "ingest stats", [GTX_BATCHES] = "batches",            [GTX_ORDER] = "span order",
 		[GTX_LEVELS] = "levels",     [GTX_NODES] = "hierarchy nodes",      [GTX_DIRTY] = "dirty words",
+		[GTX_RESUME] = "resume state", [GTX_RESUME_POINTS] = "resume flow points",
+		[GTX_RESUME_BINDS] = "resume flow binds", [GTX_RESUME_TRACKS] = "resume async keys",
+		[GTX_RESUME_POINT_KINDS] = "resume flow point kinds",
 	};
 	return id < GTX_SECTION_MAX && names[id] ? names[id] : "unknown";
 }
@@ -57,7 +60,16 @@ static const uint32_t record_sizes[GTX_SECTION_MAX] = {
 	[GTX_STATS] = 8,          [GTX_BATCHES] = sizeof(gt_tnode),
 	[GTX_ORDER] = 4,          [GTX_LEVELS] = sizeof(gt_tlevel),
 	[GTX_NODES] = sizeof(gt_tnode), [GTX_DIRTY] = 4,
+	[GTX_RESUME] = 8,         [GTX_RESUME_POINTS] = sizeof(gt_resume_point),
+	[GTX_RESUME_BINDS] = sizeof(gt_resume_bind), [GTX_RESUME_TRACKS] = sizeof(gt_resume_track),
+	[GTX_RESUME_POINT_KINDS] = sizeof(gt_resume_point_kind),
 };
+
+/* Sections a version 1 file does not have. */
+static bool since_v2(uint32_t id)
+{
+	return id >= GTX_RESUME && id <= GTX_RESUME_POINT_KINDS;
+}
 
 static const gt_gtx_section *sec(const gt_gtx *g, uint32_t id)
 {
@@ -91,8 +103,9 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 	if (gtx_get32(h + 12) != GTX_ENDIAN)
 		return bad(path, err, "unknown endianness marker");
 	g->version = gtx_get32(h + 8);
-	if (g->version != GTX_VERSION) {
-		snprintf(msg, sizeof msg, "version %u, this gputrace reads version %u", g->version, GTX_VERSION);
+	if (g->version != GTX_VERSION && g->version != GTX_VERSION_NO_RESUME) {
+		snprintf(msg, sizeof msg, "version %u, this gputrace reads versions %u and %u", g->version,
+			 GTX_VERSION_NO_RESUME, GTX_VERSION);
 		return bad(path, err, msg);
 	}
 	if (gtx_crc32(h, 124) != gtx_get32(h + 124))
@@ -117,7 +130,8 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 				      gtx_get64(e + 24), gtx_get32(e + 32), NULL};
 		s->name = gtx_section_name(s->id);
 		uint64_t want;
-		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s) {
+		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s ||
+		    (g->version == GTX_VERSION_NO_RESUME && since_v2(s->id))) {
 			snprintf(msg, sizeof msg, "unknown or repeated section %u", s->id);
 			return bad(path, err, msg);
 		}
@@ -133,7 +147,7 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 		}
 	}
 	for (uint32_t id = 1; id < GTX_SECTION_MAX; id++)
-		if (record_sizes[id] && !sec(g, id)) {
+		if (record_sizes[id] && !sec(g, id) && !(g->version == GTX_VERSION_NO_RESUME && since_v2(id))) {
 			snprintf(msg, sizeof msg, "section '%s' is missing", gtx_section_name(id));
 			return bad(path, err, msg);
 		}
@@ -169,6 +183,16 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 	    v[GI_PARTITION_BATCHES] > UINT32_MAX || v[GI_FANOUT] > UINT32_MAX || v[GI_LANE_BAND] > UINT32_MAX ||
 	    v[GI_EPOCH_SPANS] > UINT32_MAX || v[GI_HAS_METADATA] > 1 || v[GI_SOURCE_PREFIX_CRC] > UINT32_MAX)
 		return bad(path, err, "info values out of range");
+	if (g->version != GTX_VERSION_NO_RESUME) {
+		const uint64_t *r = sec_count(g, GTX_RESUME) == RI_COUNT ? sec_data(g, GTX_RESUME) : NULL;
+		if (!r || r[RI_RESUMABLE] > 1 || r[RI_POINTS] != sec_count(g, GTX_RESUME_POINTS) ||
+		    r[RI_BINDS] != sec_count(g, GTX_RESUME_BINDS) || r[RI_TRACKS] != sec_count(g, GTX_RESUME_TRACKS) ||
+		    r[RI_POINT_KINDS] != sec_count(g, GTX_RESUME_POINT_KINDS) ||
+		    r[RI_POINTS] > UINT32_MAX || r[RI_BINDS] > UINT32_MAX || r[RI_POINT_KINDS] > UINT32_MAX ||
+		    (r[RI_RESUMABLE] ? r[RI_TRACKS] != v[GI_TRACKS]
+				     : r[RI_POINTS] || r[RI_BINDS] || r[RI_TRACKS] || r[RI_POINT_KINDS] || r[RI_OFFSET]))
+			return bad(path, err, "the resume state does not match its sections or the model");
+	}
 	gt_tindex *ix = &g->ix;
 	memset(ix, 0, sizeof *ix);
 	ix->borrowed = true;
@@ -410,6 +434,62 @@ fail:
 	return -1;
 }
 
+int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
+{
+	memset(rs, 0, sizeof *rs);
+	if (g->version == GTX_VERSION_NO_RESUME)
+		return 0;
+	const uint64_t *r = sec_data(g, GTX_RESUME), *v = sec_data(g, GTX_INFO);
+	if (!r[RI_RESUMABLE])
+		return 0;
+	const char *why = NULL;
+	uint64_t nstr = v[GI_STRINGS], meta = sec(g, GTX_METADATA)->size;
+	if (r[RI_AFTER_EVENT] > 1 || r[RI_ANY_TS] > 1 || r[RI_TAIL_CRC] > UINT32_MAX ||
+	    r[RI_METADATA_LEN] > (v[GI_HAS_METADATA] ? meta : 0) || (r[RI_METADATA_LEN] && r[RI_METADATA_LEN] < 2))
+		why = "resume values out of range";
+	const char *names = (const char *)(r + RI_LONG_PHASE);
+	for (int i = 0; i < 8 && !why; i++)
+		if (!memchr(names + 24 * i, 0, 24))
+			why = "a resume phase name is not terminated";
+	const gt_resume_point_kind *kinds = sec_data(g, GTX_RESUME_POINT_KINDS);
+	for (uint64_t i = 0; i < r[RI_POINT_KINDS] && !why; i++)
+		if (kinds[i].cat >= nstr || kinds[i].name >= nstr || kinds[i].id_kind > 2 ||
+		    !memchr("stf", kinds[i].ph ? kinds[i].ph : 'x', 3) || kinds[i].enclosing > 1)
+			why = "a resume flow point kind refers past its tables";
+	const gt_resume_point *pts = sec_data(g, GTX_RESUME_POINTS);
+	for (uint64_t i = 0; i < r[RI_POINTS] && !why; i++)
+		if (pts[i].track >= v[GI_TRACKS] || pts[i].kind >= r[RI_POINT_KINDS])
+			why = "a resume flow point refers past its tables";
+	const gt_resume_bind *bs = sec_data(g, GTX_RESUME_BINDS);
+	for (uint64_t i = 0; i < r[RI_BINDS] && !why; i++)
+		if (bs[i].span >= v[GI_SPANS] || bs[i].id_kind < 1 || bs[i].id_kind > 2 || bs[i].out > 1)
+			why = "a resume flow bind refers past its tables";
+	const gt_resume_track *ts = sec_data(g, GTX_RESUME_TRACKS);
+	for (uint64_t i = 0; i < r[RI_TRACKS] && !why; i++)
+		if (ts[i].scope >= (nstr ? nstr : 1) || ts[i].id_kind > 2)
+			why = "a resume async key refers past its tables";
+	if (why)
+		return bad(g->path, err, why);
+	rs->points = dup_section(g, GTX_RESUME_POINTS);
+	rs->kinds = dup_section(g, GTX_RESUME_POINT_KINDS);
+	rs->binds = dup_section(g, GTX_RESUME_BINDS);
+	rs->tracks = dup_section(g, GTX_RESUME_TRACKS);
+	if (!rs->points || !rs->kinds || !rs->binds || !rs->tracks) {
+		gt_resume_free(rs);
+		return gt_fail(err, GT_EINPUT, "out of memory loading '%s'", g->path);
+	}
+	rs->resumable = true;
+	rs->offset = r[RI_OFFSET], rs->after_event = r[RI_AFTER_EVENT] != 0;
+	rs->metadata_len = r[RI_METADATA_LEN], rs->max_end_ns = (int64_t)r[RI_MAX_END_NS];
+	rs->any_ts = r[RI_ANY_TS] != 0, rs->tail_crc = (uint32_t)r[RI_TAIL_CRC];
+	rs->point_count = (uint32_t)r[RI_POINTS], rs->bind_count = (uint32_t)r[RI_BINDS];
+	rs->track_count = (uint32_t)r[RI_TRACKS], rs->kind_count = (uint32_t)r[RI_POINT_KINDS];
+	memcpy(rs->warnings, r + RI_WARNINGS, sizeof rs->warnings);
+	memcpy(rs->long_phase_count, r + RI_LONG_PHASE_COUNT, sizeof rs->long_phase_count);
+	memcpy(rs->long_phase, names, sizeof rs->long_phase);
+	return 0;
+}
+
 int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
 {
 	gt_gtx g;
@@ -421,7 +501,10 @@ int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
 	return rc;
 }
 
-static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *crc, gt_error *err)
+/* CRC-32 of the first `limit` bytes, and on the way of the first `at`
+ * bytes (when at <= limit): one pass for both. */
+static int crc_file2(const char *path, uint64_t limit, uint64_t at, uint64_t *len, uint32_t *crc, uint32_t *crc_at,
+		     gt_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -430,10 +513,18 @@ static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *c
 	uLong c = crc32(0L, Z_NULL, 0);
 	uint64_t done = 0;
 	size_t n;
+	if (at == 0)
+		*crc_at = (uint32_t)c;
 	while (done < limit && (n = fread(buf, 1, sizeof buf, f)) > 0) {
 		if (n > limit - done)
 			n = (size_t)(limit - done);
-		c = crc32(c, buf, (uInt)n);
+		if (done < at && at <= done + n) {
+			uLong part = crc32(c, buf, (uInt)(at - done));
+			*crc_at = (uint32_t)part;
+			c = crc32(part, buf + (at - done), (uInt)(done + n - at));
+		} else {
+			c = crc32(c, buf, (uInt)n);
+		}
 		done += n;
 	}
 	int rc = ferror(f) ? gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno)) : 0;
@@ -441,6 +532,38 @@ static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *c
 	*len = done;
 	*crc = (uint32_t)c;
 	return rc;
+}
+
+int gt_gtx_range_crc(const char *path, uint64_t from, uint64_t to, uint32_t *crc, gt_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	unsigned char buf[1 << 12];
+	uLong c = crc32(0L, Z_NULL, 0);
+	uint64_t at = from;
+	int rc = fseeko(f, (off_t)from, SEEK_SET) == 0 ? 0 : -1;
+	while (rc == 0 && at < to) {
+		size_t want = to - at < sizeof buf ? (size_t)(to - at) : sizeof buf;
+		size_t n = fread(buf, 1, want, f);
+		if (n == 0)
+			break;
+		c = crc32(c, buf, (uInt)n);
+		at += n;
+	}
+	if (rc < 0 || ferror(f))
+		rc = gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+	else if (at < to)
+		rc = gt_fail(err, GT_EINPUT, "'%s' is shorter (%llu bytes) than expected", path, (unsigned long long)at);
+	fclose(f);
+	*crc = (uint32_t)c;
+	return rc;
+}
+
+static int crc_file(const char *path, uint64_t limit, uint64_t *len, uint32_t *crc, gt_error *err)
+{
+	uint32_t unused;
+	return crc_file2(path, limit, UINT64_MAX, len, crc, &unused, err);
 }
 
 int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err)
@@ -455,6 +578,12 @@ int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err
 }
 
 int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err)
+{
+	uint32_t unused;
+	return gt_gtx_fingerprint_at(path, 0, &unused, src, err);
+}
+
+int gt_gtx_fingerprint_at(const char *path, uint64_t n, uint32_t *crc_n, gt_gtx_source *src, gt_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -473,5 +602,13 @@ int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err)
 	fclose(f);
 	src->len = len;
 	src->prefix_len = end;
-	return gt_gtx_prefix_crc(path, end, &src->prefix_crc, err);
+	uint64_t got = 0, limit = end > n ? end : n;
+	if (crc_file2(path, limit, n, &got, &src->prefix_crc, crc_n, err) < 0)
+		return -1;
+	if (got < limit)
+		return gt_fail(err, GT_EINPUT, "'%s' is shorter (%llu bytes) than the trace the index was packed from",
+			       path, (unsigned long long)got);
+	if (n > end) /* the CRC ran past the prefix: take the prefix's again */
+		return gt_gtx_prefix_crc(path, end, &src->prefix_crc, err);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "resume.h"
 #include "tindex.h"
 
 /* True when the first bytes of a file are a .gtx header. */
@@ -28,8 +29,13 @@ typedef struct gt_gtx_source {
 
 /* Fingerprints a trace file. */
 int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err);
+/* The same, with the CRC-32 of the first n bytes from the same read (an
+ * error when the file is shorter). */
+int gt_gtx_fingerprint_at(const char *path, uint64_t n, uint32_t *crc_n, gt_gtx_source *src, gt_error *err);
 /* CRC-32 of the first n bytes of a file (-1 with an error when shorter). */
 int gt_gtx_prefix_crc(const char *path, uint64_t n, uint32_t *crc, gt_error *err);
+/* CRC-32 of the bytes [from, to) of a file (-1 with an error when shorter). */
+int gt_gtx_range_crc(const char *path, uint64_t from, uint64_t to, uint32_t *crc, gt_error *err);
 
 /* One section's place in the file, for verify's report. */
 typedef struct gt_gtx_section {
@@ -60,9 +66,16 @@ int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err);
 /* Copies the span model out of an open index file. */
 int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err);
 void gt_gtx_close(gt_gtx *g);
+/* Copies the resume state out of an open index file (checked against its
+ * model); a version 1 file, or one packed from compressed input, gives
+ * rs->resumable false. */
+int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err);
 
 /* Writes model + index to path atomically (temporary file, then rename). */
 int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
 		 gt_error *err);
+/* The same with the resume state of the parse that made m (NULL: none). */
+int gt_gtx_write_resume(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
+			const gt_resume *rs, gt_error *err);
 
 #endif

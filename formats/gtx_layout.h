@@ -7,10 +7,12 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "resume.h"
 #include "tindex.h"
 
 #define GTX_MAGIC "GPUTRIDX"
-#define GTX_VERSION 1u
+#define GTX_VERSION 2u
+#define GTX_VERSION_NO_RESUME 1u /* still read: no resume sections */
 #define GTX_ENDIAN 0x01020304u
 #define GTX_HEADER_SIZE 128u
 #define GTX_ENTRY_SIZE 48u
@@ -35,6 +37,11 @@ enum gtx_section_id {
 	GTX_LEVELS,
 	GTX_NODES,
 	GTX_DIRTY,
+	GTX_RESUME,        /* version 2 on */
+	GTX_RESUME_POINTS,
+	GTX_RESUME_BINDS,
+	GTX_RESUME_TRACKS,
+	GTX_RESUME_POINT_KINDS,
 	GTX_SECTION_MAX
 };
 
@@ -46,6 +53,17 @@ enum gtx_info {
 	GI_BATCHES, GI_PARTITIONS, GI_LEVELS, GI_NODES,
 	GI_SOURCE_LEN, GI_SOURCE_PREFIX_LEN, GI_SOURCE_PREFIX_CRC,
 	GI_COUNT
+};
+
+/* The RESUME section: one little-endian u64 per field, in this order;
+ * long_phase is 8 names of 24 bytes (NUL-padded) in 24 words. */
+enum gtx_resume_info {
+	RI_RESUMABLE, RI_OFFSET, RI_AFTER_EVENT, RI_METADATA_LEN, RI_MAX_END_NS, RI_ANY_TS, RI_TAIL_CRC,
+	RI_POINTS, RI_BINDS, RI_TRACKS, RI_POINT_KINDS,
+	RI_WARNINGS,
+	RI_LONG_PHASE_COUNT = RI_WARNINGS + GT_WARN_COUNT,
+	RI_LONG_PHASE = RI_LONG_PHASE_COUNT + 8,
+	RI_COUNT = RI_LONG_PHASE + 24
 };
 
 /* Fixed record sizes. Spans, flows, series, batches, nodes and levels are
@@ -61,6 +79,11 @@ _Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span
 _Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");
 _Static_assert(sizeof(gt_counter_series) == 16, "gt_counter_series layout");
 _Static_assert(sizeof(gt_tnode) == 40 && offsetof(gt_tnode, partition) == 36, "gt_tnode layout");
+_Static_assert(sizeof(gt_resume_point) == 24 && offsetof(gt_resume_point, kind) == 20, "gt_resume_point layout");
+_Static_assert(sizeof(gt_resume_point_kind) == 16 && offsetof(gt_resume_point_kind, zero) == 11,
+	       "gt_resume_point_kind layout");
+_Static_assert(sizeof(gt_resume_bind) == 16 && offsetof(gt_resume_bind, zero) == 14, "gt_resume_bind layout");
+_Static_assert(sizeof(gt_resume_track) == 8 && offsetof(gt_resume_track, zero) == 5, "gt_resume_track layout");
 _Static_assert(sizeof(gt_tlevel) == 24 && offsetof(gt_tlevel, mean_extent_ns) == 16, "gt_tlevel layout");
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error ".gtx files are read and written by mapping little-endian records; port gtx.c for this host"

@@ -117,6 +117,23 @@ static uint64_t *encode_info(const gt_model *m, const gt_tindex *ix, const gt_gt
 	return v;
 }
 
+static uint64_t *encode_resume(const gt_resume *rs)
+{
+	uint64_t *v = gt_fault_hit("alloc") ? NULL : calloc(RI_COUNT, 8);
+	if (!v || !rs || !rs->resumable)
+		return v;
+	v[RI_RESUMABLE] = 1, v[RI_OFFSET] = rs->offset, v[RI_AFTER_EVENT] = rs->after_event;
+	v[RI_METADATA_LEN] = rs->metadata_len, v[RI_MAX_END_NS] = (uint64_t)rs->max_end_ns;
+	v[RI_ANY_TS] = rs->any_ts, v[RI_TAIL_CRC] = rs->tail_crc;
+	v[RI_POINTS] = rs->point_count, v[RI_BINDS] = rs->bind_count, v[RI_TRACKS] = rs->track_count;
+	v[RI_POINT_KINDS] = rs->kind_count;
+	memcpy(v + RI_WARNINGS, rs->warnings, sizeof rs->warnings);
+	memcpy(v + RI_LONG_PHASE_COUNT, rs->long_phase_count, sizeof rs->long_phase_count);
+	_Static_assert(sizeof rs->long_phase == 24 * 8, "long phase names fill 24 words");
+	memcpy(v + RI_LONG_PHASE, rs->long_phase, sizeof rs->long_phase);
+	return v;
+}
+
 static int write_all(FILE *f, const void *p, uint64_t n)
 {
 	return n == 0 || fwrite(p, 1, n, f) == n ? 0 : -1;
@@ -182,13 +199,20 @@ static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *
 int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
 		 gt_error *err)
 {
+	return gt_gtx_write_resume(path, m, ix, src, NULL, err);
+}
+
+int gt_gtx_write_resume(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
+			const gt_resume *rs, gt_error *err)
+{
 	struct wsec s[GT_GTX_MAX_SECTIONS];
 	uint32_t n = 0;
-	uint64_t *info = encode_info(m, ix, src), *stats = encode_stats(m);
+	uint64_t *info = encode_info(m, ix, src), *stats = encode_stats(m), *resume = encode_resume(rs);
+	bool keep = rs && rs->resumable;
 	unsigned char *tracks = encode_tracks(m), *procs = encode_processes(m), *samples = encode_samples(m),
 		      *groups = encode_groups(m);
 	int rc = -1;
-	if (!info || !stats || !tracks || !procs || !samples || !groups) {
+	if (!info || !stats || !resume || !tracks || !procs || !samples || !groups) {
 		gt_fail(err, GT_EINPUT, "out of memory writing '%s'", path);
 		goto done;
 	}
@@ -211,8 +235,16 @@ int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const
 	add(s, &n, GTX_LEVELS, sizeof(gt_tlevel), ix->level_count, ix->levels, NULL);
 	add(s, &n, GTX_NODES, sizeof(gt_tnode), ix->node_count, ix->nodes, NULL);
 	add(s, &n, GTX_DIRTY, 4, ix->partition_count, ix->dirty, NULL);
+	add(s, &n, GTX_RESUME, 8, RI_COUNT, resume, NULL);
+	add(s, &n, GTX_RESUME_POINTS, sizeof(gt_resume_point), keep ? rs->point_count : 0, keep ? rs->points : NULL,
+	    NULL);
+	add(s, &n, GTX_RESUME_BINDS, sizeof(gt_resume_bind), keep ? rs->bind_count : 0, keep ? rs->binds : NULL, NULL);
+	add(s, &n, GTX_RESUME_TRACKS, sizeof(gt_resume_track), keep ? rs->track_count : 0, keep ? rs->tracks : NULL,
+	    NULL);
+	add(s, &n, GTX_RESUME_POINT_KINDS, sizeof(gt_resume_point_kind), keep ? rs->kind_count : 0,
+	    keep ? rs->kinds : NULL, NULL);
 	rc = write_atomic(path, s, n, err);
 done:
-	free(info), free(stats), free(tracks), free(procs), free(samples), free(groups);
+	free(info), free(stats), free(resume), free(tracks), free(procs), free(samples), free(groups);
 	return rc;
 }

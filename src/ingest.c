@@ -18,6 +18,7 @@
 #include "input.h"
 #include "model_build.h"
 #include "raw_event.h"
+#include "resume.h"
 #include "fault.h"
 
 #ifndef GT_FUZZING
@@ -42,7 +43,7 @@ enum state {
 	S_OBJ_KEY,       /* expecting a key (or '}') in the top-level object */
 	S_OBJ_AFTER,     /* expecting ',' or '}' after a top-level value */
 	S_EVENTS,        /* expecting an event or ']' */
-	S_EVENTS_AFTER,  /* expecting ',' or ']' after an event */
+	S_EVENTS_AFTER,  /* expecting ',' or ']' after an event (a resumed parse starts here) */
 	S_SKIP_STRING,   /* inside a long top-level string value being skipped */
 	S_DONE,
 };
@@ -79,6 +80,11 @@ typedef struct ingest {
 	uint64_t total_bytes;
 	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
 	int meta_key;         /* 1: capture this top-level value as metadata */
+	/* resume state (resume.h), kept when rs is set */
+	gt_resume *rs;
+	uint64_t last_end;     /* stream offset after the last event, or after '[' */
+	bool last_after_event; /* last_end follows an event (not the '[') */
+	bool snapped;          /* rs holds the state at the end of an event array */
 } ingest;
 
 static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
@@ -273,6 +279,14 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
 	}
 	g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
 	g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
+	if (pc->n && pc->rc != JL_ERROR) {
+		/* only whitespace and one ',' lie between the last event and end_pos */
+		const char *e = pc->end_pos;
+		while (e > pc->begin && (jl_is_ws(e[-1]) || e[-1] == ','))
+			e--;
+		g->last_end = g->win_base + (uint64_t)(e - g->win);
+		g->last_after_event = true;
+	}
 	if (pc->end_pos != pc->begin)
 		g->after_comma = pc->after_comma;
 	else if (t > 0)
@@ -457,6 +471,26 @@ static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *k
 	return 0;
 }
 
+/* The resume state at the end of an event array: where the last event
+ * ended, and the counts that only bytes before it produced. */
+static void snapshot(ingest *g)
+{
+	gt_resume *rs = g->rs;
+	if (!rs)
+		return;
+	rs->offset = g->last_end;
+	rs->after_event = g->last_after_event;
+	memcpy(rs->warnings, g->m->stats.warnings, sizeof rs->warnings);
+	rs->metadata_len = g->m->metadata_json ? strlen(g->m->metadata_json) : 0;
+	g->snapped = true;
+}
+
+static void array_opened(ingest *g, const char *after)
+{
+	g->last_end = g->win_base + (uint64_t)(after - g->win);
+	g->last_after_event = false;
+}
+
 /* Runs the state machine over the window; returns 1 when more input is
  * needed (with *keep = bytes already consumed), 0 when done, -1 on error. */
 static int step(ingest *g, size_t *keep, gt_error *err)
@@ -519,6 +553,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				g->state = S_EVENTS;
 				g->saw_events = true;
 				g->after_comma = false;
+				array_opened(g, p + 1);
 			} else if (*p == '{') {
 				g->object_format = true;
 				g->m->stats.format = GT_FMT_OBJECT;
@@ -571,6 +606,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 					g->saw_events = true;
 					g->state = S_EVENTS;
 					g->after_comma = false;
+					array_opened(g, q + 1);
 					pos = (size_t)(q + 1 - g->win);
 					continue;
 				}
@@ -597,8 +633,16 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				pos = (size_t)(q - g->win);
 				continue;
 			}
+		case S_EVENTS_AFTER:
+			if (*p != ',' && *p != ']')
+				return fail_pos(g, err, p, "expected ',' or ']' after an event");
+			g->state = S_EVENTS;
+			g->after_comma = *p == ',';
+			pos += *p == ',';
+			continue;
 		case S_EVENTS:
 			if (*p == ']') {
+				snapshot(g);
 				if (g->after_comma)
 					g->m->stats.warnings[GT_WARN_TRAILING_COMMA]++;
 				g->state = g->object_format ? S_OBJ_AFTER : S_DONE;
@@ -635,59 +679,118 @@ static unsigned default_threads(void)
 	return (unsigned)n;
 }
 
-int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_error *err)
+static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+		 gt_error *err)
 {
-	ingest g;
-	memset(&g, 0, sizeof g);
-	g.in = in;
-	g.path = path;
-	g.m = m;
-	g.opt = opt;
-	g.threads = opt && opt->threads ? opt->threads : default_threads();
-	if (g.threads > MAX_THREADS)
-		g.threads = MAX_THREADS;
-	g.total_bytes = gt_input_file_size(in);
+	memset(g, 0, sizeof *g);
+	g->in = in;
+	g->path = path;
+	g->m = m;
+	g->opt = opt;
+	g->threads = opt && opt->threads ? opt->threads : default_threads();
+	if (g->threads > MAX_THREADS)
+		g->threads = MAX_THREADS;
+	g->total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
-	g.win_cap = WINDOW_MIN;
-	int rc = -1;
-	if (gt_input_map(in, &g.map, &g.map_size))
-		g.win = (char *)g.map;
+	g->win_cap = WINDOW_MIN;
+	if (gt_input_map(in, &g->map, &g->map_size))
+		g->win = (char *)g->map;
 	else
-		g.win = gt_fault_hit("alloc") ? NULL : malloc(g.win_cap + 8);
-	if (!g.win) {
-		gt_fail(err, GT_EINPUT, "out of memory");
-		goto out;
-	}
-	if (gt_builder_init(&g.builder, m, path, err) < 0)
-		goto out;
-	g.builder.finish_threads = g.threads;
+		g->win = gt_fault_hit("alloc") ? NULL : malloc(g->win_cap + 8);
+	if (!g->win)
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	return 0;
+}
+
+/* Reads to the end, then finishes the model (and keeps the resume state). */
+static int run(ingest *g, gt_error *err)
+{
+	gt_model *m = g->m;
 	size_t keep = 0;
 	for (;;) {
-		if (refill(&g, keep, err) < 0)
-			goto out;
+		if (refill(g, keep, err) < 0)
+			return -1;
 		keep = 0;
-		int r = step(&g, &keep, err);
+		int r = step(g, &keep, err);
 		if (r < 0)
-			goto out;
+			return -1;
 		if (r == 0)
 			break;
-		if (g.eof && keep == 0 && g.win_len == g.win_cap) {
-			/* window full of one unfinished value: refill grows it */
-		}
 	}
-	if (!g.saw_events) {
-		gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", path);
-		goto out;
+	if (!g->saw_events)
+		return gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", g->path);
+	m->stats.file_bytes = gt_input_file_bytes(g->in);
+	if (g->rs) {
+		gt_resume *rs = g->rs;
+		if (g->state == S_EVENTS || g->state == S_EVENTS_AFTER)
+			snapshot(g); /* the array was not closed */
+		rs->resumable = g->snapped && m->stats.compression == GT_COMP_NONE;
+		if (!rs->resumable)
+			gt_resume_free(rs);
+		else if (gt_builder_capture(&g->builder, rs) < 0)
+			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
 	}
-	m->stats.file_bytes = gt_input_file_bytes(in);
-	if (gt_builder_finish(&g.builder, opt ? opt->parent_mode : 0, err) < 0)
-		goto out;
-	rc = 0;
-out:
-	gt_builder_free(&g.builder);
+	return gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
+}
+
+static void teardown(ingest *g)
+{
+	gt_builder_free(&g->builder);
 	for (int t = 0; t < MAX_PIECES; t++)
-		free(g.pieces[t].evs);
-	if (!g.map)
-		free(g.win);
+		free(g->pieces[t].evs);
+	if (!g->map)
+		free(g->win);
+}
+
+static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+			     gt_resume *rs, gt_error *err)
+{
+	ingest g;
+	int rc = setup(&g, m, in, path, opt, err);
+	g.rs = rs;
+	if (rc == 0)
+		rc = gt_builder_init(&g.builder, m, path, err);
+	if (rc == 0) {
+		g.builder.finish_threads = g.threads;
+		rc = run(&g, err);
+	}
+	teardown(&g);
+	return rc;
+}
+
+int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_error *err)
+{
+	return ingest_from_start(m, in, path, opt, NULL, err);
+}
+
+int gt_ingest_capture(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_resume *rs,
+		      gt_error *err)
+{
+	return ingest_from_start(m, in, path, opt, rs, err);
+}
+
+int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_resume *rs,
+		     gt_error *err)
+{
+	ingest g;
+	int rc = setup(&g, m, in, path, opt, err);
+	if (rc == 0 && !g.map)
+		rc = gt_fail(err, GT_EINPUT, "%s: a resumed parse needs a mapped file", path);
+	if (rc == 0)
+		rc = gt_builder_restore(&g.builder, m, rs, path, err);
+	if (rc == 0) {
+		/* as the parse that took rs stood at rs->offset */
+		g.rs = rs;
+		g.win_base = rs->offset;
+		g.state = rs->after_event ? S_EVENTS_AFTER : S_EVENTS;
+		g.saw_events = true;
+		g.object_format = m->stats.format == GT_FMT_OBJECT;
+		g.events = m->stats.events;
+		g.last_end = rs->offset;
+		g.last_after_event = rs->after_event;
+		g.builder.finish_threads = g.threads;
+		rc = run(&g, err);
+	}
+	teardown(&g);
 	return rc;
 }

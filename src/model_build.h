@@ -67,6 +67,15 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err);
 int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err);
 void gt_builder_free(gt_builder *b);
 
+struct gt_resume;
+/* Copies what gt_builder_finish consumes or cannot give back (flow
+ * endpoints in file order, async key parts, scalars) into rs. */
+int gt_builder_capture(const gt_builder *b, struct gt_resume *rs);
+/* Sets b up over m, a finished model restored from an index file, as it was
+ * before gt_builder_finish: reopens its unclosed spans, rebuilds key maps
+ * and category groups, restores flow endpoints from rs. */
+int gt_builder_restore(gt_builder *b, gt_model *m, const struct gt_resume *rs, const char *path, gt_error *err);
+
 /* Exposed for model_finish.c */
 uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, const raw_event *ev);
 int gt_u32vec_push(u32vec *v, uint32_t x);

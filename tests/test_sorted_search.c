@@ -26,9 +26,13 @@ START_TEST(every_hint)
 			a[i] = v;
 		}
 		for (int64_t t = -7; t <= v + 2; t++)
-			for (uint32_t hint = 0; hint <= n + 2; hint++)
-				for (int pe = 0; pe < 2; pe++)
-					ck_assert_uint_eq(gt_search_from(a, n, t, pe, hint), scan(a, n, t, pe));
+			for (int pe = 0; pe < 2; pe++) {
+				uint32_t want = scan(a, n, t, pe);
+				for (uint32_t hint = 0; hint <= n + 2; hint++)
+					if (gt_search_from(a, n, t, pe, hint) != want)
+						ck_abort_msg("n %u, t %lld, past_equal %d, hint %u: %u, want %u", n,
+							     (long long)t, pe, hint, gt_search_from(a, n, t, pe, hint), want);
+			}
 	}
 }
 END_TEST
