@@ -310,7 +310,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			}
 			if (key_is(&k, "cat", 3)) {
 				rc = string_value(lx, &p, &ev->cat);
-				if (rc == JL_OK && !ev->cat.escaped)
+				if (rc == JL_OK && ev->cat.len && !ev->cat.escaped) /* null: no text */
 					ev->cat_hash = gt_strpool_hash(ev->cat.p, ev->cat.len);
 				goto done;
 			}
@@ -322,7 +322,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 		case 4:
 			if (key_is(&k, "name", 4)) {
 				rc = string_value(lx, &p, &ev->name);
-				if (rc == JL_OK && !ev->name.escaped)
+				if (rc == JL_OK && ev->name.len && !ev->name.escaped) /* null: no text */
 					ev->name_hash = gt_strpool_hash(ev->name.p, ev->name.len);
 				goto done;
 			}

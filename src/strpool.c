@@ -32,7 +32,8 @@ uint64_t gt_strpool_hash(const char *s, size_t len)
 		h ^= h >> 29;
 	}
 	uint64_t w = 0;
-	memcpy(&w, s + i, len - i);
+	if (i < len) /* s may be NULL when len is 0 */
+		memcpy(&w, s + i, len - i);
 	h = (h ^ w) * k;
 	h ^= h >> 32;
 	return h;
