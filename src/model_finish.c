@@ -108,6 +108,22 @@ static int order_and_nest(gt_model *m, track_index *ti, uint32_t t, u32vec *stac
 	return 0;
 }
 
+/* Runs fn over k jobs, an array of `size`-byte records: jobs 1..k-1 on
+ * threads of their own, job 0 (and any whose thread did not start) here. */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
+{
+	pthread_t tids[MAX_FINISH_THREADS];
+	bool started[MAX_FINISH_THREADS] = {0};
+	for (unsigned j = 1; j < k; j++)
+		started[j] = pthread_create(&tids[j], NULL, fn, (char *)jobs + j * size) == 0;
+	for (unsigned j = 0; j < k; j++) {
+		if (started[j])
+			pthread_join(tids[j], NULL);
+		else
+			fn((char *)jobs + j * size);
+	}
+}
+
 typedef struct track_job {
 	gt_model *m;
 	track_index *ti;
@@ -138,8 +154,6 @@ static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
 	if (k > MAX_FINISH_THREADS)
 		k = MAX_FINISH_THREADS;
 	track_job jobs[MAX_FINISH_THREADS];
-	pthread_t tids[MAX_FINISH_THREADS];
-	bool started[MAX_FINISH_THREADS] = {0};
 	uint32_t t = 0;
 	for (unsigned j = 0; j < k; j++) {
 		uint64_t share = (uint64_t)m->span_count * (j + 1) / k;
@@ -147,15 +161,10 @@ static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
 		while (t < m->track_count && (j + 1 == k || ti->first[t] < share))
 			t++;
 		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
-		if (j > 0)
-			started[j] = pthread_create(&tids[j], NULL, track_range, &jobs[j]) == 0;
 	}
+	run_jobs(track_range, jobs, sizeof *jobs, k);
 	int rc = 0;
 	for (unsigned j = 0; j < k; j++) {
-		if (started[j])
-			pthread_join(tids[j], NULL);
-		else
-			track_range(&jobs[j]);
 		rc |= jobs[j].rc;
 		m->stats.warnings[GT_WARN_IMPROPER_NESTING] += jobs[j].improper;
 	}
@@ -216,22 +225,13 @@ static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *spa
 	if (k > MAX_FINISH_THREADS)
 		k = MAX_FINISH_THREADS;
 	bind_job jobs[MAX_FINISH_THREADS];
-	pthread_t tids[MAX_FINISH_THREADS];
-	bool started[MAX_FINISH_THREADS] = {0};
-	for (unsigned t = 0; t < k; t++) {
+	for (unsigned t = 0; t < k; t++)
 		jobs[t] = (bind_job){b->m, ti, b->points, span_of, (uint32_t)((uint64_t)b->npoints * t / k),
 				     (uint32_t)((uint64_t)b->npoints * (t + 1) / k), -1};
-		if (t > 0)
-			started[t] = pthread_create(&tids[t], NULL, bind_range, &jobs[t]) == 0;
-	}
+	run_jobs(bind_range, jobs, sizeof *jobs, k);
 	int rc = 0;
-	for (unsigned t = 0; t < k; t++) {
-		if (started[t])
-			pthread_join(tids[t], NULL);
-		else
-			bind_range(&jobs[t]);
+	for (unsigned t = 0; t < k; t++)
 		rc |= jobs[t].rc;
-	}
 	return rc;
 }
 
