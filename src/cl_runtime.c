@@ -105,6 +105,7 @@ struct gt_cl {
 	char driver_version[256];
 	uint64_t max_alloc, global_mem;
 	size_t max_work_group;
+	unsigned compute_units;
 	struct {
 		const char *name;
 		cl_program program;
@@ -233,12 +234,12 @@ static int describe(const struct found_device *f, unsigned index, gt_cl_device_i
 	return 0;
 }
 
-int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err)
+/* Every device, found and described: what listing and opening share. */
+static int find_devices(struct found_device **devs_out, gt_cl_device_info **infos_out, size_t *count,
+			gt_error *err)
 {
 	struct found_device *devs;
 	size_t n;
-	*out = NULL;
-	*count = 0;
 	if (enumerate(&devs, &n, err) < 0)
 		return -1;
 	gt_cl_device_info *infos = gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, sizeof *infos);
@@ -253,9 +254,20 @@ int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err)
 			return -1;
 		}
 	}
-	free(devs);
-	*out = infos;
+	*devs_out = devs;
+	*infos_out = infos;
 	*count = n;
+	return 0;
+}
+
+int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err)
+{
+	struct found_device *devs;
+	*out = NULL;
+	*count = 0;
+	if (find_devices(&devs, out, count, err) < 0)
+		return -1;
+	free(devs);
 	return 0;
 }
 
@@ -350,20 +362,11 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 		return 0;
 	}
 	struct found_device *devs;
+	gt_cl_device_info *infos;
 	size_t n;
-	if (enumerate(&devs, &n, err) < 0)
+	if (find_devices(&devs, &infos, &n, err) < 0)
 		return -1;
-	gt_cl_device_info *infos = gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, sizeof *infos);
-	if (!infos) {
-		free(devs);
-		return gt_fail(err, GT_EDEVICE, "out of memory listing OpenCL devices");
-	}
-	long pick = -1;
-	for (size_t i = 0; i < n; i++)
-		if (describe(&devs[i], (unsigned)i, &infos[i], err) < 0)
-			pick = -2;
-	if (pick != -2)
-		pick = choose(spec, infos, n, err);
+	long pick = choose(spec, infos, n, err);
 	if (pick < 0) {
 		if (pick == -1 && chosen)
 			snprintf(chosen, chosen_len, "device: host (plain C; %s)",
@@ -388,6 +391,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 	cl->max_alloc = in->max_alloc;
 	cl->global_mem = in->global_mem;
 	cl->max_work_group = in->max_work_group;
+	cl->compute_units = in->compute_units;
 	if (chosen)
 		snprintf(chosen, chosen_len, "device %ld: %s (%s, %s)%s", pick, in->name, in->platform,
 			 in->type, is_auto ? ", chosen automatically" : "");
@@ -430,6 +434,7 @@ const char *gt_cl_device_name(const gt_cl *cl) { return cl->device_name; }
 uint64_t gt_cl_max_alloc(const gt_cl *cl) { return cl->max_alloc; }
 uint64_t gt_cl_global_mem(const gt_cl *cl) { return cl->global_mem; }
 size_t gt_cl_max_work_group(const gt_cl *cl) { return cl->max_work_group; }
+unsigned gt_cl_compute_units(const gt_cl *cl) { return cl->compute_units; }
 
 uint64_t gt_cl_event_ns(cl_event ev)
 {

@@ -55,6 +55,7 @@ const char *gt_cl_device_name(const gt_cl *cl);
 uint64_t gt_cl_max_alloc(const gt_cl *cl);   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
 uint64_t gt_cl_global_mem(const gt_cl *cl);  /* CL_DEVICE_GLOBAL_MEM_SIZE */
 size_t gt_cl_max_work_group(const gt_cl *cl);
+unsigned gt_cl_compute_units(const gt_cl *cl); /* CL_DEVICE_MAX_COMPUTE_UNITS */
 
 /* Returns the built program for kernels/<name>.cl (cached in memory and on
  * disk); the runtime owns it. */

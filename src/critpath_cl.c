@@ -149,10 +149,7 @@ static int choose_sizes(struct run *r, cl_kernel *k, const gt_cp_options *opt)
 	if (mr && mr < local)
 		local = (size_t)mr;
 	r->local = pow2_floor(local ? local : 1);
-	cl_uint units = 0;
-	cl_int rc = clGetDeviceInfo(gt_cl_device(r->cl), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
-	if (gt_cl_check(r->cl, rc, "clGetDeviceInfo", r->err) < 0)
-		return -1;
+	unsigned units = gt_cl_compute_units(r->cl);
 	/* 2048 work-items per compute unit fill a current GPU; a CPU device
 	 * just loops longer */
 	uint32_t per_unit = opt && opt->items_per_unit ? opt->items_per_unit : 2048;
