@@ -282,18 +282,12 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	if (gt_cl_check(cl, e, "clEnqueueWriteBuffer", err) < 0)
 		goto done;
 	cl_uint zero = 0;
-	e = clEnqueueFillBuffer(r.q, b[B_BUSY], &zero, sizeof zero, 0, sizes[B_BUSY], 0, NULL, NULL);
-	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
-		goto done;
-	e = clEnqueueFillBuffer(r.q, b[B_ANY], &zero, sizeof zero, 0, sizes[B_ANY], 0, NULL, NULL);
-	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
-		goto done;
-	e = clEnqueueFillBuffer(r.q, b[B_GROUP_BUSY], &zero, sizeof zero, 0, sizes[B_GROUP_BUSY], 0, NULL, NULL);
-	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
-		goto done;
-	e = clEnqueueFillBuffer(r.q, b[B_CURSOR], &zero, sizeof zero, 0, sizes[B_CURSOR], 0, NULL, NULL);
-	if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
-		goto done;
+	const int zeroed[] = {B_BUSY, B_ANY, B_GROUP_BUSY, B_CURSOR};
+	for (size_t i = 0; i < sizeof zeroed / sizeof *zeroed; i++) {
+		e = clEnqueueFillBuffer(r.q, b[zeroed[i]], &zero, sizeof zero, 0, sizes[zeroed[i]], 0, NULL, NULL);
+		if (gt_cl_check(cl, e, "clEnqueueFillBuffer", err) < 0)
+			goto done;
+	}
 
 	cl_uint un = n;
 	if (set_args(&r, k[K_INIT], "cp_init", 1, 4, ARG(un), ARG(b[B_PARENT]), ARG(b[B_DUR]), ARG(b[B_ST0])) < 0 ||
