@@ -26,7 +26,7 @@ CFLAGS += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS += -lOpenCL -lcjson -lzstd -lz -lm -pthread
 LDFLAGS += $(filter -fsanitize%,$(OPT))
 
-LIB_SRC = $(wildcard src/*.c formats/*.c)
+LIB_SRC = $(wildcard src/*/*.c formats/*.c)
 CLI_SRC = $(wildcard cli/*.c)
 KERNELS = $(wildcard kernels/*.cl)
 TEST_SRC = $(wildcard tests/test_*.c)
@@ -115,6 +115,11 @@ clean:
 
 help:
 	@sed -n 's/^## //p' Makefile
+
+# The build folder these variables choose (tests/sub_make.sh checks it).
+.PHONY: print-build
+print-build:
+	@echo $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -20,7 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "critpath.h"
+#include "analysis/analysis.h"
+#include "cl/cl.h"
 
 static double now_s(void)
 {

@@ -10,9 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "render.h"
-#include "synth_model.h"
-#include "tindex.h"
+#include "analysis/analysis.h"
+#include "model/model.h"
 
 static double now_ms(void)
 {

@@ -12,10 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cl_runtime.h"
-#include "synth_model.h"
-#include "tindex.h"
-#include "tindex_cl.h"
+#include "cl/cl.h"
+#include "model/model.h"
+#include "analysis/analysis.h"
 
 static double now_us(void)
 {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "gt_error.h"
+#include "base/base.h"
 
 /* One option of a command. id > 0 is returned by gt_opt_next. */
 struct gt_opt {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare.h"
-#include "critpath.h"
+#include "analysis/analysis.h"
+#include "cl/cl.h"
 #include "jsonw.h"
 #include "load.h"
 #include "outfile.h"

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "cl_runtime.h"
+#include "cl/cl.h"
 #include "cli.h"
 #include "jsonw.h"
 #include "outfile.h"

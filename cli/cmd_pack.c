@@ -7,7 +7,7 @@
 #include "gtx.h"
 #include "jsonw.h"
 #include "load.h"
-#include "tindex.h"
+#include "analysis/analysis.h"
 
 enum { OPT_UPDATE = OPT_COMMAND_BASE, OPT_BATCH_SPANS, OPT_PARTITION_BATCHES, OPT_FANOUT, OPT_LANE_BAND,
        OPT_EPOCH_SPANS };

@@ -15,8 +15,8 @@
 #include "outfile.h"
 #include "output.h"
 #include "table.h"
-#include "tindex.h"
-#include "tindex_cl.h"
+#include "analysis/analysis.h"
+#include "cl/cl.h"
 #include "viewport.h"
 
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_LEVEL, OPT_CAPACITY, OPT_EXPAND, OPT_VIEWPORTS };

@@ -7,13 +7,11 @@
 
 #include "cli.h"
 #include "index_open.h"
-#include "critpath.h"
+#include "analysis/analysis.h"
 #include "gtx.h"
 #include "load.h"
 #include "outfile.h"
-#include "render.h"
-#include "tindex.h"
-#include "tindex_cl.h"
+#include "cl/cl.h"
 #include "viewport.h"
 
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_WIDTH, OPT_CRITICAL_PATH, OPT_TITLE };

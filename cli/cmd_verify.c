@@ -9,8 +9,8 @@
 #include "gtx.h"
 #include "jsonw.h"
 #include "outfile.h"
-#include "tindex.h"
-#include "tindex_cl.h"
+#include "analysis/analysis.h"
+#include "cl/cl.h"
 
 static const struct gt_opt verify_opts[] = {
 	GT_OPT_DEVICE, GT_OPT_OUTPUT, GT_OPT_QUIET, GT_OPT_HELP, GT_OPT_END,

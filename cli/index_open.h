@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "gtx.h"
-#include "model.h"
-#include "tindex.h"
+#include "model/model.h"
+#include "analysis/analysis.h"
 
 struct gt_cli_index {
 	gt_model m;

@@ -4,8 +4,8 @@
 #define GT_CLI_LOAD_H
 
 #include "cli.h"
-#include "model.h"
-#include "resume.h"
+#include "model/model.h"
+#include "trace_load.h"
 
 /* Loads path into m; on failure prints the error and returns the exit
  * status (nonzero). */

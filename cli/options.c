@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "model.h"
+#include "model/model.h"
 #include "table.h"
 
 void gt_common_init(struct gt_common *c)

@@ -3,7 +3,7 @@
 #define GT_CLI_OUTPUT_H
 
 #include "cli.h"
-#include "model.h"
+#include "model/model.h"
 #include "table.h"
 
 /* Writes t to -o (or stdout) in the chosen format; returns the exit status

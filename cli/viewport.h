@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* "A:B" with optional ns/us/ms/s suffixes (default us; a start without a
  * unit takes the end's), e.g. "100:250ms", "1.5ms:2ms". Exact: a value

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
+#include "base/base.h"
 #include "flatbuf.h"
 #include "utf8.h"
 

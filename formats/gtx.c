@@ -13,7 +13,7 @@
 
 #include "gtx.h"
 #include "gtx_layout.h"
-#include "fault.h"
+#include "base/base.h"
 
 const char *gtx_section_name(uint32_t id)
 {
@@ -216,6 +216,19 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 	return 0;
 }
 
+/* The checks shared by both ways of opening: path is copied, map viewed. */
+static int open_checked(gt_gtx *g, const char *path, gt_error *err)
+{
+	g->path = gt_fault_hit("alloc") ? NULL : strdup(path);
+	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
+		if (!g->path)
+			gt_fail(err, GT_EINPUT, "out of memory");
+		gt_gtx_close(g);
+		return -1;
+	}
+	return 0;
+}
+
 int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
 {
 	memset(g, 0, sizeof *g);
@@ -237,19 +250,21 @@ int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
 		}
 	}
 	close(fd);
-	g->path = gt_fault_hit("alloc") ? NULL : strdup(path);
-	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
-		if (!g->path)
-			gt_fail(err, GT_EINPUT, "out of memory");
-		gt_gtx_close(g);
-		return -1;
-	}
-	return 0;
+	g->owns_map = true;
+	return open_checked(g, path, err);
+}
+
+int gt_gtx_open_mapped(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err)
+{
+	memset(g, 0, sizeof *g);
+	g->map = (void *)data;
+	g->map_len = len;
+	return open_checked(g, path, err);
 }
 
 void gt_gtx_close(gt_gtx *g)
 {
-	if (g->map)
+	if (g->map && g->owns_map)
 		munmap(g->map, g->map_len);
 	free(g->path);
 	memset(g, 0, sizeof *g);
@@ -488,17 +503,6 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	memcpy(rs->long_phase_count, r + RI_LONG_PHASE_COUNT, sizeof rs->long_phase_count);
 	memcpy(rs->long_phase, names, sizeof rs->long_phase);
 	return 0;
-}
-
-int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err)
-{
-	gt_gtx g;
-	memset(m, 0, sizeof *m);
-	if (gt_gtx_open(&g, path, err) < 0)
-		return -1;
-	int rc = gt_gtx_model(&g, m, err);
-	gt_gtx_close(&g);
-	return rc;
 }
 
 /* CRC-32 of the first `limit` bytes, and on the way of the first `at`

@@ -7,16 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model.h"
-#include "resume.h"
-#include "tindex.h"
+#include "analysis/analysis.h"
+#include "ingest/ingest.h"
+#include "model/model.h"
 
 /* True when the first bytes of a file are a .gtx header. */
 bool gt_gtx_is_index(const unsigned char *head, size_t n);
-
-/* Loads the span model stored in an index file (gt_model_load calls this
- * when the file is an index). */
-int gt_gtx_load_model(gt_model *m, const char *path, gt_error *err);
 
 /* The source trace an index was packed from: its byte length, and a CRC-32
  * of its stable prefix (the bytes before any trailing run of whitespace,
@@ -53,6 +49,7 @@ typedef struct gt_gtx_section {
 typedef struct gt_gtx {
 	void *map;
 	size_t map_len;
+	bool owns_map;       /* false: opened over a caller's mapping */
 	uint32_t version;
 	gt_gtx_section sections[GT_GTX_MAX_SECTIONS];
 	uint32_t section_count;
@@ -63,6 +60,9 @@ typedef struct gt_gtx {
 } gt_gtx;
 
 int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err);
+/* The same over bytes the caller has mapped and keeps until gt_gtx_close
+ * (the loader's, which has the file open already); path names it in errors. */
+int gt_gtx_open_mapped(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err);
 /* Copies the span model out of an open index file. */
 int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err);
 void gt_gtx_close(gt_gtx *g);

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "resume.h"
-#include "tindex.h"
+#include "model/model.h"
+#include "ingest/ingest.h"
+#include "analysis/analysis.h"
 
 #define GTX_MAGIC "GPUTRIDX"
 #define GTX_VERSION 2u

@@ -6,7 +6,7 @@
 #include "gtx.h"
 #include "gtx_layout.h"
 #include "outfile.h"
-#include "fault.h"
+#include "base/base.h"
 
 struct wsec {
 	uint32_t id, record_size;

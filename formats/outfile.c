@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fault.h"
+#include "base/base.h"
 #include "outfile.h"
 
 #ifdef GT_FAULT_INJECTION

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "gt_error.h"
+#include "base/base.h"
 
 typedef struct gt_outfile {
 	FILE *fp;

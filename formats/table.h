@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gt_error.h"
+#include "base/base.h"
 
 enum gt_col_type {
 	GT_COL_I64,     /* int64 */

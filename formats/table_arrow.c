@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
+#include "base/base.h"
 #include "flatbuf.h"
 #include "table.h"
 #include "table_cell.h"

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "gtx.h"
+#include "trace_load.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
 

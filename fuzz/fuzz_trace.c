@@ -17,7 +17,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "model.h"
+#include "model/model.h"
+#include "trace_load.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
 

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "gtx.h"
+#include "trace_load.h"
 
 const char *gt_program_version = "fuzz";
 extern const struct gt_command gt_cmd_query;

@@ -7,7 +7,7 @@ case "$bin" in
 build-san*) san=1 fbin=build-san-faults/gputrace ;;
 *) san=0 fbin=build-faults/gputrace ;;
 esac
-make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "FAIL: cannot build $fbin"; exit 1; }
+sh scripts/sub-make FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "FAIL: cannot build $fbin"; exit 1; }
 "$fbin" devices | grep -q '"index"' || { echo "skipped: no OpenCL device"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 t=testdata/demo/kineto_resnet50.json.gz

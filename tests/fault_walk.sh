@@ -14,7 +14,7 @@ build-san*) san=1 ;;
 *) san=0 ;;
 esac
 if [ $san = 1 ]; then fbin=build-san-faults/gputrace; else fbin=build-faults/gputrace; fi
-make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "FAIL: cannot build $fbin"; exit 1; }
+sh scripts/sub-make FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || { echo "FAIL: cannot build $fbin"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gzip -c testdata/ingest/async.json >"$tmp/async.json.gz"
 zstd -q -c testdata/ingest/begin_end.json >"$tmp/begin_end.json.zst"

@@ -59,9 +59,8 @@ fi
 # fault injection: a write fails halfway (part of a buffer written, then
 # ENOSPC) or an allocation fails; the target must be untouched
 echo "building the fault-injection variant (make FAULTS=1)"
-# always the plain build-faults variant: a parent make's flags (SANITIZE=1)
-# must not leak into it
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 ||
+# always the plain build-faults variant, whatever the caller set (scripts/sub-make)
+if ! sh scripts/sub-make -s FAULTS=1 tools >"$tmp/make.log" 2>&1 ||
 	[ ! -x build-faults/tools/table_demo ]; then
 	cat "$tmp/make.log"
 	bad "FAULTS=1 build"

@@ -24,7 +24,7 @@ py() { python3 -c "$@"; }
 # FAULTS build's "span-id" site fires the very check (same branch, same
 # message) at a chosen span, here the 1001st of 2000.
 if [ $san = 1 ]; then fbin=build-san-faults/gputrace; else fbin=build-faults/gputrace; fi
-make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || bad "cannot build $fbin"
+sh scripts/sub-make FAULTS=1 SANITIZE=$san "$fbin" >/dev/null || bad "cannot build $fbin"
 py 'import sys
 print("[" + ",".join("{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}" % (2*i) for i in range(2000)) + "]")' >"$tmp/2000.json"
 GPUTRACE_FAULT=span-id:1001 expect_error "span ids past 32 bits" "event 1000: more spans than a 32-bit span id holds" "$fbin" info "$tmp/2000.json"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
+#include "analysis/compare.h"
 #include "testutil.h"
 
 static gt_rat R(__int128 n, __int128 d)

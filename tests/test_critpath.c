@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "critpath.h"
+#include "cl/critpath_cl.h"
 #include "testutil.h"
 
 #define R GT_CP_ROOT

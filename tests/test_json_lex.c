@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_lex.h"
-#include "raw_event.h"
+#include "ingest/json_lex.h"
+#include "ingest/raw_event.h"
 #include "testutil.h"
 
 static int64_t us(const char *s)

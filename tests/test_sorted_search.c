@@ -2,7 +2,7 @@
  * of equal values (many spans start at the same time). */
 #include <stdint.h>
 
-#include "sorted_search.h"
+#include "base/sorted_search.h"
 #include "testutil.h"
 
 static uint32_t scan(const int64_t *a, uint32_t n, int64_t t, bool past_equal)

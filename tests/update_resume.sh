@@ -204,7 +204,7 @@ case "$bin" in
 build-san*) fbin=build-san-faults/gputrace san=1 ;;
 *) fbin=build-faults/gputrace san=0 ;;
 esac
-if make --no-print-directory FAULTS=1 SANITIZE=$san "$fbin" >/dev/null 2>&1; then
+if sh scripts/sub-make FAULTS=1 SANITIZE=$san "$fbin" >/dev/null 2>&1; then
 	cp "$c/close_123.old.json" "$tmp/trace.json"
 	"$bin" pack $params "$tmp/trace.json" -o "$tmp/w.gtx" >/dev/null
 	cp "$c/close_123.new.json" "$tmp/trace.json"

@@ -1,0 +1,30 @@
+/* The loader: the one place that decides whether a path is a trace or an
+ * index file. It opens the path once, looks at its first bytes, and hands
+ * the open input to the index reader (gtx.h) or to ingest (ingest/). It sits
+ * above both so that neither calls the other. */
+#ifndef GT_TRACE_LOAD_H
+#define GT_TRACE_LOAD_H
+
+#include "ingest/ingest.h"
+#include "model/model.h"
+
+/* Reads a trace (plain, gzip or zstd; path "-" is stdin) or a .gtx index file
+ * into *out. On failure, *out is empty and err says file, byte offset and
+ * event index. */
+int gt_model_load(gt_model *out, const char *path, const gt_load_options *opt, gt_error *err);
+
+/* gt_model_load that also returns the resume state of a JSON trace
+ * (rs->resumable is false for compressed input and index files). */
+int gt_model_load_resumable(gt_model *m, const char *path, const gt_load_options *opt, gt_resume *rs,
+			    gt_error *err);
+
+/* Continues a parse: m holds the model stored with rs (as gt_gtx_model
+ * gives it back) and path a trace whose first rs->offset bytes are those
+ * the state was taken from (the caller checks that). Parses the rest,
+ * finishes the model and replaces *rs with the new state. Returns 0, -1 on
+ * error (m freed), or 1 when the input cannot be resumed (compressed or not
+ * mappable; *why says so; m and rs untouched). */
+int gt_model_resume(gt_model *m, const char *path, const gt_load_options *opt, gt_resume *rs,
+		    const char **why, gt_error *err);
+
+#endif

@@ -1,0 +1,17 @@
+/* analysis/: the host references of every analysis, in plain C. They read
+ * the span model (or plain arrays) and fill caller-owned results; the
+ * OpenCL versions in cl/ must equal them byte for byte.
+ *   critpath.h  the exact duration-weighted path over a parent forest
+ *   tindex.h    batch summaries, the temporal hierarchy, viewport queries
+ *   compare.h   per-key and critical-path differences, --fail-if conditions
+ *   render.h    a standalone SVG of a viewport
+ * May use: model/, base/. Never ingest/, cl/ or formats/. */
+#ifndef GT_ANALYSIS_H
+#define GT_ANALYSIS_H
+
+#include "critpath.h"
+#include "tindex.h"
+#include "compare.h"
+#include "render.h"
+
+#endif

@@ -1,0 +1,100 @@
+/* The exact duration-weighted critical path over a parent forest.
+ *
+ * Input: n rows, each a parent (a row index, or GT_CP_ROOT for a root) and a
+ * duration in integer nanoseconds. A row is *locally valid* when its parent
+ * is GT_CP_ROOT or below n, and its duration is >= 0. A row is *valid* when
+ * every row of its chain (itself, its parent, ... up to a root) is locally
+ * valid, the chain ends at a root (no cycle), and the chain's inclusive sum
+ * of durations fits in int64 (no overflow).
+ *
+ * Outputs per row i:
+ *   valid row                  invalid row
+ *   path_duration  sum of the durations from i through its root   -1
+ *   slack          max_path_duration - path_duration (>= 0)       -1
+ *   critical_predecessor  parent[i] (GT_CP_ROOT for a root)       0xffffffff
+ *   root           the root index of i's chain                     0xffffffff
+ *   hop_count      parent edges from i to its root (root: 0)       0xffffffff
+ *   critical_mask  1 on the marked winning path, else 0            0
+ *
+ * Summary:
+ *   max_path_duration  the largest path_duration of a valid row (0 if none)
+ *   endpoint           the lowest index attaining it (0xffffffff if none)
+ *   max_hop_count      the largest hop_count of a valid row (0 if none)
+ *   path_rows          rows on the winning path: hop_count[endpoint] + 1
+ *   marked_rows        rows with critical_mask 1: min(path_rows, max_path_length)
+ *   flags              GT_CP_* bits below
+ * Flags are properties of the whole input, independent of evaluation order:
+ *   INVALID_PARENT   some row's parent is neither GT_CP_ROOT nor below n
+ *   INVALID_DURATION some row's duration is negative
+ *   CYCLE            some cycle consists of locally valid rows (a
+ *                    self-loop included; a cycle through a locally invalid
+ *                    row is reported as that row's flag instead)
+ *   OVERFLOW         some chain of locally valid rows ending at a root has a
+ *                    sum above 2^63-1 (rows whose chains are invalid for
+ *                    another reason do not raise it)
+ *   PATH_TRUNCATED   path_rows > max_path_length: the mask then covers the
+ *                    first max_path_length rows of the path from the root
+ * Rows leading into a cycle, or to a locally invalid row, are invalid too
+ * (they raise no flag of their own: the offending row does).
+ *
+ * The host reference (gt_critpath_host) is O(n) time, iterative, and is the
+ * contract: the OpenCL implementation (cl/critpath_cl.h) is bit-identical
+ * to it. */
+#ifndef GT_CRITPATH_H
+#define GT_CRITPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+
+#define GT_CP_ROOT 0xffffffffu    /* parent of a root */
+#define GT_CP_NONE 0xffffffffu    /* "no row" in outputs */
+#define GT_CP_MAX_ROWS 0xfffffffeu /* host limit on n */
+
+enum gt_cp_flag {
+	GT_CP_INVALID_PARENT = 1,
+	GT_CP_INVALID_DURATION = 2,
+	GT_CP_CYCLE = 4,
+	GT_CP_OVERFLOW = 8,
+	GT_CP_PATH_TRUNCATED = 16,
+};
+#define GT_CP_FLAG_COUNT 5
+/* "invalid_parent", ... for bit 1 << k. */
+extern const char *const gt_cp_flag_names[GT_CP_FLAG_COUNT];
+
+/* Caller-owned per-row outputs, n elements each. */
+typedef struct gt_cp_rows {
+	int64_t *path_duration;
+	int64_t *slack;
+	uint32_t *critical_predecessor;
+	uint32_t *root;
+	uint32_t *hop_count;
+	uint8_t *critical_mask;
+} gt_cp_rows;
+
+typedef struct gt_cp_summary {
+	int64_t max_path_duration;
+	uint32_t endpoint;
+	uint32_t max_hop_count;
+	uint32_t path_rows;
+	uint32_t marked_rows;
+	uint32_t flags;
+} gt_cp_summary;
+
+typedef struct gt_cp_options {
+	uint32_t max_path_length;   /* 0: unlimited */
+	uint64_t max_rows_per_pass; /* device launches: rows per launch, 0: no limit */
+	uint32_t items_per_unit;    /* pass launches: work-items per compute unit, 0: 2048 */
+} gt_cp_options;
+
+
+/* Allocates all six output arrays for n rows (rows zeroed on failure). */
+int gt_cp_rows_alloc(gt_cp_rows *rows, uint32_t n, gt_error *err);
+void gt_cp_rows_free(gt_cp_rows *rows);
+
+/* The plain C reference; opt may be NULL. */
+int gt_critpath_host(const uint32_t *parent, const int64_t *duration, uint32_t n,
+		     const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum, gt_error *err);
+
+#endif

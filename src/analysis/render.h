@@ -1,0 +1,67 @@
+/* Rendering a viewport of a trace as a standalone SVG timeline.
+ *
+ * The spans drawn are exactly those of the viewport's candidate batches
+ * (from the temporal index query) that meet the viewport: the same set as
+ * `gputrace query --expand`. Each of them is drawn once, in one of two ways:
+ *  - a box (<rect class="span" data-span-id=ID data-lane=L>) when its part
+ *    inside the window is at least one pixel wide ((e'-s') * width >= D,
+ *    where [s', e'] is the span clipped to the window [t0, t1] and
+ *    D = t1 - t0 + 1). One box per lane and pixel cell of its start: if
+ *    two wide spans start in the same cell of a lane (overlapping spans),
+ *    the longest keeps the box (ties: lowest id) and the other is counted
+ *    as density there;
+ *  - otherwise it is counted in the density cell of its lane and of the
+ *    pixel of its clipped start, cell(t) = floor((t - t0) * width / D).
+ *    Each non-empty cell is one <rect class="density" data-lane=L
+ *    data-cell=C data-density=COUNT data-span-id=REP>, whose opacity grows
+ *    with the count and whose representative REP (the longest of its spans,
+ *    ties: lowest id) is named in its <title> tooltip.
+ * So the output has at most lanes x width span and density elements (plus
+ * labels, axis ticks and the critical path), whatever the span count.
+ *
+ * Rows are the lanes of the lane window that hold a drawn span, in lane
+ * order, labelled with process and thread names. Boxes are coloured by
+ * renderer group from a fixed palette and named where the name fits.
+ * With a critical path, its spans meeting the viewport are outlined and
+ * joined root to endpoint by a polyline (class "cp-chain", with their ids
+ * in data-span-ids). */
+#ifndef GT_RENDER_H
+#define GT_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/base.h"
+#include "model/model.h"
+#include "tindex.h"
+
+typedef struct gt_render_opts {
+	gt_tquery q;        /* the viewport, absolute ns; lane1 may exceed lane_count */
+	uint32_t width;     /* plot width in pixels */
+	const char *title;  /* shown at the top; may be NULL */
+	/* critical path, root to endpoint; NULL for none */
+	const uint32_t *path;
+	uint32_t path_len;
+	/* Spans are classified by up to `threads` threads (0: one per core,
+	 * at most 16), each taking at least worker_spans spans (0: 1M); the
+	 * picture is the same whatever the split. */
+	uint32_t threads;
+	uint64_t worker_spans;
+} gt_render_opts;
+
+typedef struct gt_render_stats {
+	uint64_t spans;         /* spans meeting the viewport */
+	uint64_t boxes;
+	uint64_t density_cells;
+	uint64_t labels;        /* names drawn inside boxes */
+	uint32_t rows;
+	uint32_t path_spans;    /* critical-path spans meeting the viewport */
+} gt_render_stats;
+
+/* Writes the SVG for the candidate batches cand[0..ncand) of ix (in
+ * canonical order, as a query returned them). Write errors are the
+ * caller's to detect (ferror / commit). */
+int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand,
+		  const gt_render_opts *o, gt_render_stats *st, gt_error *err);
+
+#endif

@@ -1,0 +1,12 @@
+/* base/: what every room of the library uses and nothing else: the error
+ * struct the core fills instead of printing (gt_error.h), fault injection
+ * for tests (fault.h) and the galloping search over sorted runs
+ * (sorted_search.h). It includes nothing of the project's. */
+#ifndef GT_BASE_H
+#define GT_BASE_H
+
+#include "gt_error.h"
+#include "fault.h"
+#include "sorted_search.h"
+
+#endif

@@ -1,0 +1,83 @@
+/* Builds the span model from raw events, in file order. */
+#ifndef GT_MODEL_BUILD_H
+#define GT_MODEL_BUILD_H
+
+#include "keymap.h"
+#include "model/model.h"
+#include "raw_event.h"
+
+typedef struct u32vec {
+	uint32_t *v;
+	uint32_t n, cap;
+} u32vec;
+
+/* A flow v1 endpoint (s, t or f), bound to a span once all spans exist. */
+typedef struct flow_point {
+	gt_key key;         /* (cat, id) */
+	uint32_t track;
+	uint32_t seq;       /* order in the file, for stable sorting */
+	uint32_t name;
+	int64_t ts_ns;
+	char ph;            /* 's', 't' or 'f' */
+	uint8_t enclosing;  /* bind to the enclosing slice (else the next one) */
+} flow_point;
+
+/* A flow v2 endpoint: a span with bind_id and flow_in/flow_out. */
+typedef struct flow_bind {
+	gt_key key;
+	uint32_t span;
+	uint8_t out;
+} flow_bind;
+
+/* A recently used thread track with numeric pid and tid: events come in
+ * runs from a few threads, and this spares two key-map lookups. */
+typedef struct thread_memo {
+	int64_t pid, tid;
+	uint32_t track; /* GT_NONE: empty */
+} thread_memo;
+#define THREAD_MEMOS 4
+
+typedef struct gt_builder {
+	gt_model *m;
+	gt_keymap processes, threads, asyncs, series;
+	u32vec *open;  /* per track: stack of open span ids (B, b, S) */
+	uint32_t open_cap;
+	uint32_t spans_cap, tracks_cap, procs_cap, flows_cap, series_cap;
+	uint64_t samples_cap;
+	uint8_t *cat_group; /* string id -> group + 1 (0: none yet) */
+	uint32_t cat_group_cap;
+	flow_point *points;
+	uint32_t npoints, points_cap;
+	flow_bind *binds;
+	uint32_t nbinds, binds_cap;
+	char *scratch;
+	size_t scratch_cap;
+	int64_t max_end_ns;
+	bool any_ts;
+	const char *path;
+	thread_memo memo[THREAD_MEMOS];
+	unsigned memo_next; /* the entry to replace next */
+	unsigned finish_threads; /* finish may use this many threads (0: one) */
+} gt_builder;
+
+int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err);
+/* Adds one event; on error err names the file, offset and event index. */
+int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err);
+/* Closes what is open, binds flows, computes parents, lanes and groups. */
+int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err);
+void gt_builder_free(gt_builder *b);
+
+struct gt_resume;
+/* Copies what gt_builder_finish consumes or cannot give back (flow
+ * endpoints in file order, async key parts, scalars) into rs. */
+int gt_builder_capture(const gt_builder *b, struct gt_resume *rs);
+/* Sets b up over m, a finished model restored from an index file, as it was
+ * before gt_builder_finish: reopens its unclosed spans, rebuilds key maps
+ * and category groups, restores flow endpoints from rs. */
+int gt_builder_restore(gt_builder *b, gt_model *m, const struct gt_resume *rs, const char *path, gt_error *err);
+
+/* Exposed for model_finish.c */
+uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, const raw_event *ev);
+int gt_u32vec_push(u32vec *v, uint32_t x);
+
+#endif

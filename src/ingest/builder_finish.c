@@ -1,0 +1,540 @@
+/* The parts of the model that need every span: unclosed spans, the parent
+ * forest (nesting, then flows), flow binding, lanes and the time range. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "ingest.h"
+#include "base/base.h"
+
+/* Sort key order on a track: start ascending, longer first, earlier id. */
+static const gt_span *sort_spans;
+
+static int before(const gt_span *s, uint32_t a, uint32_t b)
+{
+	if (s[a].ts_ns != s[b].ts_ns)
+		return s[a].ts_ns < s[b].ts_ns;
+	if (s[a].dur_ns != s[b].dur_ns)
+		return s[a].dur_ns > s[b].dur_ns;
+	return a < b;
+}
+
+static int cmp_track_order(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
+}
+
+/* Below this many spans (or flow points), finishing them on other threads
+ * costs more than it saves. */
+#define PARALLEL_MIN 65536
+#define MAX_FINISH_THREADS 16
+
+/* Per-track span lists in (start, -dur, id) order: order[first[t]..first[t+1]).
+ * starts[k] is the start of span order[k], so that searches by time read one
+ * array instead of chasing span ids. */
+typedef struct track_index {
+	uint32_t *order;
+	uint32_t *first;
+	int64_t *starts;
+} track_index;
+
+static void track_index_free(track_index *ti)
+{
+	free(ti->order);
+	free(ti->first);
+	free(ti->starts);
+}
+
+/* Groups span ids by track, in id order: order[first[t]..first[t+1]). */
+static int group_by_track(const gt_model *m, track_index *ti)
+{
+	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
+	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->track_count + 1, sizeof *ti->first);
+	ti->starts = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->starts);
+	if (!ti->order || !ti->first || !ti->starts)
+		return -1;
+	for (uint32_t i = 0; i < m->span_count; i++)
+		ti->first[m->spans[i].track + 1]++;
+	for (uint32_t t = 0; t < m->track_count; t++)
+		ti->first[t + 1] += ti->first[t];
+	uint32_t *fill = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *fill);
+	if (!fill)
+		return -1;
+	memcpy(fill, ti->first, (size_t)m->track_count * sizeof *fill);
+	for (uint32_t i = 0; i < m->span_count; i++)
+		ti->order[fill[m->spans[i].track]++] = i;
+	free(fill);
+	return 0;
+}
+
+/* Puts track t's spans in (start, -dur, id) order, fills their starts, and
+ * sets nesting parents and depths by a stack sweep. Tracks are independent,
+ * so ranges of them run on separate threads. */
+static int order_and_nest(gt_model *m, track_index *ti, uint32_t t, u32vec *stack, uint64_t *improper)
+{
+	uint32_t *o = ti->order + ti->first[t];
+	uint32_t n = ti->first[t + 1] - ti->first[t];
+	bool sorted = true;
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = before(m->spans, o[i - 1], o[i]);
+	if (!sorted)
+		qsort(o, n, sizeof *o, cmp_track_order);
+	uint32_t max_depth = 0;
+	stack->n = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t id = o[k];
+		gt_span *s = &m->spans[id];
+		ti->starts[ti->first[t] + k] = s->ts_ns;
+		int64_t end = s->ts_ns + s->dur_ns;
+		while (stack->n) {
+			const gt_span *p = &m->spans[stack->v[stack->n - 1]];
+			int64_t pend = p->ts_ns + p->dur_ns;
+			if (end <= pend)
+				break; /* p contains s (p starts no later, by the order) */
+			if (pend > s->ts_ns)
+				(*improper)++;
+			stack->n--;
+		}
+		s->parent = stack->n ? stack->v[stack->n - 1] : GT_NONE;
+		s->depth = stack->n;
+		if (stack->n > max_depth)
+			max_depth = stack->n;
+		if (gt_u32vec_push(stack, id) < 0)
+			return -1;
+	}
+	m->tracks[t].lane_count = n ? max_depth + 1 : 0;
+	return 0;
+}
+
+/* Runs fn over k jobs, an array of `size`-byte records: jobs 1..k-1 on
+ * threads of their own, job 0 (and any whose thread did not start) here. */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
+{
+	pthread_t tids[MAX_FINISH_THREADS];
+	bool started[MAX_FINISH_THREADS] = {0};
+	for (unsigned j = 1; j < k; j++)
+		started[j] = pthread_create(&tids[j], NULL, fn, (char *)jobs + j * size) == 0;
+	for (unsigned j = 0; j < k; j++) {
+		if (started[j])
+			pthread_join(tids[j], NULL);
+		else
+			fn((char *)jobs + j * size);
+	}
+}
+
+typedef struct track_job {
+	gt_model *m;
+	track_index *ti;
+	uint32_t begin, end; /* tracks */
+	uint64_t improper;
+	int rc;
+} track_job;
+
+static void *track_range(void *arg)
+{
+	track_job *j = arg;
+	u32vec stack = {0};
+	j->rc = 0;
+	for (uint32_t t = j->begin; t < j->end && j->rc == 0; t++)
+		j->rc = order_and_nest(j->m, j->ti, t, &stack, &j->improper);
+	free(stack.v);
+	return NULL;
+}
+
+/* The track index and the nesting forest, on up to `threads` threads, each
+ * taking a run of tracks holding about an equal share of the spans. */
+static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
+{
+	if (group_by_track(m, ti) < 0)
+		return -1;
+	sort_spans = m->spans;
+	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	track_job jobs[MAX_FINISH_THREADS];
+	uint32_t t = 0;
+	for (unsigned j = 0; j < k; j++) {
+		uint64_t share = (uint64_t)m->span_count * (j + 1) / k;
+		uint32_t begin = t;
+		while (t < m->track_count && (j + 1 == k || ti->first[t] < share))
+			t++;
+		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
+	}
+	run_jobs(track_range, jobs, sizeof *jobs, k);
+	int rc = 0;
+	for (unsigned j = 0; j < k; j++) {
+		rc |= jobs[j].rc;
+		m->stats.warnings[GT_WARN_IMPROPER_NESTING] += jobs[j].improper;
+	}
+	return rc;
+}
+
+/* The span a flow point binds to: the innermost span of the track enclosing
+ * ts, or the first span starting at or after ts. hint holds, per track, where
+ * the previous search on it ended. */
+static uint32_t bind_point(const gt_model *m, const track_index *ti, const flow_point *pt, uint32_t *hint)
+{
+	uint32_t first = ti->first[pt->track];
+	uint32_t n = ti->first[pt->track + 1] - first;
+	const uint32_t *o = ti->order + first;
+	uint32_t k = gt_search_from(ti->starts + first, n, pt->ts_ns, pt->enclosing, hint[pt->track]);
+	hint[pt->track] = k;
+	if (!pt->enclosing)
+		return k < n ? o[k] : GT_NONE; /* the next slice */
+	if (k == 0)
+		return GT_NONE;
+	/* the last span starting at or before ts, or the innermost of its
+	 * ancestors that is still open at ts */
+	uint32_t id = o[k - 1];
+	while (id != GT_NONE) {
+		const gt_span *s = &m->spans[id];
+		if (s->ts_ns + s->dur_ns >= pt->ts_ns)
+			return id;
+		id = s->parent;
+	}
+	return GT_NONE;
+}
+
+typedef struct bind_job {
+	const gt_model *m;
+	const track_index *ti;
+	const flow_point *points;
+	uint32_t *span_of; /* per point: the span it binds to */
+	uint32_t begin, end;
+	int rc;
+} bind_job;
+
+static void *bind_range(void *arg)
+{
+	bind_job *j = arg;
+	uint32_t *hint = gt_fault_hit("alloc") ? NULL : calloc((size_t)j->m->track_count + 1, sizeof *hint);
+	j->rc = hint ? 0 : -1;
+	for (uint32_t i = j->begin; hint && i < j->end; i++)
+		j->span_of[i] = bind_point(j->m, j->ti, &j->points[i], hint);
+	free(hint);
+	return NULL;
+}
+
+/* Binds every flow point to its span, on up to `threads` threads: each
+ * point's search is independent of the others. */
+static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *span_of)
+{
+	unsigned k = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN ? b->finish_threads : 1;
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	bind_job jobs[MAX_FINISH_THREADS];
+	for (unsigned t = 0; t < k; t++)
+		jobs[t] = (bind_job){b->m, ti, b->points, span_of, (uint32_t)((uint64_t)b->npoints * t / k),
+				     (uint32_t)((uint64_t)b->npoints * (t + 1) / k), -1};
+	run_jobs(bind_range, jobs, sizeof *jobs, k);
+	int rc = 0;
+	for (unsigned t = 0; t < k; t++)
+		rc |= jobs[t].rc;
+	return rc;
+}
+
+static int cmp_bind(const void *x, const void *y)
+{
+	const flow_bind *a = x, *b = y;
+	int c = memcmp(&a->key, &b->key, sizeof a->key);
+	if (c)
+		return c;
+	return a->span < b->span ? -1 : a->span > b->span;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+	const flow_point *a = x, *b = y;
+	for (int i = 0; i < 4; i++)
+		if (a->key.w[i] != b->key.w[i])
+			return a->key.w[i] < b->key.w[i] ? -1 : 1;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uint32_t name, uint32_t cat,
+		     int64_t src_ts, int64_t dst_ts)
+{
+	gt_model *m = b->m;
+	if (m->flow_count == b->flows_cap) {
+		if (b->flows_cap >= UINT32_MAX / 2)
+			return -1; /* the doubled size would not fit 32 bits */
+		uint32_t c = b->flows_cap ? b->flows_cap * 2 : 64;
+		gt_flow *p = gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)c * sizeof *p);
+		if (!p)
+			return -1;
+		m->flows = p;
+		b->flows_cap = c;
+	}
+	gt_flow *f = &m->flows[m->flow_count++];
+	f->src = src;
+	f->dst = dst;
+	f->id = id;
+	f->name = name;
+	f->cat = cat;
+	f->src_ts_ns = src_ts;
+	f->dst_ts_ns = dst_ts;
+	return 0;
+}
+
+/* Flow v1 points in (cat, id, ts, file order) order. It needs no spans, so
+ * it runs beside the track index. */
+static void *sort_points(void *arg)
+{
+	gt_builder *b = arg;
+	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
+		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
+	return NULL;
+}
+
+/* Links the flows; the points are sorted (sort_points). */
+static int bind_flows(gt_builder *b, const track_index *ti)
+{
+	gt_model *m = b->m;
+	uint32_t *span_of = gt_fault_hit("alloc") ? NULL : malloc(((size_t)b->npoints + 1) * sizeof *span_of);
+	if (!span_of || bind_points(b, ti, span_of) < 0) {
+		free(span_of);
+		return -1;
+	}
+	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
+	 * it and 'f' ends it; each consecutive pair is one flow. */
+	const flow_point *prev = NULL;
+	uint32_t prev_span = GT_NONE;
+	for (uint32_t i = 0; i < b->npoints; i++) {
+		const flow_point *pt = &b->points[i];
+		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
+			prev = NULL;
+		uint32_t span = span_of[i];
+		if (pt->ph == 's') {
+			prev = pt; /* a repeated 's' restarts the chain */
+			prev_span = span;
+			continue;
+		}
+		if (!prev) {
+			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+			continue;
+		}
+		if (prev_span == GT_NONE || span == GT_NONE)
+			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+		if (push_flow(b, prev_span, span, pt->key.w[2], pt->name, (uint32_t)pt->key.w[1], prev->ts_ns,
+			      pt->ts_ns) < 0) {
+			free(span_of);
+			return -1;
+		}
+		prev = pt->ph == 'f' ? NULL : pt;
+		prev_span = span;
+	}
+	free(span_of);
+	/* v2: every flow_out span links to the flow_in spans of the same id that
+	 * follow it; group by key, in span order. */
+	if (b->nbinds)
+		qsort(b->binds, b->nbinds, sizeof *b->binds, cmp_bind);
+	for (uint32_t i = 0; i < b->nbinds;) {
+		uint32_t j = i;
+		while (j < b->nbinds && memcmp(&b->binds[j].key, &b->binds[i].key, sizeof(gt_key)) == 0)
+			j++;
+		uint32_t src = GT_NONE;
+		for (uint32_t k = i; k < j; k++) {
+			const flow_bind *fb = &b->binds[k];
+			if (!fb->out) {
+				if (src == GT_NONE) {
+					m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+					continue;
+				}
+				if (push_flow(b, src, fb->span, fb->key.w[1], 0, 0, m->spans[src].ts_ns,
+					      m->spans[fb->span].ts_ns) < 0)
+					return -1;
+			} else {
+				src = fb->span;
+			}
+		}
+		i = j;
+	}
+	return 0;
+}
+
+void gt_model_set_parent_mode(gt_model *m, int mode)
+{
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (m->spans[i].flags & GT_SPANF_FLOW_PARENT) {
+			m->spans[i].parent = GT_NONE;
+			m->spans[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
+		}
+	m->parent_mode = (uint8_t)mode;
+	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
+		return;
+	/* A root with exactly one incoming flow takes the flow's source as
+	 * parent: a GPU kernel hangs under the runtime call that launched it. */
+	uint32_t *incoming = gt_fault_hit("alloc") ? NULL : calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
+	uint32_t *source = gt_fault_hit("alloc") ? NULL : malloc((m->span_count ? m->span_count : 1) * sizeof *source);
+	if (!incoming || !source) {
+		free(incoming);
+		free(source);
+		/* nesting-only parents remain: say so, callers check parent_mode */
+		m->parent_mode = GT_PARENTS_NESTING;
+		return;
+	}
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *f = &m->flows[i];
+		if (f->src == GT_NONE || f->dst == GT_NONE || f->src == f->dst)
+			continue;
+		incoming[f->dst]++;
+		source[f->dst] = f->src;
+	}
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (m->spans[i].parent == GT_NONE && incoming[i] == 1) {
+			m->spans[i].parent = source[i];
+			m->spans[i].flags |= GT_SPANF_FLOW_PARENT;
+		}
+	free(incoming);
+	free(source);
+}
+
+static int cmp_id(const gt_model *m, const gt_id *a, const gt_id *b)
+{
+	if (a->is_str != b->is_str)
+		return a->is_str ? 1 : -1; /* numbers before strings */
+	if (!a->is_str)
+		return a->num < b->num ? -1 : a->num > b->num;
+	return strcmp(gt_model_str(m, a->str), gt_model_str(m, b->str));
+}
+
+static const gt_model *lane_model;
+
+static int cmp_process(const void *x, const void *y)
+{
+	const gt_process *a = &lane_model->processes[*(const uint32_t *)x];
+	const gt_process *b = &lane_model->processes[*(const uint32_t *)y];
+	/* processes with a sort index come in its order; the rest by pid */
+	int64_t sa = a->has_sort_index ? a->sort_index : 0, sb = b->has_sort_index ? b->sort_index : 0;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return cmp_id(lane_model, &a->pid, &b->pid);
+}
+
+static int cmp_track(const void *x, const void *y)
+{
+	uint32_t ia = *(const uint32_t *)x, ib = *(const uint32_t *)y;
+	const gt_track *a = &lane_model->tracks[ia], *b = &lane_model->tracks[ib];
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1; /* caller sorts within a process */
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1; /* threads, then async tracks */
+	if (a->kind == GT_TRACK_ASYNC)
+		return ia < ib ? -1 : ia > ib; /* async: first appearance */
+	int64_t sa = a->has_sort_index ? a->sort_index : 0, sb = b->has_sort_index ? b->sort_index : 0;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	int c = cmp_id(lane_model, &a->tid, &b->tid);
+	return c ? c : (ia < ib ? -1 : ia > ib);
+}
+
+static int assign_lanes(gt_model *m)
+{
+	uint32_t *procs = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *procs);
+	uint32_t *rank = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *rank);
+	uint32_t *tracks = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *tracks);
+	if (!procs || !rank || !tracks) {
+		free(procs);
+		free(rank);
+		free(tracks);
+		return -1;
+	}
+	lane_model = m;
+	for (uint32_t i = 0; i < m->process_count; i++)
+		procs[i] = i;
+	if (m->process_count)
+		qsort(procs, m->process_count, sizeof *procs, cmp_process);
+	for (uint32_t i = 0; i < m->process_count; i++)
+		rank[procs[i]] = i;
+	/* sort tracks by (process rank, kind, thread order) via process rank */
+	for (uint32_t i = 0; i < m->track_count; i++)
+		tracks[i] = i;
+	/* temporarily map process index to rank so cmp_track orders by rank */
+	uint32_t *saved = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *saved);
+	if (!saved) {
+		free(procs);
+		free(rank);
+		free(tracks);
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		saved[i] = m->tracks[i].process;
+		m->tracks[i].process = rank[saved[i]];
+	}
+	if (m->track_count)
+		qsort(tracks, m->track_count, sizeof *tracks, cmp_track);
+	for (uint32_t i = 0; i < m->track_count; i++)
+		m->tracks[i].process = saved[i];
+	uint32_t lane = 0;
+	for (uint32_t i = 0; i < m->track_count; i++) {
+		gt_track *t = &m->tracks[tracks[i]];
+		t->lane_base = lane;
+		lane += t->lane_count;
+	}
+	m->lane_count = lane;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		gt_span *s = &m->spans[i];
+		s->lane = m->tracks[s->track].lane_base + s->depth;
+	}
+	free(saved);
+	free(procs);
+	free(rank);
+	free(tracks);
+	return 0;
+}
+
+int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
+{
+	gt_model *m = b->m;
+	/* spans still open end at the trace's last timestamp */
+	for (uint32_t t = 0; t < m->track_count && t < b->open_cap; t++) {
+		for (uint32_t i = 0; i < b->open[t].n; i++) {
+			gt_span *s = &m->spans[b->open[t].v[i]];
+			int64_t dur = 0;
+			if (b->max_end_ns > s->ts_ns && __builtin_sub_overflow(b->max_end_ns, s->ts_ns, &dur))
+				return gt_fail(err, GT_EINPUT,
+					       "%s: event %llu: an unclosed span's duration (to the trace's end) is out of range",
+					       b->path, (unsigned long long)s->event);
+			s->dur_ns = dur;
+			s->flags |= GT_SPANF_UNCLOSED;
+			m->stats.warnings[m->tracks[t].kind == GT_TRACK_THREAD ? GT_WARN_UNCLOSED_BEGIN
+									       : GT_WARN_UNCLOSED_ASYNC]++;
+		}
+		b->open[t].n = 0;
+	}
+	track_index ti = {0};
+	pthread_t sorter;
+	bool sorting = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN &&
+		       pthread_create(&sorter, NULL, sort_points, b) == 0;
+	if (!sorting)
+		sort_points(b);
+	int rc = build_track_index(m, &ti, b->finish_threads);
+	if (sorting)
+		pthread_join(sorter, NULL);
+	if (rc < 0 || bind_flows(b, &ti) < 0 || assign_lanes(m) < 0) {
+		track_index_free(&ti);
+		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
+	}
+	track_index_free(&ti);
+	gt_model_set_parent_mode(m, parent_mode);
+	if (m->parent_mode != parent_mode)
+		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);
+	m->start_ns = m->end_ns = 0;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		if (i == 0 || s->ts_ns < m->start_ns)
+			m->start_ns = s->ts_ns;
+		if (i == 0 || s->ts_ns + s->dur_ns > m->end_ns)
+			m->end_ns = s->ts_ns + s->dur_ns;
+	}
+	/* every later computation takes differences of times: keep them exact */
+	if (m->span_count && (m->start_ns < 0 ? m->end_ns > INT64_MAX + m->start_ns : false))
+		return gt_fail(err, GT_EINPUT,
+			       "%s: the trace spans more than 2^63 ns (from %lld ns to %lld ns)", b->path,
+			       (long long)m->start_ns, (long long)m->end_ns);
+	return 0;
+}

@@ -1,0 +1,796 @@
+/* Streaming ingest: reads the decompressed trace through a window buffer,
+ * walks the top-level structure, and parses the event array in parallel.
+ *
+ * Parallel parsing is speculative: the window is cut at points that look
+ * like event boundaries ("}, {"); each piece is parsed by its own thread,
+ * and a piece counts only if the piece before it ended exactly at its cut.
+ * A wrong guess (a "}, {" inside a string or a nested value) costs a
+ * re-parse, never a wrong result. Events then go to the model builder in
+ * file order. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ingest.h"
+#include "input.h"
+#include "builder.h"
+#include "raw_event.h"
+#include "resume.h"
+#include "base/base.h"
+
+#ifndef GT_FUZZING
+#define WINDOW_MIN (8u << 20)
+#define WINDOW_MAX ((size_t)1 << 30)
+#define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
+#define PIECE_BYTES (1u << 20)  /* a window is cut into pieces of about this size */
+#else
+/* fuzz builds: tiny windows so small inputs reach refills, window growth,
+ * the size cap and the parallel split (fuzz/fuzz_trace.c) */
+#define WINDOW_MIN 64u
+#define WINDOW_MAX ((size_t)256 << 10)
+#define SPLIT_MIN 64u
+#define PIECE_BYTES 16u
+#endif
+#define MAX_THREADS 16
+#define MAX_PIECES 64
+#define META_MAX (16u << 20)
+
+enum state {
+	S_START,
+	S_OBJ_KEY,       /* expecting a key (or '}') in the top-level object */
+	S_OBJ_AFTER,     /* expecting ',' or '}' after a top-level value */
+	S_EVENTS,        /* expecting an event or ']' */
+	S_EVENTS_AFTER,  /* expecting ',' or ']' after an event (a resumed parse starts here) */
+	S_SKIP_STRING,   /* inside a long top-level string value being skipped */
+	S_DONE,
+};
+
+typedef struct piece {
+	const char *begin, *stop; /* parse from begin until the element start == stop */
+	raw_event *evs;
+	size_t n, cap;
+	const char *end_pos; /* where parsing stopped (an element start) */
+	int rc;              /* JL_OK (reached stop or ']'), JL_NEED_MORE, JL_ERROR */
+	bool hit_close;      /* stopped at the array's ']' */
+	bool after_comma;    /* the last thing consumed was a ',' (for trailing commas) */
+	bool overshot;       /* passed its stop without landing on it */
+	jl_lexer lx;
+} piece;
+
+typedef struct ingest {
+	gt_input *in;
+	const char *path;
+	char *win;
+	size_t win_cap, win_len;
+	const char *map; /* mapped plain file: win points into it */
+	uint64_t map_size;
+	uint64_t win_base; /* stream offset of win[0] */
+	bool eof;
+	int state;
+	bool object_format, saw_events, after_comma, first_in_obj;
+	uint64_t events;
+	gt_builder builder;
+	gt_model *m;
+	unsigned threads;
+	piece pieces[MAX_PIECES];
+	const gt_load_options *opt;
+	uint64_t total_bytes;
+	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
+	int meta_key;         /* 1: capture this top-level value as metadata */
+	/* resume state (resume.h), kept when rs is set */
+	gt_resume *rs;
+	uint64_t last_end;     /* stream offset after the last event, or after '[' */
+	bool last_after_event; /* last_end follows an event (not the '[') */
+	bool snapped;          /* rs holds the state at the end of an event array */
+} ingest;
+
+static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
+{
+	uint64_t off = g->win_base + (uint64_t)(at - g->win);
+	return gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: %s", g->path,
+		       (unsigned long long)off, (unsigned long long)g->events, msg);
+}
+
+/* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
+static int refill(ingest *g, size_t keep, gt_error *err)
+{
+	if (g->map) {
+		/* nothing to copy: the window slides over the mapping */
+		if (keep == 0 && g->win_len == g->win_cap) {
+			if (g->win_cap >= WINDOW_MAX)
+				return gt_fail(err, GT_EINPUT,
+					       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
+					       g->path, (unsigned long long)g->win_base,
+					       (unsigned long long)g->events, WINDOW_MAX >> 20);
+			g->win_cap *= 2;
+		}
+		g->win_base += keep;
+		gt_input_release(g->in, g->win_base);
+		uint64_t left = g->map_size - g->win_base;
+		g->win = (char *)g->map + g->win_base;
+		g->win_len = left < g->win_cap ? (size_t)left : g->win_cap;
+		g->eof = g->win_len == left;
+		g->m->stats.bytes = g->win_base + g->win_len;
+		if (g->opt && g->opt->progress)
+			g->opt->progress(g->opt->progress_ctx, g->win_base + g->win_len, g->map_size);
+		return 0;
+	}
+	size_t tail = g->win_len - keep;
+	if (keep) {
+		memmove(g->win, g->win + keep, tail);
+		g->win_base += keep;
+	}
+	g->win_len = tail;
+	if (g->win_len == g->win_cap) {
+		if (g->win_cap >= WINDOW_MAX)
+			return gt_fail(err, GT_EINPUT,
+				       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
+				       g->path, (unsigned long long)g->win_base, (unsigned long long)g->events,
+				       WINDOW_MAX >> 20);
+		size_t cap = g->win_cap * 2;
+		char *w = gt_fault_hit("alloc") ? NULL : realloc(g->win, cap + 8);
+		if (!w)
+			return gt_fail(err, GT_EINPUT, "%s: out of memory growing the read window", g->path);
+		g->win = w;
+		g->win_cap = cap;
+	}
+	while (g->win_len < g->win_cap && !g->eof) {
+		long n = gt_input_read(g->in, g->win + g->win_len, g->win_cap - g->win_len, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			g->eof = true;
+		g->win_len += (size_t)n;
+	}
+	g->m->stats.bytes = g->win_base + g->win_len;
+	if (g->opt && g->opt->progress)
+		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
+	return 0;
+}
+
+static void lexer_init(ingest *g, jl_lexer *lx)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->begin = g->win;
+	lx->end = g->win + g->win_len;
+	lx->final = g->eof;
+}
+
+/* Parses events from pc->begin. Stops at the element start pc->stop (if
+ * set), at ']', at the end of the window, or on an error. */
+static void parse_piece(piece *pc)
+{
+	jl_lexer *lx = &pc->lx;
+	const char *p = pc->begin;
+	pc->n = 0;
+	pc->hit_close = false;
+	pc->overshot = false;
+	for (;;) {
+		const char *q = jl_skip_ws(p, lx->end);
+		pc->end_pos = p;
+		if (pc->stop && q >= pc->stop) {
+			pc->overshot = q != pc->stop;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (q >= lx->end) {
+			pc->rc = JL_NEED_MORE;
+			return;
+		}
+		if (*q == ']') {
+			pc->hit_close = true;
+			pc->end_pos = q;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (*q != '{') {
+			pc->rc = jl_error(lx, q, "event is not an object");
+			pc->end_pos = q;
+			return;
+		}
+		if (pc->n == pc->cap) {
+			size_t cap = pc->cap ? pc->cap * 2 : 4096;
+			raw_event *e = gt_fault_hit("alloc") ? NULL : realloc(pc->evs, cap * sizeof *e);
+			if (!e) {
+				pc->rc = jl_error(lx, q, "out of memory");
+				return;
+			}
+			pc->evs = e;
+			pc->cap = cap;
+		}
+		raw_event *ev = &pc->evs[pc->n];
+		const char *r = q;
+		int rc = gt_parse_event(lx, &r, ev);
+		if (rc) {
+			pc->rc = rc;
+			pc->end_pos = rc == JL_NEED_MORE ? p : lx->pos;
+			return;
+		}
+		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
+		r = jl_skip_ws(r, lx->end);
+		if (r >= lx->end) {
+			pc->rc = lx->final ? jl_error(lx, r, "unexpected end of input after an event")
+					   : JL_NEED_MORE;
+			if (lx->final) {
+				/* the format allows a missing ']': keep the event */
+				pc->n++;
+				pc->end_pos = r;
+				pc->rc = JL_OK;
+				pc->hit_close = false;
+			}
+			return;
+		}
+		if (*r == ']') {
+			pc->n++;
+			pc->hit_close = true;
+			pc->end_pos = r;
+			pc->after_comma = false;
+			pc->rc = JL_OK;
+			return;
+		}
+		if (*r != ',') {
+			pc->rc = jl_error(lx, r, "expected ',' or ']' after an event");
+			pc->end_pos = r;
+			return;
+		}
+		pc->n++;
+		p = r + 1;
+		pc->after_comma = true;
+	}
+}
+
+/* Finds a plausible event start at or after p: '{' preceded by
+ * '}' ws* ',' ws*. Returns NULL if none before end. */
+static const char *guess_boundary(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		if (!c)
+			return NULL;
+		const char *b = c;
+		while (b > p && jl_is_ws(b[-1]))
+			b--;
+		const char *a = jl_skip_ws(c + 1, end);
+		if (b > p && b[-1] == '}' && a < end && *a == '{') {
+			const char *k = jl_skip_ws(a + 1, end); /* pretty-printed: "{\n    \"name\"" */
+			if (k < end && *k == '"')
+				return a;
+		}
+		p = c + 1;
+	}
+	return NULL;
+}
+
+/* Hands piece t's events to the builder. *more is cleared when the pieces
+ * after it must be discarded (it did not land on the next cut). */
+static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
+{
+	piece *pc = &g->pieces[t];
+	for (size_t i = 0; i < pc->n; i++) {
+		raw_event *ev = &pc->evs[i];
+		ev->index = g->events;
+		ev->offset += g->win_base;
+		if (gt_builder_add(&g->builder, ev, err) < 0)
+			return -1;
+		g->events++;
+	}
+	g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
+	g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
+	if (pc->n && pc->rc != JL_ERROR) {
+		/* only whitespace and one ',' lie between the last event and end_pos */
+		const char *e = pc->end_pos;
+		while (e > pc->begin && (jl_is_ws(e[-1]) || e[-1] == ','))
+			e--;
+		g->last_end = g->win_base + (uint64_t)(e - g->win);
+		g->last_after_event = true;
+	}
+	if (pc->end_pos != pc->begin)
+		g->after_comma = pc->after_comma;
+	else if (t > 0)
+		g->after_comma = true; /* cuts follow a ',' */
+	if (pc->rc == JL_ERROR)
+		return fail_pos(g, err, pc->lx.pos, pc->lx.msg);
+	*pos = (size_t)(pc->end_pos - g->win);
+	if (pc->hit_close)
+		g->state = S_EVENTS;
+	*more = !pc->hit_close && pc->rc != JL_NEED_MORE && !pc->overshot && t + 1 < k;
+	return 0;
+}
+
+/* The pieces of one window, parsed by whichever thread claims them first,
+ * in order. */
+typedef struct piece_pool {
+	piece *pieces;
+	unsigned count;
+	unsigned next;              /* the first piece nobody has claimed */
+	bool parsed[MAX_PIECES];
+	bool stop;                  /* the builder discarded the rest: claim no more */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} piece_pool;
+
+/* Claims the next piece; false when none is left. */
+static bool claim_piece(piece_pool *pp, unsigned *t)
+{
+	pthread_mutex_lock(&pp->mu);
+	bool ok = !pp->stop && pp->next < pp->count;
+	if (ok)
+		*t = pp->next++;
+	pthread_mutex_unlock(&pp->mu);
+	return ok;
+}
+
+static void parse_claimed(piece_pool *pp, unsigned t)
+{
+	parse_piece(&pp->pieces[t]);
+	pthread_mutex_lock(&pp->mu);
+	pp->parsed[t] = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+static void *parse_worker(void *arg)
+{
+	piece_pool *pp = arg;
+	unsigned t;
+	while (claim_piece(pp, &t))
+		parse_claimed(pp, t);
+	return NULL;
+}
+
+/* Makes piece t parsed. While another thread still parses it, the caller
+ * parses pieces further on instead of waiting. */
+static void await_piece(piece_pool *pp, unsigned t)
+{
+	pthread_mutex_lock(&pp->mu);
+	while (!pp->parsed[t]) {
+		if (pp->next < pp->count) {
+			unsigned u = pp->next++; /* t itself, when nobody has claimed it */
+			pthread_mutex_unlock(&pp->mu);
+			parse_claimed(pp, u);
+			pthread_mutex_lock(&pp->mu);
+		} else {
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		}
+	}
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/* Cuts win[pos..) into pieces at plausible event starts; returns how many. */
+static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const char **cuts)
+{
+	unsigned k = 1;
+	cuts[0] = begin;
+	size_t len = (size_t)(end - begin);
+	if (g->threads > 1 && len >= SPLIT_MIN) {
+		size_t want = len / PIECE_BYTES + 1;
+		if (want < g->threads)
+			want = g->threads;
+		if (want > MAX_PIECES)
+			want = MAX_PIECES;
+		for (size_t t = 1; t < want; t++) {
+			const char *c = guess_boundary(begin + len * t / want, end);
+			if (!c)
+				break;
+			if (c > cuts[k - 1])
+				cuts[k++] = c;
+		}
+	}
+	cuts[k] = NULL;
+	return k;
+}
+
+/* Parses the events in win[pos..) and builds them in file order; *pos
+ * becomes the next element start.
+ *
+ * The window is cut at guessed event starts into pieces that worker
+ * threads parse in order while this thread builds the parsed ones (building
+ * is sequential); when the next piece to build is not parsed yet, this
+ * thread parses the next unclaimed one itself. A piece that does not end
+ * exactly at the next cut (a wrong guess, an error, the array's end)
+ * discards the pieces after it: the state machine goes on from where it
+ * really ended. */
+static int parse_events(ingest *g, size_t *pos, gt_error *err)
+{
+	const char *cuts[MAX_PIECES + 1];
+	unsigned k = cut_pieces(g, g->win + *pos, g->win + g->win_len, cuts);
+	piece_pool pp = {.pieces = g->pieces, .count = k};
+	for (unsigned t = 0; t < k; t++) {
+		piece *pc = &g->pieces[t];
+		lexer_init(g, &pc->lx);
+		pc->begin = cuts[t];
+		pc->stop = cuts[t + 1];
+		pc->after_comma = false;
+	}
+	pthread_t tids[MAX_THREADS];
+	unsigned workers = 0;
+	if (k > 1) {
+		pthread_mutex_init(&pp.mu, NULL);
+		pthread_cond_init(&pp.cv, NULL);
+		while (workers + 1 < g->threads && workers + 1 < k &&
+		       pthread_create(&tids[workers], NULL, parse_worker, &pp) == 0)
+			workers++;
+	}
+	int rc = 0;
+	bool more = true;
+	for (unsigned t = 0; t < k && rc == 0 && more; t++) {
+		if (k > 1)
+			await_piece(&pp, t);
+		else
+			parse_piece(&g->pieces[0]);
+		rc = stitch_piece(g, t, k, pos, &more, err);
+	}
+	if (k > 1) {
+		pthread_mutex_lock(&pp.mu);
+		pp.stop = true;
+		pthread_mutex_unlock(&pp.mu);
+		for (unsigned w = 0; w < workers; w++)
+			pthread_join(tids[w], NULL);
+		pthread_cond_destroy(&pp.cv);
+		pthread_mutex_destroy(&pp.mu);
+	}
+	return rc;
+}
+
+/* Counts a top-level key that needs keeping. */
+static int key_kind(const jl_slice *k)
+{
+	if (k->len == 11 && memcmp(k->p, "traceEvents", 11) == 0)
+		return 1;
+	if ((k->len == 8 && memcmp(k->p, "metadata", 8) == 0) ||
+	    (k->len == 9 && memcmp(k->p, "otherData", 9) == 0))
+		return 2;
+	if (k->len == 17 && memcmp(k->p, "systemTraceEvents", 17) == 0)
+		return 3;
+	return 0;
+}
+
+static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *key)
+{
+	gt_model *m = g->m;
+	if (len > META_MAX)
+		return 0; /* too large to be worth keeping; info omits it */
+	/* kept as {"metadata": ..., "otherData": ...} text */
+	size_t old = m->metadata_json ? strlen(m->metadata_json) : 0;
+	size_t need = old + len + key->len + 8;
+	char *s = gt_fault_hit("alloc") ? NULL : realloc(m->metadata_json, need);
+	if (!s)
+		return -1;
+	if (old == 0)
+		s[old++] = '{';
+	else
+		s[old - 1] = ','; /* replace the closing brace */
+	int n = snprintf(s + old, need - old, "\"%.*s\":", (int)key->len, key->p);
+	memcpy(s + old + n, v, len);
+	s[old + n + len] = '}';
+	s[old + n + len + 1] = '\0';
+	m->metadata_json = s;
+	return 0;
+}
+
+/* The resume state at the end of an event array: where the last event
+ * ended, and the counts that only bytes before it produced. */
+static void snapshot(ingest *g)
+{
+	gt_resume *rs = g->rs;
+	if (!rs)
+		return;
+	rs->offset = g->last_end;
+	rs->after_event = g->last_after_event;
+	memcpy(rs->warnings, g->m->stats.warnings, sizeof rs->warnings);
+	rs->metadata_len = g->m->metadata_json ? strlen(g->m->metadata_json) : 0;
+	g->snapped = true;
+}
+
+static void array_opened(ingest *g, const char *after)
+{
+	g->last_end = g->win_base + (uint64_t)(after - g->win);
+	g->last_after_event = false;
+}
+
+/* Runs the state machine over the window; returns 1 when more input is
+ * needed (with *keep = bytes already consumed), 0 when done, -1 on error. */
+static int step(ingest *g, size_t *keep, gt_error *err)
+{
+	size_t pos = *keep;
+	jl_lexer lx;
+	lexer_init(g, &lx);
+	for (;;) {
+		const char *p = jl_skip_ws(g->win + pos, lx.end);
+		pos = (size_t)(p - g->win);
+		*keep = pos;
+		if (g->state == S_SKIP_STRING) {
+			/* stream past a huge string (systemTraceEvents) without holding it */
+			while (p < lx.end) {
+				char c = *p++;
+				if (g->skip_escape) {
+					g->skip_escape = 0;
+				} else if (c == '\\') {
+					g->skip_escape = 1;
+				} else if (c == '"') {
+					g->state = S_OBJ_AFTER;
+					break;
+				}
+			}
+			pos = (size_t)(p - g->win);
+			*keep = pos;
+			if (g->state == S_SKIP_STRING) {
+				if (g->eof)
+					return fail_pos(g, err, p, "unterminated string");
+				return 1;
+			}
+			continue;
+		}
+		if (p >= lx.end) {
+			if (!g->eof)
+				return 1;
+			switch (g->state) {
+			case S_START:
+				return fail_pos(g, err, p, g->win_base + g->win_len == 0 ? "empty file"
+											 : "no JSON value");
+			case S_DONE:
+				return 0;
+			case S_EVENTS:
+			case S_EVENTS_AFTER:
+				if (!g->object_format)
+					return 0; /* the array format allows a missing ']' */
+				return fail_pos(g, err, p, "unexpected end of input inside traceEvents");
+			default:
+				return fail_pos(g, err, p, "unexpected end of input in the top-level object");
+			}
+		}
+		switch (g->state) {
+		case S_START:
+			if ((unsigned char)p[0] == 0xef && lx.end - p >= 3 && (unsigned char)p[1] == 0xbb &&
+			    (unsigned char)p[2] == 0xbf) {
+				pos += 3; /* UTF-8 byte order mark */
+				continue;
+			}
+			if (*p == '[') {
+				g->state = S_EVENTS;
+				g->saw_events = true;
+				g->after_comma = false;
+				array_opened(g, p + 1);
+			} else if (*p == '{') {
+				g->object_format = true;
+				g->m->stats.format = GT_FMT_OBJECT;
+				g->state = S_OBJ_KEY;
+				g->first_in_obj = true;
+			} else {
+				return fail_pos(g, err, p, "not a trace: expected '[' or '{' at the top level");
+			}
+			pos++;
+			continue;
+		case S_OBJ_KEY:
+		case S_OBJ_AFTER:
+			if (*p == '}') {
+				if (g->state == S_OBJ_KEY && !g->first_in_obj)
+					g->m->stats.warnings[GT_WARN_TRAILING_COMMA]++;
+				g->state = S_DONE;
+				pos++;
+				continue;
+			}
+			if (g->state == S_OBJ_AFTER) {
+				if (*p != ',')
+					return fail_pos(g, err, p, "expected ',' or '}' in the top-level object");
+				g->state = S_OBJ_KEY;
+				g->first_in_obj = false;
+				pos++;
+				continue;
+			}
+			{
+				if (*p != '"')
+					return fail_pos(g, err, p, "expected a string key in the top-level object");
+				const char *q = p;
+				jl_slice key;
+				int rc = jl_string(&lx, &q, &key);
+				if (rc == JL_NEED_MORE)
+					return 1;
+				if (rc)
+					return fail_pos(g, err, lx.pos, lx.msg);
+				q = jl_skip_ws(q, lx.end);
+				if (q >= lx.end)
+					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+				if (*q != ':')
+					return fail_pos(g, err, q, "expected ':' after key");
+				q = jl_skip_ws(q + 1, lx.end);
+				if (q >= lx.end)
+					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+				int kind = key_kind(&key);
+				if (kind == 1) {
+					if (*q != '[')
+						return fail_pos(g, err, q, "traceEvents is not an array");
+					g->saw_events = true;
+					g->state = S_EVENTS;
+					g->after_comma = false;
+					array_opened(g, q + 1);
+					pos = (size_t)(q + 1 - g->win);
+					continue;
+				}
+				if (kind == 3)
+					g->saw_events = true;
+				if (*q == '"' && kind != 2) {
+					g->state = S_SKIP_STRING;
+					g->skip_escape = 0;
+					pos = (size_t)(q + 1 - g->win);
+					continue;
+				}
+				const char *v = q;
+				rc = jl_skip_value(&lx, &q, 1);
+				if (rc == JL_NEED_MORE)
+					return 1;
+				if (rc)
+					return fail_pos(g, err, lx.pos, lx.msg);
+				if (kind == 2 && keep_metadata(g, v, (size_t)(q - v), &key) < 0)
+					return fail_pos(g, err, v, "out of memory");
+				g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += lx.trailing_commas;
+				g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += lx.control_chars;
+				lx.trailing_commas = lx.control_chars = 0;
+				g->state = S_OBJ_AFTER;
+				pos = (size_t)(q - g->win);
+				continue;
+			}
+		case S_EVENTS_AFTER:
+			if (*p != ',' && *p != ']')
+				return fail_pos(g, err, p, "expected ',' or ']' after an event");
+			g->state = S_EVENTS;
+			g->after_comma = *p == ',';
+			pos += *p == ',';
+			continue;
+		case S_EVENTS:
+			if (*p == ']') {
+				snapshot(g);
+				if (g->after_comma)
+					g->m->stats.warnings[GT_WARN_TRAILING_COMMA]++;
+				g->state = g->object_format ? S_OBJ_AFTER : S_DONE;
+				pos++;
+				continue;
+			}
+			{
+				size_t before = pos;
+				uint64_t ev_before = g->events;
+				if (parse_events(g, &pos, err) < 0)
+					return -1;
+				*keep = pos;
+				if (pos == before && g->events == ev_before) {
+					/* no progress: the window ends inside an event */
+					if (g->eof)
+						return fail_pos(g, err, g->win + pos, "unexpected end of input");
+					return 1;
+				}
+				continue;
+			}
+		case S_DONE:
+			return fail_pos(g, err, p, "unexpected data after the end of the trace");
+		}
+	}
+}
+
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	return (unsigned)n;
+}
+
+static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+		 gt_error *err)
+{
+	memset(g, 0, sizeof *g);
+	g->in = in;
+	g->path = path;
+	g->m = m;
+	g->opt = opt;
+	g->threads = opt && opt->threads ? opt->threads : default_threads();
+	if (g->threads > MAX_THREADS)
+		g->threads = MAX_THREADS;
+	g->total_bytes = gt_input_file_size(in);
+	m->stats.compression = (uint8_t)gt_input_compression(in);
+	g->win_cap = WINDOW_MIN;
+	if (gt_input_map(in, &g->map, &g->map_size))
+		g->win = (char *)g->map;
+	else
+		g->win = gt_fault_hit("alloc") ? NULL : malloc(g->win_cap + 8);
+	if (!g->win)
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	return 0;
+}
+
+/* Reads to the end, then finishes the model (and keeps the resume state). */
+static int run(ingest *g, gt_error *err)
+{
+	gt_model *m = g->m;
+	size_t keep = 0;
+	for (;;) {
+		if (refill(g, keep, err) < 0)
+			return -1;
+		keep = 0;
+		int r = step(g, &keep, err);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+	}
+	if (!g->saw_events)
+		return gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", g->path);
+	m->stats.file_bytes = gt_input_file_bytes(g->in);
+	if (g->rs) {
+		gt_resume *rs = g->rs;
+		if (g->state == S_EVENTS || g->state == S_EVENTS_AFTER)
+			snapshot(g); /* the array was not closed */
+		rs->resumable = g->snapped && m->stats.compression == GT_COMP_NONE;
+		if (!rs->resumable)
+			gt_resume_free(rs);
+		else if (gt_builder_capture(&g->builder, rs) < 0)
+			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
+	}
+	return gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
+}
+
+static void teardown(ingest *g)
+{
+	gt_builder_free(&g->builder);
+	for (int t = 0; t < MAX_PIECES; t++)
+		free(g->pieces[t].evs);
+	if (!g->map)
+		free(g->win);
+}
+
+static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+			     gt_resume *rs, gt_error *err)
+{
+	ingest g;
+	int rc = setup(&g, m, in, path, opt, err);
+	g.rs = rs;
+	if (rc == 0)
+		rc = gt_builder_init(&g.builder, m, path, err);
+	if (rc == 0) {
+		g.builder.finish_threads = g.threads;
+		rc = run(&g, err);
+	}
+	teardown(&g);
+	return rc;
+}
+
+int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_error *err)
+{
+	return ingest_from_start(m, in, path, opt, NULL, err);
+}
+
+int gt_ingest_capture(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_resume *rs,
+		      gt_error *err)
+{
+	return ingest_from_start(m, in, path, opt, rs, err);
+}
+
+int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_resume *rs,
+		     gt_error *err)
+{
+	ingest g;
+	int rc = setup(&g, m, in, path, opt, err);
+	if (rc == 0 && !g.map)
+		rc = gt_fail(err, GT_EINPUT, "%s: a resumed parse needs a mapped file", path);
+	if (rc == 0)
+		rc = gt_builder_restore(&g.builder, m, rs, path, err);
+	if (rc == 0) {
+		/* as the parse that took rs stood at rs->offset */
+		g.rs = rs;
+		g.win_base = rs->offset;
+		g.state = rs->after_event ? S_EVENTS_AFTER : S_EVENTS;
+		g.saw_events = true;
+		g.object_format = m->stats.format == GT_FMT_OBJECT;
+		g.events = m->stats.events;
+		g.last_end = rs->offset;
+		g.last_after_event = rs->after_event;
+		g.builder.finish_threads = g.threads;
+		rc = run(&g, err);
+	}
+	teardown(&g);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* ingest/: the streaming JSON trace reader. The input (input.h: plain,
+ * gzip, zstd; mapped or read), the lexer and event parser (json_lex.h,
+ * raw_event.h), the model builder that turns raw events into the span model
+ * in file order and finishes it (builder.h: tracks, nesting, lanes, flows),
+ * and the resume state of a parse (resume.h, for pack --update).
+ * May use: model/, base/. Never analysis/, cl/ or formats/: the loader
+ * above (formats/trace_load.h) opens a path and hands the input here. */
+#ifndef GT_INGEST_H
+#define GT_INGEST_H
+
+#include "input.h"
+#include "model/model.h"
+#include "resume.h"
+
+int gt_ingest(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt, gt_error *err);
+
+struct gt_resume;
+/* gt_ingest that also keeps the resume state (resume.h) in rs. */
+int gt_ingest_capture(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+		      struct gt_resume *rs, gt_error *err);
+/* Continues the parse rs was taken from: m holds that parse's model (as
+ * stored), in a plain mapped file whose first rs->offset bytes are the same.
+ * Parses the rest, finishes m and replaces rs with the new state. */
+int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
+		     struct gt_resume *rs, gt_error *err);
+
+/* Recomputes parents for another mode (spans' parent, depth are per mode;
+ * lanes are not affected since they come from nesting). Out of memory leaves
+ * nesting-only parents and m->parent_mode GT_PARENTS_NESTING: callers that
+ * asked for flows compare parent_mode. */
+void gt_model_set_parent_mode(gt_model *m, int mode);
+
+#endif

@@ -1,0 +1,429 @@
+/* Trace input with a decompression thread.
+ *
+ * The reader thread fills a small ring of blocks; gt_input_read copies out of
+ * it. For plain files the thread only read()s, which still overlaps I/O with
+ * parsing. */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "model/model.h"
+#include "base/base.h"
+
+#ifndef GT_FUZZING
+#define BLOCK_SIZE (4u << 20)
+#define NBLOCKS 4
+#define RAW_SIZE (1u << 20)
+#else
+/* fuzz builds: small blocks so small inputs cross block and read edges */
+#define BLOCK_SIZE 256u
+#define NBLOCKS 4
+#define RAW_SIZE 64u
+#endif
+
+struct block {
+	char *data;
+	size_t len;
+};
+
+struct gt_input {
+	int fd;
+	const char *path;
+	const char *map; /* whole plain regular files are mapped, not copied */
+	uint64_t released; /* bytes of the map already given back */
+	int compression;
+	uint64_t max_expansion;
+	uint64_t file_size;
+	unsigned char head[16];
+	size_t head_len;
+
+	/* producer state (reader thread) */
+	unsigned char *raw;
+	size_t raw_len, raw_pos;
+	bool raw_eof;
+	z_stream zs;
+	bool zs_live;
+	ZSTD_DCtx *zd;
+	uint64_t raw_total; /* compressed bytes consumed */
+	uint64_t out_total; /* decompressed bytes produced */
+
+	/* ring */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct block blocks[NBLOCKS];
+	unsigned head_i, count; /* consumer reads blocks[head_i], count filled */
+	bool done, stop;
+	gt_error perr; /* producer's error, reported by the consumer */
+	size_t cur_pos;  /* position inside blocks[head_i] */
+};
+
+/* read(2), failing with EIO where a test injects a "read" fault */
+static ssize_t fault_read(int fd, void *buf, size_t n)
+{
+	if (gt_fault_hit("read")) {
+		errno = EIO;
+		return -1;
+	}
+	return read(fd, buf, n);
+}
+
+static int read_raw(gt_input *in, gt_error *err)
+{
+	if (in->raw_pos < in->raw_len || in->raw_eof)
+		return 0;
+	ssize_t n;
+	do
+		n = fault_read(in->fd, in->raw, RAW_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return gt_fail(err, GT_EINPUT, "%s: read error: %s", in->path, strerror(errno));
+	in->raw_len = (size_t)n;
+	in->raw_pos = 0;
+	in->raw_total += (uint64_t)n;
+	if (n == 0)
+		in->raw_eof = true;
+	return 0;
+}
+
+/* Fills dst with up to cap decompressed bytes; returns count, 0 at the end. */
+static long produce(gt_input *in, char *dst, size_t cap, gt_error *err)
+{
+	for (;;) {
+		if (read_raw(in, err) < 0)
+			return -1;
+		size_t avail = in->raw_len - in->raw_pos;
+		if (in->compression == GT_COMP_NONE) {
+			if (avail == 0)
+				return 0;
+			size_t n = avail < cap ? avail : cap;
+			memcpy(dst, in->raw + in->raw_pos, n);
+			in->raw_pos += n;
+			return (long)n;
+		}
+		if (in->compression == GT_COMP_GZIP) {
+			if (avail == 0) {
+				if (in->zs_live)
+					return gt_fail(err, GT_EINPUT,
+						       "%s: byte %llu: truncated gzip stream",
+						       in->path, (unsigned long long)in->out_total);
+				return 0;
+			}
+			if (!in->zs_live) {
+				/* a new member after a finished one (concatenated gzip) */
+				if (inflateReset(&in->zs) != Z_OK)
+					return gt_fail(err, GT_EINPUT, "%s: gzip reset failed", in->path);
+				in->zs_live = true;
+			}
+			in->zs.next_in = in->raw + in->raw_pos;
+			in->zs.avail_in = (uInt)avail;
+			in->zs.next_out = (Bytef *)dst;
+			in->zs.avail_out = (uInt)cap;
+			int rc = inflate(&in->zs, Z_NO_FLUSH);
+			in->raw_pos = (size_t)(in->zs.next_in - in->raw);
+			size_t got = cap - in->zs.avail_out;
+			if (rc == Z_STREAM_END) {
+				in->zs_live = false;
+			} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+				return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt gzip data (%s)",
+					       in->path, (unsigned long long)(in->out_total + got),
+					       in->zs.msg ? in->zs.msg : "inflate failed");
+			}
+			if (got)
+				return (long)got;
+			continue;
+		}
+		/* zstd */
+		if (avail == 0) {
+			if (in->zs_live)
+				return gt_fail(err, GT_EINPUT, "%s: byte %llu: truncated zstd stream",
+					       in->path, (unsigned long long)in->out_total);
+			return 0;
+		}
+		ZSTD_inBuffer ib = {in->raw, in->raw_len, in->raw_pos};
+		ZSTD_outBuffer ob = {dst, cap, 0};
+		size_t rc = ZSTD_decompressStream(in->zd, &ob, &ib);
+		in->raw_pos = ib.pos;
+		if (ZSTD_isError(rc))
+			return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data (%s)", in->path,
+				       (unsigned long long)(in->out_total + ob.pos), ZSTD_getErrorName(rc));
+		in->zs_live = rc != 0; /* 0: a frame just ended */
+		if (ob.pos)
+			return (long)ob.pos;
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	gt_input *in = arg;
+	for (;;) {
+		pthread_mutex_lock(&in->mu);
+		while (in->count == NBLOCKS && !in->stop)
+			pthread_cond_wait(&in->cv, &in->mu);
+		if (in->stop) {
+			pthread_mutex_unlock(&in->mu);
+			return NULL;
+		}
+		unsigned slot = (in->head_i + in->count) % NBLOCKS;
+		pthread_mutex_unlock(&in->mu);
+
+		struct block *b = &in->blocks[slot];
+		size_t len = 0;
+		gt_error e = {0};
+		long n = 0;
+		while (len < BLOCK_SIZE && (n = produce(in, b->data + len, BLOCK_SIZE - len, &e)) > 0)
+			len += (size_t)n;
+		in->out_total += len;
+		/* compressed bytes consumed so far, not read ahead */
+		uint64_t used = in->raw_total - (in->raw_len - in->raw_pos);
+		if (n >= 0 && in->max_expansion && used > 0 &&
+		    in->out_total / used > in->max_expansion && in->out_total > (64u << 20)) {
+			gt_fail(&e, GT_EINPUT,
+				"%s: byte %llu: decompressed data is %llu times the compressed size, "
+				"over the cap of %llu (a decompression bomb?); raise --max-expansion to read it",
+				in->path, (unsigned long long)in->out_total,
+				(unsigned long long)(in->out_total / used),
+				(unsigned long long)in->max_expansion);
+			n = -1;
+		}
+		b->len = len;
+		pthread_mutex_lock(&in->mu);
+		in->count++;
+		if (n <= 0) {
+			in->done = true;
+			if (n < 0)
+				in->perr = e;
+		}
+		pthread_cond_broadcast(&in->cv);
+		pthread_mutex_unlock(&in->mu);
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+static int detect(gt_input *in, gt_error *err)
+{
+	/* Read the first block synchronously to see the magic bytes. */
+	if (read_raw(in, err) < 0)
+		return -1;
+	while (in->raw_len < sizeof in->head && !in->raw_eof) {
+		ssize_t n = fault_read(in->fd, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return gt_fail(err, GT_EINPUT, "%s: read error: %s", in->path, strerror(errno));
+		if (n == 0)
+			in->raw_eof = in->raw_len == 0;
+		if (n == 0)
+			break;
+		in->raw_len += (size_t)n;
+		in->raw_total += (uint64_t)n;
+	}
+	in->raw_eof = false; /* re-detected by the next read */
+	in->head_len = in->raw_len < sizeof in->head ? in->raw_len : sizeof in->head;
+	memcpy(in->head, in->raw, in->head_len);
+	const unsigned char *h = in->raw;
+	if (in->raw_len >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
+		in->compression = GT_COMP_GZIP;
+		if (inflateInit2(&in->zs, 15 + 16) != Z_OK)
+			return gt_fail(err, GT_EINPUT, "%s: cannot initialise gzip", in->path);
+		in->zs_live = true;
+	} else if (in->raw_len >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd) {
+		in->compression = GT_COMP_ZSTD;
+		in->zd = ZSTD_createDCtx();
+		if (!in->zd)
+			return gt_fail(err, GT_EINPUT, "%s: cannot initialise zstd", in->path);
+		in->zs_live = true;
+	}
+	return 0;
+}
+
+int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err)
+{
+	*out = NULL;
+	gt_input *in = gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *in);
+	if (!in)
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	in->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	in->max_expansion = max_expansion;
+	in->fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+		free(in);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			gt_fail(err, GT_EINPUT, "cannot read '%s': is a directory", path);
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode))
+			in->file_size = (uint64_t)st.st_size;
+	}
+	in->raw = gt_fault_hit("alloc") ? NULL : malloc(RAW_SIZE);
+	if (!in->raw) {
+		gt_fail(err, GT_EINPUT, "out of memory");
+		goto fail;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	if (detect(in, err) < 0)
+		goto fail;
+	if (in->compression == GT_COMP_NONE && in->file_size > 0 && in->file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+			in->map = m;
+			in->raw_total = in->file_size;
+			*out = in;
+			return 0;
+		}
+	}
+	pthread_mutex_init(&in->mu, NULL);
+	pthread_cond_init(&in->cv, NULL);
+	for (int i = 0; i < NBLOCKS; i++) {
+		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
+		if (!in->blocks[i].data) {
+			gt_fail(err, GT_EINPUT, "out of memory");
+			goto fail_sync;
+		}
+	}
+	if (pthread_create(&in->thread, NULL, reader_main, in) != 0) {
+		gt_fail(err, GT_EINPUT, "cannot start the reader thread");
+		goto fail_sync;
+	}
+	in->thread_started = true;
+	*out = in;
+	return 0;
+fail_sync:
+	pthread_mutex_destroy(&in->mu);
+	pthread_cond_destroy(&in->cv);
+	for (int i = 0; i < NBLOCKS; i++)
+		free(in->blocks[i].data);
+fail:
+	if (in->zs_live || in->compression == GT_COMP_GZIP)
+		inflateEnd(&in->zs);
+	ZSTD_freeDCtx(in->zd);
+	free(in->raw);
+	if (in->fd > 0)
+		close(in->fd);
+	free(in);
+	return -1;
+}
+
+long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
+{
+	size_t got = 0;
+	pthread_mutex_lock(&in->mu);
+	while (got < cap) {
+		while (in->count == 0 && !in->done)
+			pthread_cond_wait(&in->cv, &in->mu);
+		if (in->count == 0)
+			break;
+		struct block *b = &in->blocks[in->head_i];
+		size_t n = b->len - in->cur_pos;
+		if (n > cap - got)
+			n = cap - got;
+		pthread_mutex_unlock(&in->mu);
+		memcpy(buf + got, b->data + in->cur_pos, n);
+		pthread_mutex_lock(&in->mu);
+		got += n;
+		in->cur_pos += n;
+		if (in->cur_pos == b->len) {
+			in->cur_pos = 0;
+			in->head_i = (in->head_i + 1) % NBLOCKS;
+			in->count--;
+			pthread_cond_broadcast(&in->cv);
+		}
+	}
+	bool failed = in->count == 0 && in->done && in->perr.status;
+	pthread_mutex_unlock(&in->mu);
+	if (got == 0 && failed) {
+		*err = in->perr;
+		return -1;
+	}
+	return (long)got;
+}
+
+bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
+{
+	if (!in->map)
+		return false;
+	*data = in->map;
+	*size = in->file_size;
+	return true;
+}
+
+void gt_input_release(gt_input *in, uint64_t upto)
+{
+	/* drop consumed pages from this process (they stay in the page cache)
+	 * so that resident memory does not grow with the file */
+	if (!in->map)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = upto / (uint64_t)page * (uint64_t)page;
+	if (end > in->released) {
+		madvise((char *)in->map + in->released, (size_t)(end - in->released), MADV_DONTNEED);
+		in->released = end;
+	}
+}
+
+int gt_input_compression(const gt_input *in)
+{
+	return in->compression;
+}
+
+uint64_t gt_input_file_bytes(const gt_input *in)
+{
+	return in->raw_total;
+}
+
+uint64_t gt_input_file_size(const gt_input *in)
+{
+	return in->file_size;
+}
+
+const unsigned char *gt_input_head(const gt_input *in, size_t *n)
+{
+	*n = in->head_len;
+	return in->head;
+}
+
+void gt_input_close(gt_input *in)
+{
+	if (!in)
+		return;
+	if (in->thread_started) {
+		pthread_mutex_lock(&in->mu);
+		in->stop = true;
+		pthread_cond_broadcast(&in->cv);
+		pthread_mutex_unlock(&in->mu);
+		pthread_join(in->thread, NULL);
+		pthread_mutex_destroy(&in->mu);
+		pthread_cond_destroy(&in->cv);
+	}
+	for (int i = 0; i < NBLOCKS; i++)
+		free(in->blocks[i].data);
+	if (in->compression == GT_COMP_GZIP)
+		inflateEnd(&in->zs);
+	ZSTD_freeDCtx(in->zd);
+	free(in->raw);
+	if (in->map)
+		munmap((void *)in->map, (size_t)in->file_size);
+	if (in->fd > 0)
+		close(in->fd);
+	free(in);
+}

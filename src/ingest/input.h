@@ -1,0 +1,33 @@
+/* Trace input: a file or stdin, plain, gzip (concatenated members too) or
+ * zstd (several frames too), recognised by magic bytes. Decompression runs
+ * on a thread of its own so it overlaps parsing. */
+#ifndef GT_INPUT_H
+#define GT_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+
+typedef struct gt_input gt_input;
+
+/* max_expansion: fail when decompressed/compressed bytes exceeds it
+ * (a decompression bomb); 0 means no cap. */
+int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err);
+/* Reads up to cap bytes of decompressed text; returns the count, 0 at the
+ * end, -1 on error (err set, naming the file and the offset). */
+long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err);
+int gt_input_compression(const gt_input *in); /* enum gt_compression */
+uint64_t gt_input_file_bytes(const gt_input *in);  /* compressed bytes consumed */
+uint64_t gt_input_file_size(const gt_input *in);   /* 0 when unknown (a pipe) */
+/* First bytes of the file, as read (for index-file detection). */
+const unsigned char *gt_input_head(const gt_input *in, size_t *n);
+/* Plain regular files are memory-mapped: then this gives the whole text
+ * and gt_input_read is not used. */
+bool gt_input_map(gt_input *in, const char **data, uint64_t *size);
+/* Tells the input that bytes before upto will not be read again. */
+void gt_input_release(gt_input *in, uint64_t upto);
+void gt_input_close(gt_input *in);
+
+#endif

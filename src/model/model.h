@@ -1,0 +1,200 @@
+/* The canonical span model: what every analysis reads.
+ *
+ * Span ids are the 0-based order in which each span's opening event appears
+ * in the trace file. Times are integer nanoseconds, absolute (as in the
+ * file's ts, converted exactly). Strings are interned: a span stores ids into
+ * model->strings. Lanes, groups and the parent forest are computed once the
+ * whole trace is read (see ingest/builder_finish.c).
+ *
+ * model/: these types, freeing, the string pool and synthetic models for
+ * tests. It uses base/ only: reading a trace is ingest/'s, the index file
+ * formats/', and choosing between them the loader's (formats/trace_load.h). */
+#ifndef GT_MODEL_H
+#define GT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "strpool.h"
+
+#define GT_NONE 0xffffffffu
+#define GT_MAX_GROUPS 32
+
+enum gt_span_kind {
+	GT_SPAN_COMPLETE = 0, /* ph X */
+	GT_SPAN_DURATION,     /* ph B/E pair */
+	GT_SPAN_INSTANT,      /* ph i/I, dur 0 */
+	GT_SPAN_ASYNC,        /* ph b/e (n: instant inside an async track) */
+	GT_SPAN_LEGACY_ASYNC, /* ph S/T/p/F */
+};
+
+typedef struct gt_span {
+	int64_t ts_ns;
+	int64_t dur_ns;
+	uint32_t name;    /* string id */
+	uint32_t cat;     /* string id */
+	uint32_t track;   /* index into model->tracks */
+	uint32_t parent;  /* span id, or GT_NONE for a root */
+	uint32_t lane;    /* global lane: track's lane_base + depth */
+	uint32_t event;   /* index of the opening event in the file */
+	uint32_t depth;   /* nesting depth on its track */
+	uint8_t group;    /* renderer group, 0..31 */
+	uint8_t kind;     /* enum gt_span_kind */
+	uint8_t scope;    /* instants: 'g', 'p' or 't' (0 when absent) */
+	uint8_t flags;    /* GT_SPANF_* */
+} gt_span;
+
+enum {
+	GT_SPANF_UNCLOSED = 1,  /* B never closed: ended at the trace's end */
+	GT_SPANF_FLOW_PARENT = 2, /* parent came from an incoming flow */
+};
+
+/* A pid or tid: JSON allows numbers or strings. Numbers sort before strings. */
+typedef struct gt_id {
+	int64_t num;
+	uint32_t str; /* string id when is_str */
+	bool is_str;
+} gt_id;
+
+enum gt_track_kind { GT_TRACK_THREAD = 0, GT_TRACK_ASYNC = 1 };
+
+typedef struct gt_track {
+	uint32_t process;    /* index into model->processes */
+	uint8_t kind;        /* enum gt_track_kind */
+	gt_id tid;           /* thread tracks */
+	uint32_t name;       /* thread_name, or the async track's name; GT_NONE */
+	uint32_t cat;        /* async tracks: category string id */
+	uint64_t async_id;   /* async tracks: the id (hashed when a string) */
+	uint8_t async_scope; /* async tracks: 0 local, 1 global (id2.global) */
+	bool has_sort_index;
+	int64_t sort_index;
+	uint32_t lane_base;
+	uint32_t lane_count; /* max depth + 1 */
+	uint32_t span_count;
+} gt_track;
+
+typedef struct gt_process {
+	gt_id pid;
+	uint32_t name;   /* process_name or GT_NONE */
+	uint32_t labels; /* process_labels or GT_NONE */
+	bool has_sort_index;
+	int64_t sort_index;
+} gt_process;
+
+typedef struct gt_flow {
+	uint32_t src; /* span id, GT_NONE when it did not bind */
+	uint32_t dst;
+	uint32_t name;
+	uint32_t cat;
+	uint64_t id;
+	int64_t src_ts_ns;
+	int64_t dst_ts_ns;
+} gt_flow;
+
+typedef struct gt_counter_series {
+	uint32_t process;
+	uint32_t name; /* event name */
+	uint32_t key;  /* args key */
+	uint32_t sample_count;
+} gt_counter_series;
+
+typedef struct gt_counter_sample {
+	uint32_t series;
+	int64_t ts_ns;
+	double value;
+} gt_counter_sample;
+
+typedef struct gt_group {
+	uint32_t name; /* category string id ("other" for group 31 overflow) */
+	uint64_t spans;
+} gt_group;
+
+enum gt_parent_mode { GT_PARENTS_NESTING_FLOW = 0, GT_PARENTS_NESTING = 1 };
+
+enum gt_warning {
+	GT_WARN_UNMATCHED_END,
+	GT_WARN_UNCLOSED_BEGIN,
+	GT_WARN_IMPROPER_NESTING,
+	GT_WARN_TRAILING_COMMA,
+	GT_WARN_CONTROL_CHAR,
+	GT_WARN_UNMATCHED_ASYNC_END,
+	GT_WARN_UNCLOSED_ASYNC,
+	GT_WARN_UNBOUND_FLOW,
+	GT_WARN_MISSING_TS,
+	GT_WARN_UNKNOWN_PHASE,
+	GT_WARN_COUNT
+};
+extern const char *const gt_warning_names[GT_WARN_COUNT];
+
+enum gt_compression { GT_COMP_NONE = 0, GT_COMP_GZIP, GT_COMP_ZSTD };
+enum gt_format { GT_FMT_ARRAY = 0, GT_FMT_OBJECT };
+
+typedef struct gt_ingest_stats {
+	uint8_t format;      /* enum gt_format */
+	uint8_t compression; /* enum gt_compression */
+	uint64_t file_bytes; /* bytes read from the file (compressed) */
+	uint64_t bytes;      /* bytes of JSON text (uncompressed) */
+	uint64_t events;
+	uint64_t phases[128]; /* count per phase character */
+	/* phases longer than one character (not in the format, but counted) */
+	char long_phase[8][24];
+	uint64_t long_phase_count[8];
+	uint64_t warnings[GT_WARN_COUNT];
+} gt_ingest_stats;
+
+typedef struct gt_model {
+	gt_span *spans;
+	uint32_t span_count;
+	gt_track *tracks;
+	uint32_t track_count;
+	gt_process *processes;
+	uint32_t process_count;
+	gt_flow *flows;
+	uint32_t flow_count;
+	gt_counter_series *series;
+	uint32_t series_count;
+	gt_counter_sample *samples;
+	uint64_t sample_count;
+	gt_group groups[GT_MAX_GROUPS];
+	uint32_t group_count;
+	uint32_t lane_count;
+	uint32_t thread_count;
+	int64_t start_ns; /* first span start (0 when there are no spans) */
+	int64_t end_ns;   /* last span end */
+	uint8_t parent_mode;
+	gt_strpool strings;
+	char *metadata_json; /* `metadata` / `otherData` as a JSON object text, or NULL */
+	char *source;        /* the file name it was read from */
+	gt_ingest_stats stats;
+} gt_model;
+
+typedef struct gt_load_options {
+	uint8_t parent_mode;      /* enum gt_parent_mode */
+	unsigned threads;         /* 0: one per core */
+	uint64_t max_expansion;   /* decompression bomb cap, 0: none */
+	/* Progress callback, called from the reading thread; may be NULL. */
+	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+	void *progress_ctx;
+} gt_load_options;
+
+void gt_model_free(gt_model *m);
+
+static inline const char *gt_model_str(const gt_model *m, uint32_t id)
+{
+	return id == GT_NONE ? "" : gt_strpool_get(&m->strings, id);
+}
+
+/* Bytes the model holds, for bytes-per-span reports. */
+size_t gt_model_bytes(const gt_model *m);
+
+/* Synthetic Kineto-like models for benchmarks and tests (synth_model.c). */
+/* Fills m (free it with gt_model_free) with `spans` spans on cpu_threads
+ * CPU threads (6 nested lanes each) and gpu_streams GPU streams, six
+ * renderer groups, deterministic for a seed. */
+int gt_synth_model(gt_model *m, uint64_t spans, uint32_t cpu_threads, uint32_t gpu_streams, uint64_t seed,
+		   gt_error *err);
+
+
+#endif

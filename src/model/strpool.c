@@ -1,0 +1,148 @@
+/* String interning with open addressing (FNV-1a hashes, linear probing). */
+#include "strpool.h"
+#include "base/base.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE 0xffffffffu
+
+/* Eight bytes per step: names in traces are often long (kernel
+ * signatures), and interning runs once per span. */
+uint64_t gt_strpool_hash(const char *s, size_t len)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = len * k;
+	size_t i = 0;
+	if (len > 96) {
+		/* long names (kernel signatures) differ at their ends: hash the
+		 * first and last 48 bytes; equal hashes are still compared in full */
+		for (; i < 48; i += 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			h = (h ^ w) * k;
+			h ^= h >> 29;
+		}
+		i = len - 48;
+	}
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	uint64_t w = 0;
+	if (i < len) /* s may be NULL when len is 0 */
+		memcpy(&w, s + i, len - i);
+	h = (h ^ w) * k;
+	h ^= h >> 32;
+	return h;
+}
+
+void gt_strpool_init(gt_strpool *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void gt_strpool_free(gt_strpool *p)
+{
+	free(p->data);
+	free(p->offsets);
+	free(p->slots);
+	memset(p, 0, sizeof *p);
+}
+
+static int same(const gt_strpool *p, uint32_t id, const char *s, size_t len)
+{
+	const char *t = p->data + p->offsets[id];
+	return memcmp(t, s, len) == 0 && t[len] == '\0';
+}
+
+uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
+{
+	if (!p->slots)
+		return NONE;
+	for (uint64_t i = gt_strpool_hash(s, len) & p->slot_mask;; i = (i + 1) & p->slot_mask) {
+		uint32_t v = p->slots[i];
+		if (v == 0)
+			return NONE;
+		if (same(p, v - 1, s, len))
+			return v - 1;
+	}
+}
+
+static int grow_slots(gt_strpool *p)
+{
+	if (p->slots && p->slot_mask >= UINT32_MAX / 2)
+		return -1; /* the doubled size would not fit 32 bits */
+	uint32_t n = p->slots ? (p->slot_mask + 1) * 2 : 1024;
+	uint32_t *slots = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (uint32_t id = 0; id < p->count; id++) {
+		const char *t = p->data + p->offsets[id];
+		uint64_t i = gt_strpool_hash(t, strlen(t)) & (n - 1);
+		while (slots[i])
+			i = (i + 1) & (n - 1);
+		slots[i] = id + 1;
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->slot_mask = n - 1;
+	return 0;
+}
+
+uint32_t gt_strpool_intern(gt_strpool *p, const char *s, size_t len)
+{
+	return gt_strpool_intern_hashed(p, s, len, gt_strpool_hash(s, len));
+}
+
+uint32_t gt_strpool_intern_hashed(gt_strpool *p, const char *s, size_t len, uint64_t hash)
+{
+	/* keep the table at most half full */
+	if (!p->slots || (uint64_t)p->count * 2 >= (uint64_t)p->slot_mask + 1)
+		if (grow_slots(p) < 0)
+			return NONE;
+	uint64_t i = hash & p->slot_mask;
+	for (;; i = (i + 1) & p->slot_mask) {
+		uint32_t v = p->slots[i];
+		if (v == 0)
+			break;
+		if (same(p, v - 1, s, len))
+			return v - 1;
+	}
+	if (p->count == NONE - 1)
+		return NONE;
+	if (p->data_len + len + 1 > p->data_cap) {
+		size_t cap = p->data_cap ? p->data_cap * 2 : 4096;
+		while (cap < p->data_len + len + 1)
+			cap *= 2;
+		char *d = gt_fault_hit("alloc") ? NULL : realloc(p->data, cap);
+		if (!d)
+			return NONE;
+		p->data = d;
+		p->data_cap = cap;
+	}
+	if (p->count == p->offsets_cap) {
+		uint64_t cap = p->offsets_cap ? (uint64_t)p->offsets_cap * 2 : 256;
+		if (cap > UINT32_MAX)
+			cap = UINT32_MAX; /* count stops below NONE - 1 */
+		uint64_t *o = gt_fault_hit("alloc") ? NULL : realloc(p->offsets, (size_t)cap * sizeof *o);
+		if (!o)
+			return NONE;
+		p->offsets = o;
+		p->offsets_cap = (uint32_t)cap;
+	}
+	memcpy(p->data + p->data_len, s, len);
+	p->data[p->data_len + len] = '\0';
+	p->offsets[p->count] = p->data_len;
+	p->data_len += len + 1;
+	p->slots[i] = p->count + 1;
+	return p->count++;
+}
+
+size_t gt_strpool_bytes(const gt_strpool *p)
+{
+	return p->data_cap + (size_t)p->offsets_cap * sizeof *p->offsets +
+	       (p->slots ? ((size_t)p->slot_mask + 1) * sizeof *p->slots : 0);
+}
