@@ -1,0 +1,88 @@
+/* The two graph steps of the causal critical path (causal.h) over a
+ * dependency DAG of time points, in plain arrays so that the device versions
+ * (cl/cpm_cl.h) can equal these host references byte for byte:
+ *
+ *   binding  each point takes as its critical predecessor the incoming edge
+ *            whose source is latest in time; the result is a forest over the
+ *            points, weighted by the gap, that critpath.h then walks;
+ *   float    CPM latest times: how late each point could happen without the
+ *            window ending later.
+ *
+ * The graph. Points 0..n-1, each with a time in ns. Points are grouped in
+ * chains (one per track): chain[] lists every point exactly once, track
+ * after track, each track's points in chain order (time order, ties in the
+ * causal model's order); chain_start[k]..chain_start[k+1] is track k. Times
+ * never decrease along a chain. Consecutive points of a chain are joined by
+ * a chain edge; its gap is *work* (work[i] = 1 for the edge from chain[i] to
+ * chain[i+1]) or *idle* (0). Cross edges (flow or wait) join any two
+ * points, src -> dst, with time[src] <= time[dst] (the caller drops backward
+ * edges). Several cross edges may share a target; no cross edge joins a
+ * point to itself.
+ *
+ * Binding, for each point v: among its incoming edges (the chain edge from
+ * its chain predecessor, and the cross edges into it), the one whose source
+ * time is latest; ties: chain before flow before wait, then the lowest
+ * source point id. parent[v] = that source (GT_CP_ROOT when v has no
+ * incoming edge), gap[v] = time[v] - time[parent] (0 for a root),
+ * kind[v] = the edge's GT_CPM_EDGE_* (GT_CPM_EDGE_NONE for a root), and
+ * edge[v] = the cross edge's index in the input (GT_CP_NONE for chain
+ * edges and roots). A zero-gap cycle in the result is possible; critpath.h
+ * flags it.
+ *
+ * Float. T = horizon. lag(e) = the gap for work chain edges, 0 for idle
+ * chain edges and for cross edges. LT(v) = min over v's outgoing edges
+ * v -> w of LT(w) - lag(e), and T when v has none. Where zero-gap edges
+ * form a cycle LT is the greatest fixed point (the largest LT satisfying
+ * every edge). LT(v) >= time[v] whenever horizon >= every time. */
+#ifndef GT_CPM_H
+#define GT_CPM_H
+
+#include <stdint.h>
+
+#include "base/base.h"
+#include "critpath.h"
+
+enum gt_cpm_edge {
+	GT_CPM_EDGE_NONE = 0,
+	GT_CPM_EDGE_CHAIN = 1,
+	GT_CPM_EDGE_FLOW = 2,
+	GT_CPM_EDGE_WAIT = 3,
+};
+
+typedef struct gt_cpm_graph {
+	uint32_t n;                  /* points */
+	const int64_t *time;         /* n */
+	uint32_t tracks;
+	const uint32_t *chain;       /* n point ids, track after track */
+	const uint32_t *chain_start; /* tracks + 1 offsets into chain */
+	const uint8_t *work;         /* n, by chain position: 1 work, 0 idle */
+	uint32_t m;                  /* cross edges */
+	const uint32_t *edge_src;    /* m */
+	const uint32_t *edge_dst;    /* m */
+	const uint8_t *edge_kind;    /* m: GT_CPM_EDGE_FLOW or GT_CPM_EDGE_WAIT */
+	int64_t horizon;             /* T */
+} gt_cpm_graph;
+
+/* Caller-owned binding output, n elements each. */
+typedef struct gt_cpm_binding {
+	uint32_t *parent;
+	int64_t *gap;
+	uint8_t *kind;
+	uint32_t *edge;
+} gt_cpm_binding;
+
+/* Figures of a float computation (host: rounds is 1). */
+typedef struct gt_cpm_float_stats {
+	uint32_t rounds; /* device: scan + relaxation rounds until nothing changed */
+} gt_cpm_float_stats;
+
+/* Checks the graph's shape (chain a permutation, chain_start monotone,
+ * times non-decreasing along chains, cross edges in range and not
+ * backward): GT_EINPUT with the first problem. Both steps call it. */
+int gt_cpm_check(const gt_cpm_graph *g, gt_error *err);
+
+int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
+/* lt: n elements, caller-owned; stats may be NULL. */
+int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
+
+#endif
