@@ -33,7 +33,8 @@
  * chain edges and for cross edges. LT(v) = min over v's outgoing edges
  * v -> w of LT(w) - lag(e), and T when v has none. Where zero-gap edges
  * form a cycle LT is the greatest fixed point (the largest LT satisfying
- * every edge). LT(v) >= time[v] whenever horizon >= every time. */
+ * every edge) that is at most T. LT(v) >= time[v] whenever horizon >=
+ * every time. */
 #ifndef GT_CPM_H
 #define GT_CPM_H
 
@@ -80,6 +81,11 @@ typedef struct gt_cpm_float_stats {
  * times non-decreasing along chains, cross edges in range and not
  * backward): GT_EINPUT with the first problem. Both steps call it. */
 int gt_cpm_check(const gt_cpm_graph *g, gt_error *err);
+/* gt_cpm_check, plus the range float needs so that no intermediate value
+ * of the host or device computation overflows: times span at most 2^62 ns
+ * (gt_cpm_check asks that of both steps) and horizon >= INT64_MIN +
+ * 2 * span. The float steps call it. */
+int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err);
 
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
 /* lt: n elements, caller-owned; stats may be NULL. */

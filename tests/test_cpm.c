@@ -1,0 +1,638 @@
+/* Binding and CPM latest times (cpm.h): hand-built graphs for each rule,
+ * malformed graphs, and property tests of the host reference against
+ * brute force (candidate enumeration for binding, Bellman-Ford relaxation
+ * from T for float) on random graphs with many equal times and zero-gap
+ * cycles. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/cpm.h"
+#include "testutil.h"
+
+#define R GT_CP_ROOT
+#define NONE GT_CP_NONE
+#define CHAIN GT_CPM_EDGE_CHAIN
+#define FLOW GT_CPM_EDGE_FLOW
+#define WAIT GT_CPM_EDGE_WAIT
+
+/* --- graphs ------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	/* splitmix64: deterministic per seed, so a failure reproduces */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A graph owning its arrays; g points into them. */
+typedef struct {
+	gt_cpm_graph g;
+	int64_t *time;
+	uint32_t *chain, *chain_start, *edge_src, *edge_dst;
+	uint8_t *work, *edge_kind;
+} graph;
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	ck_assert(p);
+	return p;
+}
+
+static graph graph_new(uint32_t n, uint32_t tracks, uint32_t m)
+{
+	graph a = {0};
+	a.time = xcalloc(n, sizeof *a.time);
+	a.chain = xcalloc(n, sizeof *a.chain);
+	a.work = xcalloc(n, 1);
+	a.chain_start = xcalloc((size_t)tracks + 1, sizeof *a.chain_start);
+	a.edge_src = xcalloc(m, sizeof *a.edge_src);
+	a.edge_dst = xcalloc(m, sizeof *a.edge_dst);
+	a.edge_kind = xcalloc(m, 1);
+	a.g = (gt_cpm_graph){.n = n, .time = a.time, .tracks = tracks, .chain = a.chain,
+			     .chain_start = a.chain_start, .work = a.work, .m = m, .edge_src = a.edge_src,
+			     .edge_dst = a.edge_dst, .edge_kind = a.edge_kind};
+	return a;
+}
+
+static void graph_free(graph *a)
+{
+	free(a->time);
+	free(a->chain);
+	free(a->work);
+	free(a->chain_start);
+	free(a->edge_src);
+	free(a->edge_dst);
+	free(a->edge_kind);
+}
+
+/* Hand-built graphs: tracks as strings of point ids separated by '|' in
+ * chain order, with a '*' before a point whose chain edge from its
+ * predecessor is work ("0 *1 2 | 3 4": 0->1 work, 1->2 idle, 3->4 idle). */
+typedef struct {
+	uint32_t src, dst;
+	uint8_t kind;
+} hand_edge;
+
+static graph hand_graph(const int64_t *time, uint32_t n, const char *tracks, const hand_edge *edges,
+			uint32_t m, int64_t horizon)
+{
+	uint32_t ntracks = 1;
+	for (const char *c = tracks; *c; c++)
+		ntracks += *c == '|';
+	graph a = graph_new(n, ntracks, m);
+	uint32_t pos = 0, k = 0;
+	const char *c = tracks;
+	while (*c) {
+		if (*c == '|') {
+			a.chain_start[++k] = pos;
+			c++;
+		} else if (*c == '*' || (*c >= '0' && *c <= '9')) {
+			bool work = *c == '*';
+			char *end;
+			a.chain[pos] = (uint32_t)strtoul(c + work, &end, 10);
+			if (work)
+				a.work[pos - 1] = 1;
+			pos++;
+			c = end;
+		} else {
+			c++;
+		}
+	}
+	a.chain_start[ntracks] = pos;
+	ck_assert_uint_eq(pos, n);
+	memcpy(a.time, time, n * sizeof *time);
+	for (uint32_t e = 0; e < m; e++) {
+		a.edge_src[e] = edges[e].src;
+		a.edge_dst[e] = edges[e].dst;
+		a.edge_kind[e] = edges[e].kind;
+	}
+	a.g.horizon = horizon;
+	return a;
+}
+
+/* Random graphs: points spread over tracks, times from a small range so
+ * that many are equal, point ids shuffled, random cross edges forward in
+ * time (equal times in either direction: zero-gap cycles). */
+static graph random_graph(uint32_t n, uint32_t tracks, uint32_t m, uint64_t time_range, unsigned work_pct)
+{
+	graph a = graph_new(n, tracks, m);
+	uint32_t *perm = xcalloc(n, sizeof *perm);
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)(rnd() % i), t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	/* Track sizes: random cut points. */
+	for (uint32_t k = 1; k < tracks; k++)
+		a.chain_start[k] = (uint32_t)(rnd() % ((uint64_t)n + 1));
+	a.chain_start[tracks] = n;
+	for (uint32_t k = 1; k < tracks; k++) /* insertion sort: tracks are few */
+		for (uint32_t j = k; j > 1 && a.chain_start[j - 1] > a.chain_start[j]; j--) {
+			uint32_t t = a.chain_start[j];
+			a.chain_start[j] = a.chain_start[j - 1];
+			a.chain_start[j - 1] = t;
+		}
+	for (uint32_t k = 0; k < tracks; k++) {
+		int64_t t = (int64_t)(rnd() % (time_range + 1));
+		for (uint32_t i = a.chain_start[k]; i < a.chain_start[k + 1]; i++) {
+			uint32_t p = perm[i];
+			a.chain[i] = p;
+			t += rnd() % 3 ? 0 : (int64_t)(rnd() % (time_range / 8 + 2));
+			a.time[p] = t;
+			a.work[i] = rnd() % 100 < work_pct;
+		}
+	}
+	for (uint32_t e = 0; e < m; e++) {
+		uint32_t s = (uint32_t)(rnd() % n), d = (uint32_t)(rnd() % n);
+		if (s == d)
+			d = (d + 1) % n;
+		if (a.time[s] > a.time[d]) {
+			uint32_t t = s;
+			s = d;
+			d = t;
+		}
+		a.edge_src[e] = s;
+		a.edge_dst[e] = d;
+		a.edge_kind[e] = rnd() & 1 ? FLOW : WAIT;
+	}
+	int64_t latest = 0;
+	for (uint32_t i = 0; i < n; i++)
+		latest = a.time[i] > latest ? a.time[i] : latest;
+	a.g.horizon = latest + (int64_t)(rnd() % 3);
+	free(perm);
+	return a;
+}
+
+/* --- oracles ------------------------------------------------------------------ */
+
+typedef struct {
+	uint32_t *parent, *edge;
+	int64_t *gap;
+	uint8_t *kind;
+} binding_store;
+
+static gt_cpm_binding binding_new(uint32_t n, binding_store *b)
+{
+	b->parent = xcalloc(n, sizeof *b->parent);
+	b->edge = xcalloc(n, sizeof *b->edge);
+	b->gap = xcalloc(n, sizeof *b->gap);
+	b->kind = xcalloc(n, 1);
+	memset(b->parent, 0x5a, (n ? n : 1) * sizeof *b->parent);
+	return (gt_cpm_binding){b->parent, b->gap, b->kind, b->edge};
+}
+
+static void binding_free(binding_store *b)
+{
+	free(b->parent);
+	free(b->edge);
+	free(b->gap);
+	free(b->kind);
+}
+
+/* A candidate incoming edge, ranked by the rule's key. */
+typedef struct {
+	int64_t src_time;
+	uint8_t kind;
+	uint32_t src, edge;
+} candidate;
+
+static bool ranks_before(candidate a, candidate b)
+{
+	if (a.src_time != b.src_time)
+		return a.src_time > b.src_time;
+	if (a.kind != b.kind)
+		return a.kind < b.kind;
+	if (a.src != b.src)
+		return a.src < b.src;
+	return a.edge < b.edge;
+}
+
+/* Binding by listing every candidate of every point (O(n m)). */
+static void brute_bind(const gt_cpm_graph *g, uint32_t v, gt_cpm_binding *out)
+{
+	candidate best = {0}, c;
+	bool any = false;
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t i = g->chain_start[k] + 1; i < g->chain_start[k + 1]; i++)
+			if (g->chain[i] == v) {
+				best = (candidate){g->time[g->chain[i - 1]], CHAIN, g->chain[i - 1], NONE};
+				any = true;
+			}
+	for (uint32_t e = 0; e < g->m; e++) {
+		if (g->edge_dst[e] != v)
+			continue;
+		c = (candidate){g->time[g->edge_src[e]], g->edge_kind[e], g->edge_src[e], e};
+		if (!any || ranks_before(c, best))
+			best = c;
+		any = true;
+	}
+	out->parent[v] = any ? best.src : R;
+	out->kind[v] = any ? best.kind : GT_CPM_EDGE_NONE;
+	out->edge[v] = any ? best.edge : NONE;
+	out->gap[v] = any ? g->time[v] - best.src_time : 0;
+}
+
+/* LT by relaxing every edge from LT = T until nothing changes: the
+ * greatest fixed point at most T. */
+static void brute_float(const gt_cpm_graph *g, int64_t *lt)
+{
+	for (uint32_t v = 0; v < g->n; v++)
+		lt[v] = g->horizon;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t k = 0; k < g->tracks; k++)
+			for (uint32_t i = g->chain_start[k]; i + 1 < g->chain_start[k + 1]; i++) {
+				uint32_t v = g->chain[i], w = g->chain[i + 1];
+				int64_t bound = lt[w] - (g->work[i] ? g->time[w] - g->time[v] : 0);
+				if (bound < lt[v]) {
+					lt[v] = bound;
+					changed = true;
+				}
+			}
+		for (uint32_t e = 0; e < g->m; e++)
+			if (lt[g->edge_dst[e]] < lt[g->edge_src[e]]) {
+				lt[g->edge_src[e]] = lt[g->edge_dst[e]];
+				changed = true;
+			}
+	}
+}
+
+static void assert_binding_equal(const gt_cpm_binding *a, const gt_cpm_binding *b, uint32_t n, const char *what)
+{
+	for (uint32_t v = 0; v < n; v++)
+		if (a->parent[v] != b->parent[v] || a->gap[v] != b->gap[v] || a->kind[v] != b->kind[v] ||
+		    a->edge[v] != b->edge[v])
+			ck_abort_msg("%s: point %u bound to %u/%u gap %" PRId64 "/%" PRId64 " kind %u/%u edge %u/%u",
+				     what, v, a->parent[v], b->parent[v], a->gap[v], b->gap[v], a->kind[v], b->kind[v],
+				     a->edge[v], b->edge[v]);
+}
+
+static void assert_lt_equal(const int64_t *a, const int64_t *b, uint32_t n, const char *what)
+{
+	for (uint32_t v = 0; v < n; v++)
+		if (a[v] != b[v])
+			ck_abort_msg("%s: LT of point %u is %" PRId64 ", expected %" PRId64, what, v, a[v], b[v]);
+}
+
+/* Host results, checked against the oracles (those are slow: small n). */
+static void check_host(const graph *a, const char *what)
+{
+	const gt_cpm_graph *g = &a->g;
+	gt_error err = {0};
+	binding_store hs, bs;
+	gt_cpm_binding host = binding_new(g->n, &hs), brute = binding_new(g->n, &bs);
+	ck_assert_msg(gt_cpm_bind_host(g, &host, &err) == 0, "%s: %s", what, err.msg);
+	for (uint32_t v = 0; v < g->n; v++)
+		brute_bind(g, v, &brute);
+	assert_binding_equal(&host, &brute, g->n, what);
+	int64_t *lt = xcalloc(g->n, sizeof *lt), *lt_brute = xcalloc(g->n, sizeof *lt);
+	gt_cpm_float_stats fs = {0};
+	ck_assert_msg(gt_cpm_float_host(g, lt, &fs, &err) == 0, "%s: %s", what, err.msg);
+	ck_assert_uint_eq(fs.rounds, 1);
+	brute_float(g, lt_brute);
+	assert_lt_equal(lt, lt_brute, g->n, what);
+	for (uint32_t v = 0; v < g->n; v++)
+		ck_assert(g->horizon < g->time[v] || lt[v] >= g->time[v]);
+	free(lt);
+	free(lt_brute);
+	binding_free(&hs);
+	binding_free(&bs);
+}
+
+/* --- hand-built graphs -------------------------------------------------------- */
+
+/* Runs both steps on a hand graph and keeps the results for the caller. */
+typedef struct {
+	binding_store bs;
+	gt_cpm_binding b;
+	int64_t lt[32];
+} hand_result;
+
+static void run_hand(const graph *a, hand_result *r)
+{
+	gt_error err = {0};
+	ck_assert(a->g.n <= 32);
+	r->b = binding_new(a->g.n, &r->bs);
+	ck_assert_msg(gt_cpm_bind_host(&a->g, &r->b, &err) == 0, "%s", err.msg);
+	ck_assert_msg(gt_cpm_float_host(&a->g, r->lt, NULL, &err) == 0, "%s", err.msg);
+	check_host(a, "hand");
+}
+
+static void expect_bound(const hand_result *r, uint32_t v, uint32_t parent, uint8_t kind, uint32_t edge, int64_t gap)
+{
+	ck_assert_msg(r->b.parent[v] == parent && r->b.kind[v] == kind && r->b.edge[v] == edge && r->b.gap[v] == gap,
+		      "point %u: parent %u kind %u edge %u gap %" PRId64 ", expected %u %u %u %" PRId64, v,
+		      r->b.parent[v], r->b.kind[v], r->b.edge[v], r->b.gap[v], parent, kind, edge, gap);
+}
+
+START_TEST(bind_latest_source_and_ties)
+{
+	/* Track 0: 0(0) 1(10) 2(20) 3(30); track 1: 4(5) 5(10) 6(20); track 2:
+	 * 7(10) 8(40). Point 2's candidates: chain from 1 (10), flow from 5
+	 * (10), wait from 7 (10), flow from 4 (5): the chain wins the tie.
+	 * Point 6: chain from 5 (10), wait from 7 (10), flow from 1 (10): the
+	 * chain, despite the lower source id of the flow. Point 8: chain from
+	 * 7 (10), flows from 2 and 6 (20), wait from 3 (30): the latest
+	 * source, the wait, wins. Point 3: flows from 5 and 1 at 10 lose to
+	 * the chain from 2 at 20. */
+	static const int64_t time[] = {0, 10, 20, 30, 5, 10, 20, 10, 40};
+	static const hand_edge edges[] = {{5, 2, FLOW}, {7, 2, WAIT}, {4, 2, FLOW}, {7, 6, WAIT}, {1, 6, FLOW},
+					  {2, 8, FLOW}, {6, 8, FLOW}, {3, 8, WAIT}, {5, 3, FLOW}, {1, 3, FLOW}};
+	graph a = hand_graph(time, 9, "0 1 2 3 | 4 5 6 | 7 8", edges, 10, 40);
+	hand_result r;
+	run_hand(&a, &r);
+	expect_bound(&r, 0, R, GT_CPM_EDGE_NONE, NONE, 0);
+	expect_bound(&r, 4, R, GT_CPM_EDGE_NONE, NONE, 0);
+	expect_bound(&r, 7, R, GT_CPM_EDGE_NONE, NONE, 0);
+	expect_bound(&r, 2, 1, CHAIN, NONE, 10);
+	expect_bound(&r, 6, 5, CHAIN, NONE, 10);
+	expect_bound(&r, 8, 3, WAIT, 7, 10);
+	expect_bound(&r, 3, 2, CHAIN, NONE, 10);
+	binding_free(&r.bs);
+	graph_free(&a);
+}
+END_TEST
+
+START_TEST(bind_flow_before_wait_then_lowest_source)
+{
+	/* Point 0 (track 0, alone, time 10) receives: wait from 1 (10), flow
+	 * from 3 (10), flow from 2 (10), and a wait from 4 (10). Flow before
+	 * wait, then the lowest source: 2 (edge 2). Point 5 (time 10) receives
+	 * waits only, from 4 and 3 (both 10): the lowest source, 3. Point 6
+	 * gets two identical flows from 1: the lower edge index. */
+	static const int64_t time[] = {10, 10, 10, 10, 10, 10, 12};
+	static const hand_edge edges[] = {{1, 0, WAIT}, {3, 0, FLOW}, {2, 0, FLOW}, {4, 0, WAIT},
+					  {4, 5, WAIT}, {3, 5, WAIT}, {1, 6, FLOW}, {1, 6, FLOW}};
+	graph a = hand_graph(time, 7, "0 | 1 | 2 | 3 | 4 | 5 | 6", edges, 8, 12);
+	hand_result r;
+	run_hand(&a, &r);
+	expect_bound(&r, 0, 2, FLOW, 2, 0);
+	expect_bound(&r, 5, 3, WAIT, 5, 0);
+	expect_bound(&r, 6, 1, FLOW, 6, 2);
+	expect_bound(&r, 1, R, GT_CPM_EDGE_NONE, NONE, 0);
+	binding_free(&r.bs);
+	graph_free(&a);
+}
+END_TEST
+
+START_TEST(float_work_and_idle_lags)
+{
+	/* Track 0: 0(0) -work- 1(10) -idle- 2(30) -work- 3(35); track 1: 4(12)
+	 * -work- 5(50). Flow 1 -> 4. T = 60.
+	 * LT(3) = 60, LT(2) = 55, LT(1) = min(55 idle, LT(4)) ; LT(5) = 60,
+	 * LT(4) = 60 - 38 = 22, so LT(1) = 22 and LT(0) = 22 - 10 = 12. */
+	static const int64_t time[] = {0, 10, 30, 35, 12, 50};
+	static const hand_edge edges[] = {{1, 4, FLOW}};
+	graph a = hand_graph(time, 6, "0 *1 2 *3 | 4 *5", edges, 1, 60);
+	hand_result r;
+	run_hand(&a, &r);
+	static const int64_t want[] = {12, 22, 55, 60, 22, 60};
+	for (int v = 0; v < 6; v++)
+		ck_assert_msg(r.lt[v] == want[v], "LT(%d) = %" PRId64 ", expected %" PRId64, v, r.lt[v], want[v]);
+	binding_free(&r.bs);
+	graph_free(&a);
+}
+END_TEST
+
+START_TEST(float_several_cross_edges_out)
+{
+	/* Point 0 (time 0) has flows to 1 (track 1, 5 -work- 2 at 25) and to
+	 * 3 (track 2, 8 -work- 4 at 10), and its own chain: 0 -work- 5 (1).
+	 * T = 30. LT(1) = 30 - 20 = 10, LT(3) = 28, LT(5) = 30, chain bound
+	 * 29: LT(0) = 10. */
+	static const int64_t time[] = {0, 5, 25, 8, 10, 1};
+	static const hand_edge edges[] = {{0, 3, FLOW}, {0, 1, WAIT}};
+	graph a = hand_graph(time, 6, "0 *5 | 1 *2 | 3 *4", edges, 2, 30);
+	hand_result r;
+	run_hand(&a, &r);
+	ck_assert(r.lt[0] == 10 && r.lt[1] == 10 && r.lt[3] == 28 && r.lt[5] == 30);
+	binding_free(&r.bs);
+	graph_free(&a);
+}
+END_TEST
+
+START_TEST(float_zero_gap_cycle)
+{
+	/* Points 0, 1 (track 0) and 2, 3 (track 1) all at time 10, 4 at 20 on
+	 * track 1 after 3 (work), 5 at 12 on track 2. Flow 1 -> 2, wait 3 -> 0:
+	 * a zero-gap cycle 0 -> 1 -> 2 -> 3 -> 0 with an exit 3 -work- 4 (LT
+	 * 50 - 10 = 40) and a flow 0 -> 5 (LT 50). The greatest fixed point
+	 * gives all four 40; 5 and 4 keep 50. The binding closes the cycle
+	 * 3 -> 0 -> 1 -> 2 -> 3 with zero gaps. */
+	static const int64_t time[] = {10, 10, 10, 10, 20, 12};
+	static const hand_edge edges[] = {{1, 2, FLOW}, {3, 0, WAIT}, {0, 5, FLOW}};
+	graph a = hand_graph(time, 6, "0 1 | 2 3 *4 | 5", edges, 3, 50);
+	hand_result r;
+	run_hand(&a, &r);
+	for (int v = 0; v < 4; v++)
+		ck_assert_msg(r.lt[v] == 40, "LT(%d) = %" PRId64, v, r.lt[v]);
+	ck_assert(r.lt[4] == 50 && r.lt[5] == 50);
+	expect_bound(&r, 0, 3, WAIT, 1, 0);
+	expect_bound(&r, 1, 0, CHAIN, NONE, 0);
+	expect_bound(&r, 2, 1, FLOW, 0, 0);
+	expect_bound(&r, 3, 2, CHAIN, NONE, 0);
+	expect_bound(&r, 4, 3, CHAIN, NONE, 10);
+	expect_bound(&r, 5, 0, FLOW, 2, 2);
+	binding_free(&r.bs);
+	graph_free(&a);
+	/* A closed cycle with no way out: bounded by T. */
+	static const int64_t time2[] = {7, 7};
+	static const hand_edge edges2[] = {{0, 1, FLOW}, {1, 0, WAIT}};
+	a = hand_graph(time2, 2, "0 | 1", edges2, 2, 9);
+	run_hand(&a, &r);
+	ck_assert(r.lt[0] == 9 && r.lt[1] == 9);
+	binding_free(&r.bs);
+	graph_free(&a);
+}
+END_TEST
+
+START_TEST(lonely_point_and_empty_graph)
+{
+	static const int64_t time[] = {3};
+	graph a = hand_graph(time, 1, "0", NULL, 0, 8);
+	hand_result r;
+	run_hand(&a, &r);
+	expect_bound(&r, 0, R, GT_CPM_EDGE_NONE, NONE, 0);
+	ck_assert(r.lt[0] == 8);
+	binding_free(&r.bs);
+	graph_free(&a);
+	/* Empty: no points, no tracks or an empty track, NULL arrays. */
+	gt_error err = {0};
+	gt_cpm_graph empty = {0};
+	gt_cpm_binding none = {0};
+	ck_assert(gt_cpm_check(&empty, &err) == 0);
+	ck_assert(gt_cpm_bind_host(&empty, &none, &err) == 0);
+	ck_assert(gt_cpm_float_host(&empty, NULL, NULL, &err) == 0);
+	static const uint32_t starts[] = {0, 0, 0};
+	gt_cpm_graph empty_tracks = {.tracks = 2, .chain_start = starts};
+	ck_assert(gt_cpm_bind_host(&empty_tracks, &none, &err) == 0);
+	ck_assert(gt_cpm_float_host(&empty_tracks, NULL, NULL, &err) == 0);
+}
+END_TEST
+
+/* Each malformation of a valid graph must be rejected with GT_EINPUT by
+ * the check and by both steps. */
+static void expect_rejected(graph *a, const char *what, const char *needle)
+{
+	gt_error err = {0};
+	ck_assert_msg(gt_cpm_check(&a->g, &err) < 0, "%s accepted", what);
+	ck_assert_int_eq(err.status, GT_EINPUT);
+	ck_assert_msg(strstr(err.msg, needle), "%s: message \"%s\"", what, err.msg);
+	binding_store bs;
+	gt_cpm_binding b = binding_new(a->g.n, &bs);
+	int64_t lt[16];
+	memset(&err, 0, sizeof err);
+	ck_assert(gt_cpm_bind_host(&a->g, &b, &err) < 0 && err.status == GT_EINPUT);
+	memset(&err, 0, sizeof err);
+	ck_assert(gt_cpm_float_host(&a->g, lt, NULL, &err) < 0 && err.status == GT_EINPUT);
+	binding_free(&bs);
+}
+
+static graph valid_graph(void)
+{
+	static const int64_t time[] = {0, 10, 20, 5, 15};
+	static const hand_edge edges[] = {{0, 3, FLOW}, {4, 2, WAIT}};
+	return hand_graph(time, 5, "0 *1 2 | 3 4", edges, 2, 20);
+}
+
+START_TEST(malformed_rejected)
+{
+	gt_error err = {0};
+	graph a = valid_graph();
+	ck_assert(gt_cpm_check(&a.g, &err) == 0);
+	a.chain[1] = 0;
+	expect_rejected(&a, "a repeated chain point", "twice");
+	a.chain[1] = 7;
+	expect_rejected(&a, "a chain point out of range", "not a point");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.chain_start[1] = 4;
+	a.chain_start[2] = 3;
+	expect_rejected(&a, "chain_start decreasing", "decreases");
+	a.chain_start[1] = 3;
+	a.chain_start[2] = 4;
+	expect_rejected(&a, "chains short of n", "hold");
+	a.chain_start[2] = 5;
+	a.chain_start[0] = 1;
+	expect_rejected(&a, "chain_start[0] not 0", "chain_start[0]");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.time[1] = 25;
+	expect_rejected(&a, "time backward on a chain", "backward on track 0");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.work[0] = 2;
+	expect_rejected(&a, "work not 0 or 1", "work");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.edge_src[1] = 2; /* 20 -> 20 is fine, 2 -> 3 (20 -> 5) is not */
+	a.edge_dst[1] = 3;
+	expect_rejected(&a, "a backward cross edge", "backward in time");
+	a.edge_dst[1] = 2;
+	expect_rejected(&a, "a self edge", "itself");
+	a.edge_dst[1] = 5;
+	expect_rejected(&a, "an edge target out of range", "outside");
+	a.edge_dst[1] = 4;
+	a.edge_src[1] = 99;
+	expect_rejected(&a, "an edge source out of range", "outside");
+	a.edge_src[1] = 3;
+	a.edge_kind[1] = CHAIN;
+	expect_rejected(&a, "a cross edge of kind chain", "kind");
+	a.edge_kind[1] = 0;
+	expect_rejected(&a, "a cross edge of kind none", "kind");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.time[0] = INT64_MIN;
+	a.time[3] = INT64_MIN;
+	expect_rejected(&a, "times spanning 2^63", "span");
+	graph_free(&a);
+
+	a = valid_graph();
+	a.g.time = NULL;
+	expect_rejected(&a, "no time array", "no time");
+	graph_free(&a);
+
+	/* The float's range: the horizon far below the times. Binding still
+	 * works. */
+	a = valid_graph();
+	a.g.horizon = INT64_MIN + 30;
+	binding_store bs;
+	gt_cpm_binding b = binding_new(a.g.n, &bs);
+	int64_t lt[5];
+	ck_assert(gt_cpm_check(&a.g, &err) == 0 && gt_cpm_bind_host(&a.g, &b, &err) == 0);
+	ck_assert(gt_cpm_float_host(&a.g, lt, NULL, &err) < 0 && err.status == GT_EINPUT);
+	ck_assert_msg(strstr(err.msg, "horizon"), "%s", err.msg);
+	memset(&err, 0, sizeof err);
+	a.g.horizon = INT64_MIN + 40; /* exactly INT64_MIN + 2 * span: allowed */
+	ck_assert_msg(gt_cpm_float_host(&a.g, lt, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(lt[0] == INT64_MIN + 30);
+	binding_free(&bs);
+	graph_free(&a);
+}
+END_TEST
+
+/* --- property tests ----------------------------------------------------------- */
+
+START_TEST(random_small_vs_brute_force)
+{
+	rng_state = 100 + (uint64_t)_i;
+	for (int rep = 0; rep < 40; rep++) {
+		uint32_t n = 1 + (uint32_t)(rnd() % 60), tracks = 1 + (uint32_t)(rnd() % 8);
+		uint32_t m = n > 1 ? (uint32_t)(rnd() % (2 * n + 1)) : 0;
+		uint64_t range = rnd() % 2 ? 4 : 1000;
+		graph a = random_graph(n, tracks, m, range, (unsigned)(rnd() % 101));
+		char what[64];
+		snprintf(what, sizeof what, "seed %d rep %d", _i, rep);
+		check_host(&a, what);
+		graph_free(&a);
+	}
+}
+END_TEST
+
+/* Larger graphs with a few equal times: still within brute force's reach. */
+START_TEST(random_medium_vs_brute_force)
+{
+	rng_state = 200 + (uint64_t)_i;
+	uint32_t n = 3000;
+	graph a = random_graph(n, 1 + (uint32_t)_i * 7, n / 3, _i % 2 ? 50 : 1000000, 60);
+	check_host(&a, "medium");
+	graph_free(&a);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cpm");
+	TCase *h = tcase_create("hand");
+	tcase_add_test(h, bind_latest_source_and_ties);
+	tcase_add_test(h, bind_flow_before_wait_then_lowest_source);
+	tcase_add_test(h, float_work_and_idle_lags);
+	tcase_add_test(h, float_several_cross_edges_out);
+	tcase_add_test(h, float_zero_gap_cycle);
+	tcase_add_test(h, lonely_point_and_empty_graph);
+	tcase_add_test(h, malformed_rejected);
+	suite_add_tcase(s, h);
+	TCase *p = tcase_create("property");
+	tcase_set_timeout(p, 120);
+	tcase_add_loop_test(p, random_small_vs_brute_force, 0, 12);
+	tcase_add_loop_test(p, random_medium_vs_brute_force, 0, 4);
+	suite_add_tcase(s, p);
+	return s;
+}
+
+int main(void)
+{
+	return gt_run_suite(suite());
+}
