@@ -2,6 +2,7 @@
  * random traces run through the host steps and through brute-force steps
  * over the same graph, and every shared real trace. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -401,6 +402,444 @@ START_TEST(wait_edges)
 }
 END_TEST
 
+
+START_TEST(binding_ties)
+{
+	/* chain before flow: K1's B has K0's E and L's departure, both at 4 */
+	gt_model m = load_events(K("K0", 7, 1, 3) "," XB("L", "rt", 1, 1, 2, 2, "flow_out") ","
+				 "{\"ph\":\"X\",\"name\":\"K1\",\"cat\":\"kernel\",\"pid\":1,\"tid\":7,\"ts\":4,\"dur\":1,"
+				 "\"bind_id\":7,\"flow_in\":true}");
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].flow_edges, 1);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 4000);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wiw");
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* chain before wait: k ends when the sync begins */
+	m = load_events(X("l", "rt", 1, 1, 0, 2) "," X("cudaStreamSynchronize", "rt", 1, 1, 10, 10) "," K("k", 7, 5, 5) ","
+			FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 7, 5));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 1);
+	ck_assert_int_eq(r.windows[0].endpoint.span, 1);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].kind, GT_CAUSAL_WORK);
+	ck_assert_int_eq(row_of(&r.windows[0], 1)->waited_ns, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* two flows leaving at the same time: the lower source point binds */
+	m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 1, 4) "," X("T", "op", 1, 3, 10, 2) ","
+			FLOW("s", 1, 1, 1, 4) "," FLOW("f", 1, 1, 3, 10) "," FLOW("s", 2, 1, 2, 4) "," FLOW("f", 2, 1, 3, 10));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 12000);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wfw");
+	ck_assert_int_eq(r.windows[0].hops[1].owner, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(zero_gap_cycle)
+{
+	/* A and B start at 0 and each sends the other a flow from its B: a
+	 * zero-gap cycle, flagged; the path is elsewhere (C -> D) */
+	gt_model m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 0, 5) "," X("C", "op", 1, 3, 1, 2) ","
+				 X("D", "op", 1, 4, 4, 5) "," FLOW("s", 1, 1, 1, 0) "," FLOW("f", 1, 1, 2, 0) ","
+				 FLOW("s", 2, 1, 2, 0) "," FLOW("f", 2, 1, 1, 0) "," FLOW("s", 3, 1, 3, 2) ","
+				 FLOW("f", 3, 1, 4, 4));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flags, GT_CAUSAL_CYCLE);
+	ck_assert_int_eq(w->flow_edges, 3);
+	ck_assert_int_eq(w->wall_ns, 9000);
+	ck_assert_int_eq(w->path_duration_ns, 8000);
+	ck_assert_int_eq(w->endpoint.span, 3);
+	ck_assert_int_eq(w->root.span, 2);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+#define STEPS                                                                                                  \
+	X("ProfilerStep#1", "user_annotation", 1, 1, 0, 10) "," X("ProfilerStep#2", "user_annotation", 1, 1, 10, 10) \
+	"," X("L1", "rt", 1, 1, 8, 1) "," X("L2", "rt", 1, 1, 11, 1) "," K("K1", 7, 12, 3) "," K("K2", 7, 16, 7) ","  \
+	FLOW("s", 1, 1, 1, 8.5) "," FLOW("f", 1, 1, 7, 12) "," FLOW("s", 2, 1, 1, 11) "," FLOW("f", 2, 1, 7, 16)
+
+START_TEST(step_windows_and_queue)
+{
+	gt_model m = load_events(STEPS);
+	gt_causal_options o = options();
+	o.step_glob = "ProfilerStep#*";
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.window_count, 2);
+	const gt_causal_window *w = &r.windows[0];
+	/* K1 runs in step 2's time but was launched in step 1 */
+	ck_assert_int_eq(w->step_span, 0);
+	ck_assert_int_eq(w->spans, 3);
+	ck_assert_int_eq(w->begin_ns, 0);
+	ck_assert_int_eq(w->end_ns, 10000);
+	ck_assert_int_eq(w->wall_ns, 15000);
+	ck_assert_int_eq(w->path_duration_ns, 15000);
+	ck_assert_str_eq(hop_kinds(w), "wwfw");
+	ck_assert_int_eq(w->hops[1].to.which, 'D');
+	ck_assert_ptr_nonnull(row_of(w, span_named(&m, "K1")));
+	/* step 2: K2 launched at 11 queued behind K1 until 15 */
+	w = &r.windows[1];
+	ck_assert_int_eq(w->step_span, 1);
+	ck_assert_int_eq(w->spans, 3);
+	ck_assert_ptr_null(row_of(w, span_named(&m, "K1")));
+	ck_assert_int_eq(w->wall_ns, 13000);
+	ck_assert_int_eq(w->path_duration_ns, 13000);
+	ck_assert_str_eq(hop_kinds(w), "wqfw");
+	const gt_causal_hop *q = &w->hops[1];
+	ck_assert_int_eq(q->duration_ns, 4000);
+	ck_assert_int_eq(q->owner, span_named(&m, "K1"));
+	ck_assert_int_eq(q->track, m.spans[span_named(&m, "K2")].track);
+	ck_assert_int_eq(q->to.point, GT_NONE);
+	ck_assert_int_eq(q->to.which, 'E');
+	ck_assert_int_eq(w->hops[2].duration_ns, 1000);
+	ck_assert_int_eq(w->hops[2].flow, 1);
+	ck_assert_int_eq(w->breakdown_count, 4); /* work kernel, work user_annotation, flow, queue */
+	ck_assert_int_eq(w->breakdown[2].kind, GT_CAUSAL_FLOW);
+	ck_assert_int_eq(w->breakdown[3].kind, GT_CAUSAL_QUEUE);
+	ck_assert_int_eq(w->breakdown[3].key, q->track);
+	gt_causal_result_free(&r);
+
+	/* --window 10:20 holds the same spans as step 2 */
+	o.step_glob = NULL;
+	o.has_window = true;
+	o.window_begin_ns = 10000;
+	o.window_end_ns = 20000;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.window_count, 1);
+	ck_assert_int_eq(r.windows[0].step_span, GT_NONE);
+	ck_assert_int_eq(r.windows[0].spans, 3);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wqfw");
+	gt_causal_result_free(&r);
+	/* the whole trace: nothing to queue behind */
+	o.has_window = false;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].spans, 6);
+	for (uint32_t i = 0; i < r.windows[0].hop_count; i++)
+		ck_assert_int_ne(r.windows[0].hops[i].kind, GT_CAUSAL_QUEUE);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(backward_isolated_device_track)
+{
+	/* the kernel starts (2.5) before its launch's departure (5) */
+	gt_model m = load_events(X("L", "rt", 1, 1, 4, 2) "," K("k", 7, 2.5, 4.5) "," FLOW("s", 1, 1, 1, 5) ","
+				 FLOW("f", 1, 1, 7, 6));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].backward_edges, 1);
+	ck_assert_int_eq(r.windows[0].flow_edges, 0);
+	ck_assert_int_eq(r.windows[0].flags, GT_CAUSAL_NO_DEPENDENCIES);
+	ck_assert_int_eq(r.windows[0].tracks, 2);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* a third thread without edges is left out when others have some */
+	m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 2, 1) "," X("C", "op", 1, 3, 0, 100) ","
+			FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 2, 2));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].isolated_tracks, 1);
+	ck_assert_int_eq(r.windows[0].tracks, 2);
+	ck_assert_int_eq(r.windows[0].spans, 2);
+	ck_assert_int_eq(r.windows[0].row_count, 2);
+	ck_assert_int_eq(r.windows[0].wall_ns, 5000);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 5000);
+	ck_assert_int_eq(r.windows[0].flags, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* a device track's annotation does not take part; instants nowhere */
+	m = load_events(K("k", 7, 0, 5) "," X("ann", "gpu_user_annotation", 1, 7, 0, 6) "," X("A", "op", 1, 1, 0, 1) ","
+			"{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"t\"}");
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.device_track_spans_left_out, 1);
+	ck_assert_int_eq(r.spans_taking_part, 2);
+	ck_assert_int_eq(r.windows[0].spans, 2);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 5000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(flows_left_out)
+{
+	/* to itself; to an instant; across windows (source in step 1, target
+	 * placed by its earlier flow from step 2... ) */
+	gt_model m = load_events(X("ProfilerStep#1", "a", 1, 1, 0, 10) "," X("ProfilerStep#2", "a", 1, 1, 10, 10) ","
+				 X("P", "op", 1, 2, 0, 30) "," X("Q", "op", 1, 3, 25, 1) ","
+				 "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":3,\"ts\":28,\"s\":\"t\"}," FLOW("s", 1, 1, 2, 1)
+				 "," FLOW("f", 1, 1, 2, 2) "," FLOW("s", 2, 1, 2, 5) "," FLOW("f", 2, 1, 3, 28) ","
+				 FLOW("s", 3, 1, 2, 12) "," FLOW("f", 3, 1, 3, 25));
+	gt_causal_options o = options();
+	o.step_glob = "ProfilerStep#*";
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	/* P (B at 0) is in step 1; Q is placed by flow 3, departing at 12 in
+	 * step 2, where its source P is not: left out there */
+	ck_assert_int_eq(r.windows[0].flows_left_out[GT_CAUSAL_FLOW_SELF], 1);
+	ck_assert_int_eq(r.windows[0].flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART], 1);
+	ck_assert_int_eq(r.windows[1].flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW], 1);
+	ck_assert_int_eq(r.windows[1].spans, 2);
+	for (int k = 0; k < GT_CAUSAL_LEFT_OUT_COUNT; k++)
+		ck_assert_str_ne(gt_causal_left_out_names[k], "");
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(extra_wait_names)
+{
+	gt_model m = load_events(X("l", "rt", 1, 1, 0, 2) "," X("myWait", "rt", 1, 1, 10, 10) "," K("k", 7, 5, 12) ","
+				 FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 7, 5));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 0);
+	gt_causal_result_free(&r);
+	const char *names[] = {"^my", "Wait$"};
+	o.wait_names = names;
+	o.wait_name_count = 2;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 1);
+	/* the sync's E (20) bound by k's E (17): a wait hop of 3 */
+	ck_assert_int_eq(r.windows[0].endpoint.span, 1);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].kind, GT_CAUSAL_WAIT);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].duration_ns, 3000);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].owner, 1);
+	ck_assert_int_eq(row_of(&r.windows[0], 1)->waited_ns, 7000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	char msg[1024];
+	gt_causal_options o = options();
+	gt_model m = load_events("{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":3,\"ts\":28,\"s\":\"t\"},"
+				 "{\"ph\":\"b\",\"name\":\"as\",\"cat\":\"c\",\"id\":1,\"pid\":1,\"ts\":1},"
+				 "{\"ph\":\"e\",\"name\":\"as\",\"cat\":\"c\",\"id\":1,\"pid\":1,\"ts\":2}");
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "no thread-track span takes part"));
+	gt_model_free(&m);
+
+	m = load_events(STEPS);
+	o.step_glob = "Nothing*";
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "matches no span"));
+	o.step_glob = NULL;
+	o.has_window = true;
+	o.window_begin_ns = 30000;
+	o.window_end_ns = 40000;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "holds no span"));
+	o.window_begin_ns = 5000;
+	o.window_end_ns = 4000;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EUSAGE);
+	o.has_window = false;
+	const char *bad[] = {"fine", "(unclosed"};
+	o.wait_names = bad;
+	o.wait_name_count = 2;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(msg, "(unclosed"));
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(names)
+{
+	ck_assert_str_eq(gt_causal_kind_names[GT_CAUSAL_QUEUE], "queue");
+	ck_assert_str_eq(gt_causal_flag_names[0], "no_dependencies");
+	ck_assert_str_eq(gt_causal_flag_names[2], "overflow");
+}
+END_TEST
+
+/* --- every shared real trace ------------------------------------------------ */
+
+static bool trace_file(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 3 && strcmp(name + n - 3, ".gz") == 0);
+}
+
+/* Prints the figures of a window when GT_CAUSAL_REPORT is set. */
+static void report(const gt_model *m, const char *name, const gt_causal_result *r, double secs)
+{
+	if (!getenv("GT_CAUSAL_REPORT"))
+		return;
+	const gt_causal_window *w = &r->windows[0];
+	printf("%s: spans %u taking part %" PRIu64 " windows %u points %u flows %" PRIu64 " waits %" PRIu64
+	       " backward %" PRIu64 " isolated %" PRIu64 " flags %u wall %" PRId64 " path %" PRId64 " (%.1f%%) %.3fs\n",
+	       name, m->span_count, r->spans_taking_part, r->window_count, w->points, w->flow_edges, w->wait_edges,
+	       w->backward_edges, w->isolated_tracks, w->flags, w->wall_ns, w->path_duration_ns,
+	       w->wall_ns ? 100.0 * (double)w->path_duration_ns / (double)w->wall_ns : 0.0, secs);
+	uint32_t shown = 0;
+	for (uint32_t k = 0; k < GT_CAUSAL_KIND_COUNT; k++)
+		for (uint32_t i = 0; i < w->breakdown_count; i++) {
+			const gt_causal_share *s = &w->breakdown[i];
+			if (s->kind != k || shown >= 3)
+				continue;
+			(void)s;
+		}
+	/* the three largest shares, whatever their kind */
+	int64_t last = INT64_MAX;
+	uint32_t last_i = GT_NONE;
+	if (getenv("GT_CAUSAL_HOPS")) {
+		for (uint32_t i = 0; i < w->hop_count; i++) {
+			const gt_causal_hop *h = &w->hops[i];
+			if (h->duration_ns * 50 < w->path_duration_ns)
+				continue;
+			printf("  hop %u %s %s %" PRId64 " %c(%s) -> %c(%s)\n", i, gt_causal_kind_names[h->kind],
+			       h->owner == GT_NONE ? "-" : gt_model_str(m, m->spans[h->owner].name), h->duration_ns,
+			       h->from.which, h->from.span == GT_NONE ? "" : gt_model_str(m, m->spans[h->from.span].name),
+			       h->to.which, gt_model_str(m, m->spans[h->to.span].name));
+		}
+	}
+	for (shown = 0; shown < 3 && shown < w->breakdown_count; shown++) {
+		uint32_t best = GT_NONE;
+		for (uint32_t i = 0; i < w->breakdown_count; i++) {
+			const gt_causal_share *s = &w->breakdown[i];
+			bool below = s->critical_ns < last || (s->critical_ns == last && i > last_i);
+			if (below && (best == GT_NONE || s->critical_ns > w->breakdown[best].critical_ns))
+				best = i;
+		}
+		if (best == GT_NONE)
+			break;
+		const gt_causal_share *s = &w->breakdown[best];
+		const char *key = s->kind == GT_CAUSAL_WORK || s->kind == GT_CAUSAL_FLOW ? gt_model_str(m, s->key) : "";
+		printf("    %-5s %-40.40s %12" PRId64 " ns %5.1f%%\n", gt_causal_kind_names[s->kind], key, s->critical_ns,
+		       100.0 * (double)s->critical_ns / (double)w->path_duration_ns);
+		last = s->critical_ns;
+		last_i = best;
+	}
+}
+
+static bool has_profiler_steps(const gt_model *m)
+{
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (strncmp(gt_model_str(m, m->spans[i].name), "ProfilerStep#", 13) == 0 &&
+		    m->spans[i].kind == GT_SPAN_COMPLETE)
+			return true;
+	return false;
+}
+
+/* Prints the windows' summed wall, path and top shares (GT_CAUSAL_REPORT). */
+static void report_steps(const gt_model *m, const char *name, const gt_causal_result *r)
+{
+	if (!getenv("GT_CAUSAL_REPORT"))
+		return;
+	enum { MAX = 4096 };
+	static gt_causal_share sum[MAX];
+	uint32_t n = 0;
+	int64_t wall = 0, path = 0;
+	for (uint32_t w = 0; w < r->window_count; w++) {
+		const gt_causal_window *win = &r->windows[w];
+		wall += win->wall_ns;
+		path += win->path_duration_ns;
+		for (uint32_t i = 0; i < win->breakdown_count; i++) {
+			const gt_causal_share *s = &win->breakdown[i];
+			uint32_t k = 0;
+			while (k < n && (sum[k].kind != s->kind || sum[k].key != s->key))
+				k++;
+			if (k == n && n < MAX)
+				sum[n++] = (gt_causal_share){s->kind, s->key, 0};
+			if (k < n)
+				sum[k].critical_ns += s->critical_ns;
+		}
+	}
+	printf("%s --step: %u windows, wall %" PRId64 " path %" PRId64 " (first: wall %" PRId64 " path %" PRId64
+	       " flags %u)\n",
+	       name, r->window_count, wall, path, r->windows[0].wall_ns, r->windows[0].path_duration_ns,
+	       r->windows[0].flags);
+	for (int top = 0; top < 3; top++) {
+		uint32_t best = GT_NONE;
+		for (uint32_t k = 0; k < n; k++)
+			if (sum[k].critical_ns > 0 && (best == GT_NONE || sum[k].critical_ns > sum[best].critical_ns))
+				best = k;
+		if (best == GT_NONE)
+			break;
+		const gt_causal_share *s = &sum[best];
+		const char *key = s->kind == GT_CAUSAL_WORK || s->kind == GT_CAUSAL_FLOW ? gt_model_str(m, s->key) : "";
+		printf("    %-5s %-40.40s %12" PRId64 " ns %5.1f%%\n", gt_causal_kind_names[s->kind], key, s->critical_ns,
+		       100.0 * (double)s->critical_ns / (double)path);
+		sum[best].critical_ns = -sum[best].critical_ns - 1;
+	}
+}
+
+START_TEST(real_traces)
+{
+	DIR *d = opendir(GT_SHARED_TRACES);
+	if (!d)
+		return; /* the shared traces are optional */
+	struct dirent *e;
+	unsigned ok = 0, clean = 0;
+	while ((e = readdir(d))) {
+		if (!trace_file(e->d_name))
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", GT_SHARED_TRACES, e->d_name);
+		gt_model m;
+		gt_error err = {0};
+		if (gt_model_load(&m, path, NULL, &err) < 0)
+			continue; /* not a trace this tool reads: test_ingest's business */
+		gt_causal_options o = options();
+		o.threads = 0;
+		gt_causal_result r;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int rc = gt_causal_analyze(&m, &o, NULL, &r, &err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (rc < 0) {
+			ck_assert_msg(err.status == GT_EINPUT && err.msg[0], "%s: %d %s", e->d_name, err.status, err.msg);
+			clean++;
+			if (getenv("GT_CAUSAL_REPORT"))
+				printf("%s: %s\n", e->d_name, err.msg);
+		} else {
+			check_result(&m, &r);
+			report(&m, e->d_name, &r, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+			gt_causal_result_free(&r);
+			ok++;
+			if (has_profiler_steps(&m)) {
+				o.step_glob = "ProfilerStep#*";
+				analyze_ok(&m, &o, &r);
+				check_result(&m, &r);
+				report_steps(&m, e->d_name, &r);
+				gt_causal_result_free(&r);
+			}
+		}
+		gt_model_free(&m);
+	}
+	closedir(d);
+	ck_assert_uint_gt(ok, 0);
+	(void)clean;
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -412,7 +851,19 @@ static Suite *suite(void)
 	tcase_add_test(h, v1_clamping);
 	tcase_add_test(h, v2_flows);
 	tcase_add_test(h, wait_edges);
+	tcase_add_test(h, binding_ties);
+	tcase_add_test(h, zero_gap_cycle);
+	tcase_add_test(h, step_windows_and_queue);
+	tcase_add_test(h, backward_isolated_device_track);
+	tcase_add_test(h, flows_left_out);
+	tcase_add_test(h, extra_wait_names);
+	tcase_add_test(h, errors);
+	tcase_add_test(h, names);
 	suite_add_tcase(s, h);
+	TCase *t = tcase_create("real");
+	tcase_set_timeout(t, 600);
+	tcase_add_test(t, real_traces);
+	suite_add_tcase(s, t);
 	return s;
 }
 
