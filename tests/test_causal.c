@@ -679,6 +679,331 @@ START_TEST(names)
 }
 END_TEST
 
+/* --- random traces against brute-force graph steps -------------------------- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
+
+typedef struct text {
+	char *s;
+	size_t n, cap;
+} text;
+
+static void add(text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char buf[512];
+	int k = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (t->n + (size_t)k + 2 > t->cap) {
+		t->cap = (t->n + (size_t)k + 2) * 2;
+		t->s = realloc(t->s, t->cap);
+		ck_assert_ptr_nonnull(t->s);
+	}
+	if (t->n)
+		t->s[t->n++] = ',';
+	memcpy(t->s + t->n, buf, (size_t)k + 1);
+	t->n += (size_t)k;
+}
+
+typedef struct rspan {
+	int pid, tid;
+	int ts, dur;
+} rspan;
+
+/* Nested spans in [lo, hi) on one thread, on a grid coarse enough for ties. */
+static void random_nest(text *t, rspan *sp, uint32_t *n, int pid, int tid, int lo, int hi, int depth)
+{
+	static const char *const span_names[] = {"op", "cudaLaunchKernel", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+					    "step", "cudaMemcpy", "wait_here"};
+	int at = lo;
+	while (at < hi && *n < 60 && below(3)) {
+		int b = at + (int)below(4), e = b + (int)below(12);
+		if (e > hi)
+			e = hi;
+		if (b > e)
+			break;
+		const char *name = span_names[below(7)];
+		if (depth == 0 && below(2))
+			name = "step";
+		uint32_t bind = below(6);
+		if (bind < 2 && *n < 60) /* v2: flow_out or flow_in of one of three ids */
+			add(t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,"
+			       "\"bind_id\":%u,\"%s\":true}",
+			    name, below(2) ? "cpu_op" : "cuda_runtime", pid, tid, b, e - b, below(3),
+			    bind ? "flow_in" : "flow_out");
+		else if (below(8) == 0) /* a B/E pair */
+			add(t, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d},"
+			       "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":%d}",
+			    name, pid, tid, b, pid, tid, e);
+		else
+			add(t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d}", name,
+			    below(2) ? "cpu_op" : "cuda_runtime", pid, tid, b, e - b);
+		sp[(*n)++] = (rspan){pid, tid, b, e - b};
+		if (depth < 3 && e > b)
+			random_nest(t, sp, n, pid, tid, b, e, depth + 1);
+		at = below(6) ? e : b + 1; /* sometimes improperly nested */
+	}
+}
+
+static char *random_trace(void)
+{
+	text t = {0};
+	rspan cpu[64], dev[64];
+	uint32_t nc = 0, nd = 0;
+	uint32_t threads = 1 + below(3);
+	for (uint32_t k = 0; k < threads; k++)
+		random_nest(&t, cpu, &nc, k == 2 ? 2 : 1, (int)k + 1, (int)below(5), 40 + (int)below(20), 0);
+	static const char *const cats[] = {"kernel", "Kernel", "gpu_memcpy", "memset"};
+	for (int stream = 7; stream < 7 + (int)below(3); stream++) {
+		int at = (int)below(10);
+		while (at < 70 && nd < 60 && below(5)) {
+			int d = (int)below(8);
+			add(&t, "{\"ph\":\"X\",\"name\":\"k%u\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d}", nd,
+			    cats[below(4)], stream == 9 ? 2 : 1, stream, at, d);
+			dev[nd++] = (rspan){stream == 9 ? 2 : 1, stream, at, d};
+			at += below(4) ? d + (int)below(5) : (int)below(3); /* sometimes overlapping */
+		}
+		if (below(3) == 0)
+			add(&t, "{\"ph\":\"X\",\"name\":\"ann\",\"cat\":\"gpu_user_annotation\",\"pid\":1,\"tid\":%d,\"ts\":0,"
+				"\"dur\":30}",
+			    stream);
+	}
+	if (below(4) == 0)
+		add(&t, "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":%u,\"s\":\"t\"}", below(40));
+	/* v1 flows from host spans to kernels or host spans */
+	uint32_t flows = nc ? below(12) : 0;
+	for (uint32_t f = 0; f < flows; f++) {
+		const rspan *a = &cpu[below(nc)];
+		bool to_dev = nd && below(4);
+		const rspan *b = to_dev ? &dev[below(nd)] : &cpu[below(nc)];
+		int s_ts = a->ts + (a->dur ? (int)below((uint32_t)a->dur + 1) : 0);
+		int f_ts = b->ts + (b->dur && below(2) ? (int)below((uint32_t)b->dur) : 0);
+		if (f_ts < s_ts && below(2))
+			continue;
+		add(&t, "{\"ph\":\"s\",\"name\":\"fl\",\"cat\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%d}",
+		    below(2) ? "ac2g" : "fwd", f, a->pid, a->tid, s_ts);
+		add(&t, "{\"ph\":\"f\",\"name\":\"fl\",\"cat\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%d%s}",
+		    "ac2g", f, b->pid, b->tid, f_ts, below(4) ? ",\"bp\":\"e\"" : "");
+	}
+	if (!t.n)
+		add(&t, "{\"ph\":\"X\",\"name\":\"only\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}");
+	return t.s;
+}
+
+/* The graph steps by their definitions, slowly. */
+static int bind_brute(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	(void)ctx, (void)err;
+	for (uint32_t v = 0; v < g->n; v++) {
+		uint32_t best = GT_CP_ROOT, kind = GT_CPM_EDGE_NONE, edge = GT_CP_NONE;
+		for (uint32_t k = 0; k < g->tracks; k++)
+			for (uint32_t i = g->chain_start[k] + 1; i < g->chain_start[k + 1]; i++)
+				if (g->chain[i] == v)
+					best = g->chain[i - 1], kind = GT_CPM_EDGE_CHAIN;
+		for (uint32_t e = 0; e < g->m; e++) {
+			if (g->edge_dst[e] != v)
+				continue;
+			uint32_t u = g->edge_src[e];
+			bool better = best == GT_CP_ROOT || g->time[u] > g->time[best] ||
+				      (g->time[u] == g->time[best] &&
+				       (g->edge_kind[e] < kind || (g->edge_kind[e] == kind && u < best)));
+			if (better)
+				best = u, kind = g->edge_kind[e], edge = e;
+		}
+		out->parent[v] = best;
+		out->gap[v] = best == GT_CP_ROOT ? 0 : g->time[v] - g->time[best];
+		out->kind[v] = (uint8_t)kind;
+		out->edge[v] = edge;
+	}
+	return 0;
+}
+
+static int path_brute(void *ctx, const uint32_t *parent, const int64_t *gap, uint32_t n, gt_cp_rows *out,
+		      gt_cp_summary *sum, gt_error *err)
+{
+	(void)ctx, (void)err;
+	memset(sum, 0, sizeof *sum);
+	sum->endpoint = GT_CP_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t total = 0;
+		uint32_t j = i, hops = 0;
+		while (parent[j] != GT_CP_ROOT && hops <= n) {
+			total += gap[j];
+			j = parent[j];
+			hops++;
+		}
+		bool cycle = hops > n;
+		if (cycle)
+			sum->flags |= GT_CP_CYCLE;
+		out->path_duration[i] = cycle ? -1 : total;
+		out->hop_count[i] = cycle ? GT_CP_NONE : hops;
+		out->root[i] = cycle ? GT_CP_NONE : j;
+		out->critical_predecessor[i] = cycle ? GT_CP_NONE : parent[i];
+		out->critical_mask[i] = 0;
+		if (!cycle && (sum->endpoint == GT_CP_NONE || total > sum->max_path_duration)) {
+			sum->max_path_duration = total;
+			sum->endpoint = i;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out->slack[i] = out->path_duration[i] < 0 ? -1 : sum->max_path_duration - out->path_duration[i];
+	if (sum->endpoint != GT_CP_NONE)
+		sum->path_rows = out->hop_count[sum->endpoint] + 1;
+	return 0;
+}
+
+static int floats_brute(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
+{
+	(void)ctx, (void)err;
+	for (uint32_t v = 0; v < g->n; v++)
+		lt[v] = g->horizon;
+	bool changed = true;
+	uint32_t rounds = 0;
+	while (changed) {
+		changed = false;
+		rounds++;
+		for (uint32_t k = 0; k < g->tracks; k++)
+			for (uint32_t i = g->chain_start[k]; i + 1 < g->chain_start[k + 1]; i++) {
+				uint32_t u = g->chain[i], w = g->chain[i + 1];
+				int64_t lag = g->work[i] ? g->time[w] - g->time[u] : 0;
+				if (lt[w] - lag < lt[u])
+					lt[u] = lt[w] - lag, changed = true;
+			}
+		for (uint32_t e = 0; e < g->m; e++)
+			if (lt[g->edge_dst[e]] < lt[g->edge_src[e]])
+				lt[g->edge_src[e]] = lt[g->edge_dst[e]], changed = true;
+	}
+	if (stats)
+		stats->rounds = rounds;
+	return 0;
+}
+
+/* Every hop of work belongs to the latest-started span open across it,
+ * an idle hop to none (checked where the gap is positive, so ties in the
+ * chain order do not matter). */
+static void check_owners(const gt_model *m, const gt_causal_window *w)
+{
+	for (uint32_t i = 0; i < w->hop_count; i++) {
+		const gt_causal_hop *h = &w->hops[i];
+		if ((h->kind != GT_CAUSAL_WORK && h->kind != GT_CAUSAL_IDLE) || h->duration_ns == 0)
+			continue;
+		int64_t best = INT64_MIN;
+		for (uint32_t r = 0; r < w->row_count; r++) {
+			const gt_span *s = &m->spans[w->rows[r].span];
+			if (s->track == h->track && s->ts_ns <= h->from.ts_ns && s->ts_ns + s->dur_ns >= h->to.ts_ns &&
+			    s->ts_ns > best)
+				best = s->ts_ns;
+		}
+		if (h->kind == GT_CAUSAL_IDLE)
+			ck_assert_msg(best == INT64_MIN, "an idle hop inside a span");
+		else
+			ck_assert_int_eq(m->spans[h->owner].ts_ns, best);
+	}
+}
+
+static void same_window(const gt_causal_window *a, const gt_causal_window *b)
+{
+	ck_assert_int_eq(a->wall_ns, b->wall_ns);
+	ck_assert_int_eq(a->path_duration_ns, b->path_duration_ns);
+	ck_assert_int_eq(a->points, b->points);
+	ck_assert_int_eq(a->flags, b->flags);
+	ck_assert_int_eq(a->endpoint.point, b->endpoint.point);
+	ck_assert_int_eq(a->root.point, b->root.point);
+	ck_assert_int_eq(a->hop_count, b->hop_count);
+	for (uint32_t i = 0; i < a->hop_count; i++) {
+		ck_assert_int_eq(a->hops[i].kind, b->hops[i].kind);
+		ck_assert_int_eq(a->hops[i].from.point, b->hops[i].from.point);
+		ck_assert_int_eq(a->hops[i].to.point, b->hops[i].to.point);
+		ck_assert_int_eq(a->hops[i].owner, b->hops[i].owner);
+		ck_assert_int_eq(a->hops[i].flow, b->hops[i].flow);
+		ck_assert_int_eq(a->hops[i].duration_ns, b->hops[i].duration_ns);
+	}
+	ck_assert_int_eq(a->breakdown_count, b->breakdown_count);
+	for (uint32_t i = 0; i < a->breakdown_count; i++) {
+		ck_assert_int_eq(a->breakdown[i].kind, b->breakdown[i].kind);
+		ck_assert_int_eq(a->breakdown[i].key, b->breakdown[i].key);
+		ck_assert_int_eq(a->breakdown[i].critical_ns, b->breakdown[i].critical_ns);
+	}
+	ck_assert_int_eq(a->row_count, b->row_count);
+	for (uint32_t i = 0; i < a->row_count; i++) {
+		const gt_causal_row *x = &a->rows[i], *y = &b->rows[i];
+		ck_assert_msg(x->span == y->span && x->float_ns == y->float_ns && x->on_path == y->on_path &&
+				      x->critical_ns == y->critical_ns && x->waited_ns == y->waited_ns &&
+				      x->caused_wait_ns == y->caused_wait_ns,
+			      "row %u: float %" PRId64 " vs %" PRId64, i, x->float_ns, y->float_ns);
+	}
+}
+
+START_TEST(random_vs_brute_force)
+{
+	rng_state = 0x5eed0000u + (uint64_t)_i;
+	gt_causal_engine brute = {NULL, bind_brute, path_brute, floats_brute};
+	for (int round = 0; round < 60; round++) {
+		char *events = random_trace();
+		gt_model m = load_events(events);
+		gt_causal_options o = options();
+		o.by = (uint8_t)below(2);
+		o.threads = 1 + below(3);
+		const char *extra[] = {"^wait_here$"};
+		if (below(2)) {
+			o.wait_names = extra;
+			o.wait_name_count = 1;
+		}
+		switch (below(3)) {
+		case 0:
+			o.step_glob = "step";
+			break;
+		case 1:
+			o.has_window = true;
+			o.window_begin_ns = (int64_t)below(30) * 1000;
+			o.window_end_ns = o.window_begin_ns + (int64_t)below(40) * 1000;
+			break;
+		}
+		gt_causal_result host, slow;
+		gt_error e1 = {0}, e2 = {0};
+		int rc1 = gt_causal_analyze(&m, &o, NULL, &host, &e1);
+		int rc2 = gt_causal_analyze(&m, &o, &brute, &slow, &e2);
+		ck_assert_int_eq(rc1, rc2);
+		if (rc1 == 0) {
+			check_result(&m, &host);
+			ck_assert_int_eq(host.window_count, slow.window_count);
+			for (uint32_t w = 0; w < host.window_count; w++) {
+				if (getenv("GT_CAUSAL_STATS")) {
+					const gt_causal_window *x = &host.windows[w];
+					printf("stat ok flows %" PRIu64 " waits %" PRIu64 " back %" PRIu64 " iso %" PRIu64 " flags %u hops %s dpts %u\n",
+					       x->flow_edges, x->wait_edges, x->backward_edges, x->isolated_tracks, x->flags,
+					       hop_kinds(x), x->points - 2 * x->spans);
+				}
+				same_window(&host.windows[w], &slow.windows[w]);
+				check_owners(&m, &host.windows[w]);
+			}
+			gt_causal_result_free(&host);
+			gt_causal_result_free(&slow);
+		} else {
+			if (getenv("GT_CAUSAL_STATS"))
+				printf("stat fail %s\n", e1.msg);
+			ck_assert_int_eq(e1.status, e2.status);
+			ck_assert_str_eq(e1.msg, e2.msg);
+		}
+		gt_model_free(&m);
+		free(events);
+	}
+}
+END_TEST
+
 /* --- every shared real trace ------------------------------------------------ */
 
 static bool trace_file(const char *name)
@@ -860,6 +1185,10 @@ static Suite *suite(void)
 	tcase_add_test(h, errors);
 	tcase_add_test(h, names);
 	suite_add_tcase(s, h);
+	TCase *p = tcase_create("property");
+	tcase_set_timeout(p, 300);
+	tcase_add_loop_test(p, random_vs_brute_force, 0, 10);
+	suite_add_tcase(s, p);
 	TCase *t = tcase_create("real");
 	tcase_set_timeout(t, 600);
 	tcase_add_test(t, real_traces);
