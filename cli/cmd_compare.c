@@ -14,11 +14,12 @@
 #include "output.h"
 #include "table.h"
 
-enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP };
+enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL };
 
 static const struct gt_opt compare_opts[] = {
 	{"fail-if", 0, "EXPR", OPT_FAIL_IF, "exit 5 when EXPR holds, e.g. 'critical_path.rel > 5%' (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "compare per name (default), cat or group"},
+	{"model", 0, "MODEL", OPT_MODEL, "critical path: causal (default; what bounds the wall time) or forest"},
 	{"top", 0, "K", OPT_TOP, "list the K keys whose total duration changed most (default 20, 0: all)"},
 	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
@@ -29,14 +30,16 @@ static const char *const by_names[] = {"name", "cat", "group"};
 /* One side: the model and its critical path. */
 struct side {
 	gt_model m;
-	gt_cp_rows rows;
-	gt_cp_summary sum;
+	gt_cp_rows rows;       /* forest */
+	gt_cp_summary sum;     /* forest */
+	uint8_t *on_path;      /* causal, per span */
+	int64_t *critical_ns;  /* causal, per span */
 	gt_cmp_cp cp;
 };
 
-/* On the chosen device (cl NULL: the host reference); exact and the same
- * on every device. */
-static int critical_path(gt_cl *cl, struct side *s)
+/* The seed's forest path, on the chosen device (cl NULL: the host
+ * reference); exact and the same on every device. */
+static int forest_path(gt_cl *cl, struct side *s)
 {
 	gt_error err = {0};
 	uint32_t n = s->m.span_count;
@@ -62,6 +65,43 @@ static int critical_path(gt_cl *cl, struct side *s)
 	s->cp.duration = s->sum.max_path_duration;
 	s->cp.flags = s->sum.flags;
 	s->cp.rows = s->sum.path_rows;
+	return 0;
+}
+
+/* The causal path over the whole trace (one window): each span's time on
+ * it, for the per-key cp_ns. */
+static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
+{
+	gt_error err = {0};
+	gt_causal_options o = {.rows = true, .threads = c->threads};
+	gt_causal_result r;
+	gt_causal_cl_engine dev;
+	if (cl)
+		gt_causal_cl_engine_init(&dev, cl);
+	if (gt_causal_analyze(&s->m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
+		return gt_report(&err);
+	uint32_t n = s->m.span_count;
+	s->on_path = calloc(n ? n : 1, 1);
+	s->critical_ns = calloc(n ? n : 1, sizeof *s->critical_ns);
+	if (!s->on_path || !s->critical_ns) {
+		gt_causal_result_free(&r);
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	const gt_causal_window *w = &r.windows[0];
+	uint32_t on = 0;
+	for (uint32_t i = 0; i < w->row_count; i++) {
+		const gt_causal_row *row = &w->rows[i];
+		s->on_path[row->span] = row->on_path;
+		s->critical_ns[row->span] = row->critical_ns;
+		on += row->on_path;
+	}
+	s->cp.mask = s->on_path;
+	s->cp.critical_ns = s->critical_ns;
+	s->cp.duration = w->path_duration_ns;
+	s->cp.flags = w->flags;
+	s->cp.rows = on;
+	gt_causal_result_free(&r);
 	return 0;
 }
 
@@ -100,12 +140,15 @@ static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, i
 	gt_jsonw_end_object(w);
 }
 
+static bool forest_model; /* --model forest: the flags are critpath.h's */
+
 static void json_flags(gt_jsonw *w, uint32_t flags)
 {
 	gt_jsonw_begin_array(w);
-	for (int b = 0; b < GT_CP_FLAG_COUNT; b++)
+	int count = forest_model ? GT_CP_FLAG_COUNT : GT_CAUSAL_FLAG_COUNT;
+	for (int b = 0; b < count; b++)
 		if (flags & (1u << b))
-			gt_jsonw_str(w, gt_cp_flag_names[b]);
+			gt_jsonw_str(w, forest_model ? gt_cp_flag_names[b] : gt_causal_flag_names[b]);
 	gt_jsonw_end_array(w);
 }
 
@@ -139,6 +182,8 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 	gt_jsonw_str(&w, s[1].m.source ? s[1].m.source : "");
 	gt_jsonw_key(&w, "by");
 	gt_jsonw_str(&w, by_names[c->by]);
+	gt_jsonw_key(&w, "model");
+	gt_jsonw_str(&w, forest_model ? "forest" : "causal");
 
 	gt_jsonw_key(&w, "total");
 	gt_jsonw_begin_object(&w);
@@ -359,6 +404,11 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			if (gt_parse_u64(cmd, "top", arg, &top) < 0)
 				rc = GT_EUSAGE;
 			break;
+		case OPT_MODEL:
+			if (strcmp(arg, "causal") && strcmp(arg, "forest"))
+				rc = gt_usage_error(cmd, "bad --model '%s': expected causal or forest", arg);
+			forest_model = strcmp(arg, "forest") == 0;
+			break;
 		default: {
 			int r = gt_common_opt(&c, cmd, id, arg);
 			if (r < 0)
@@ -390,7 +440,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			gt_notice(&c, "%s", chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = critical_path(cl, &s[k]);
+		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
@@ -415,7 +465,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			rc = write_table(&c, &cmp, ntop, s[1].m.source);
 		}
 	}
-	if (rc == 0 && c.strict && (s[0].sum.flags || s[1].sum.flags)) {
+	if (rc == 0 && c.strict && ((s[0].cp.flags | s[1].cp.flags) & (forest_model ? ~0u : GT_CAUSAL_CYCLE | GT_CAUSAL_OVERFLOW))) {
 		fprintf(stderr, "gputrace: a critical path is flagged incomplete (--strict)\n");
 		rc = GT_EINCOMPLETE;
 	}
@@ -438,6 +488,8 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	gt_cl_close(cl);
 	for (int k = 0; k < 2; k++) {
 		gt_cp_rows_free(&s[k].rows);
+		free(s[k].on_path);
+		free(s[k].critical_ns);
 		gt_model_free(&s[k].m);
 	}
 	for (size_t i = 0; i < ncond; i++)

@@ -1,548 +1,172 @@
-/* gputrace critical-path: the exact duration-weighted critical path over a
- * trace's parent forest (or a --forest CSV), on the chosen device. */
-#include <errno.h>
-#include <inttypes.h>
+/* gputrace critical-path: by default the causal critical path (what bounds
+ * each window's wall time; analysis/causal.h), or with --model forest the
+ * seed's duration-weighted path over the parent forest. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "analysis/analysis.h"
 #include "cl/cl.h"
-#include "jsonw.h"
+#include "cli.h"
+#include "critpath_causal.h"
+#include "critpath_forest.h"
 #include "load.h"
-#include "outfile.h"
-#include "output.h"
+#include "viewport.h"
 
-enum { OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS };
+enum {
+	OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS, OPT_MODEL, OPT_WINDOW, OPT_STEP,
+	OPT_WAIT_NAME, OPT_BY, OPT_TABLE,
+};
 
 static const struct gt_opt cp_opts[] = {
-	{"forest", 0, "FILE", OPT_FOREST, "read the forest from a CSV with header 'parent,duration' instead of a trace"},
-	{"max-path-length", 0, "N", OPT_MAX_PATH, "mark at most the first N rows of the path from its root (default: all)"},
-	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "split every device launch into pieces of at most N rows"},
-	{"rows", 0, NULL, OPT_ROWS, "also print the per-row table (in table formats: the per-row table instead of the path)"},
+	{"model", 0, "MODEL", OPT_MODEL, "causal (default: what bounds the wall time) or forest (the parent-forest path)"},
+	{"window", 0, "A:B", OPT_WINDOW, "causal: analyse the window A:B, relative to the first span (units as query --time)"},
+	{"step", 0, "GLOB", OPT_STEP, "causal: one window per span matching GLOB, e.g. 'ProfilerStep#*'"},
+	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
+	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
+	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
+	{"rows", 0, NULL, OPT_ROWS, "also the per-span (causal) or per-row (forest) table; in table formats instead of the path"},
+	{"forest", 0, "FILE", OPT_FOREST, "forest: read the forest from a CSV with header 'parent,duration' instead of a trace"},
+	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
+	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "forest: split every device launch into pieces of at most N rows"},
 	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
 	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
-/* The forest being analysed, from a trace or a CSV. */
-struct input {
-	uint32_t n;
-	uint32_t *parent;
-	int64_t *dur;
-	gt_model *model; /* NULL for --forest */
+enum { MAX_WAIT_NAMES = 64 };
+
+struct cp_args {
+	bool forest_model, with_rows, forest_only_option;
+	const char *forest, *window, *step;
+	const char *wait_names[MAX_WAIT_NAMES];
+	uint32_t wait_name_count;
+	int by, table;
+	gt_cp_options forest_opt;
 };
 
-static int parse_i64(const char *s, const char *end, int64_t *out)
+/* The command's own options; 1 handled, 0 not ours, -1 usage error. */
+static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, const char *arg)
 {
-	char buf[32];
-	size_t len = (size_t)(end - s);
-	while (len && (*s == ' ' || *s == '\t'))
-		s++, len--;
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	if (len == 0 || len >= sizeof buf)
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	char *e;
-	errno = 0;
-	long long v = strtoll(buf, &e, 10);
-	if (errno || *e)
-		return -1;
-	*out = v;
+	unsigned long long v;
+	switch (id) {
+	case OPT_MODEL:
+		if (strcmp(arg, "causal") && strcmp(arg, "forest"))
+			return gt_usage_error(cmd, "option '--model' is causal or forest, not '%s'", arg), -1;
+		a->forest_model = strcmp(arg, "forest") == 0;
+		return 1;
+	case OPT_FOREST:
+		a->forest = arg;
+		a->forest_model = true;
+		return 1;
+	case OPT_ROWS:
+		a->with_rows = true;
+		return 1;
+	case OPT_WINDOW:
+		a->window = arg;
+		return 1;
+	case OPT_STEP:
+		a->step = arg;
+		return 1;
+	case OPT_WAIT_NAME:
+		if (a->wait_name_count == MAX_WAIT_NAMES)
+			return gt_usage_error(cmd, "at most %d --wait-name options", MAX_WAIT_NAMES), -1;
+		a->wait_names[a->wait_name_count++] = arg;
+		return 1;
+	case OPT_BY:
+		if (strcmp(arg, "cat") && strcmp(arg, "name"))
+			return gt_usage_error(cmd, "option '--by' is cat or name, not '%s'", arg), -1;
+		a->by = strcmp(arg, "name") == 0 ? GT_CAUSAL_BY_NAME : GT_CAUSAL_BY_CAT;
+		return 1;
+	case OPT_TABLE:
+		if ((a->table = gt_causal_table_parse(arg)) < 0)
+			return gt_usage_error(cmd, "option '--table' is path, breakdown, windows or rows, not '%s'", arg), -1;
+		return 1;
+	case OPT_MAX_PATH:
+		if (gt_parse_u64(cmd, "max-path-length", arg, &v) < 0)
+			return -1;
+		if (v == 0 || v > 0xffffffffull)
+			return gt_usage_error(cmd, "option '--max-path-length' is between 1 and 4294967295"), -1;
+		a->forest_opt.max_path_length = (uint32_t)v;
+		a->forest_only_option = true;
+		return 1;
+	case OPT_MAX_ROWS:
+		if (gt_parse_u64(cmd, "max-rows-per-pass", arg, &v) < 0)
+			return -1;
+		if (v == 0)
+			return gt_usage_error(cmd, "option '--max-rows-per-pass' is at least 1"), -1;
+		a->forest_opt.max_rows_per_pass = v;
+		a->forest_only_option = true;
+		return 1;
+	}
 	return 0;
 }
 
-/* Reads `parent,duration` lines; parent -1 is a root, others out of range
- * are kept as invalid parents (the analysis flags them). */
-static int read_forest(const char *path, struct input *in, gt_error *err)
+/* Options that belong to one model only, given with the other. */
+static int check_model_options(const struct gt_command *cmd, const struct cp_args *a, int noperands)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (!f)
-		return gt_fail(err, GT_EINPUT, "cannot open '%s': %s", path, strerror(errno));
-	char *line = NULL;
-	size_t cap = 0, alloc = 0;
-	ssize_t len;
-	uint64_t lineno = 0, n = 0;
-	int64_t *parents = NULL;
-	int rc = -1;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (lineno == 1) {
-			if (strcmp(line, "parent,duration") != 0) {
-				gt_fail(err, GT_EINPUT, "'%s': line 1: expected the header 'parent,duration'", path);
-				goto out;
-			}
-			continue;
-		}
-		if (len == 0) {
-			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": empty line", path, lineno);
-			goto out;
-		}
-		char *comma = strchr(line, ',');
-		int64_t p, d;
-		if (!comma || parse_i64(line, comma, &p) < 0 || parse_i64(comma + 1, line + len, &d) < 0) {
-			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": expected 'parent,duration' as two integers",
-				path, lineno);
-			goto out;
-		}
-		if (n == GT_CP_MAX_ROWS) {
-			gt_fail(err, GT_EINPUT, "'%s': line %" PRIu64 ": more than %u rows", path, lineno, GT_CP_MAX_ROWS);
-			goto out;
-		}
-		if (n == alloc) {
-			alloc = alloc ? alloc * 2 : 4096;
-			int64_t *np = realloc(parents, alloc * sizeof *np);
-			int64_t *nd = realloc(in->dur, alloc * sizeof *nd);
-			if (np)
-				parents = np;
-			if (nd)
-				in->dur = nd;
-			if (!np || !nd) {
-				gt_fail(err, GT_EINPUT, "'%s': out of memory at line %" PRIu64, path, lineno);
-				goto out;
-			}
-		}
-		parents[n] = p;
-		in->dur[n] = d;
-		n++;
+	if (a->forest ? noperands != 0 : noperands != 1)
+		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
+	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table))
+		return gt_usage_error(cmd, "--window, --step, --wait-name, --by and --table belong to the causal model");
+	if (!a->forest_model && a->forest_only_option)
+		return gt_usage_error(cmd, "--max-path-length and --max-rows-per-pass belong to --model forest");
+	if (a->window && a->step)
+		return gt_usage_error(cmd, "--window and --step cannot be combined");
+	return 0;
+}
+
+/* Runs the causal analysis on cl's device (host when cl is NULL). */
+static int causal_analyze(gt_cl *cl, const gt_model *m, const gt_causal_options *o, gt_causal_result *r,
+			  gt_error *err)
+{
+	gt_causal_cl_engine dev;
+	if (!cl)
+		return gt_causal_analyze(m, o, NULL, r, err);
+	gt_causal_cl_engine_init(&dev, cl);
+	return gt_causal_analyze(m, o, &dev.engine, r, err);
+}
+
+static int run_causal(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a,
+		      gt_model *m)
+{
+	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
+			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by, .rows = a->with_rows,
+			       .threads = c->threads};
+	if (a->window) {
+		const char *why;
+		if (gt_parse_time_window(a->window, &o.window_begin_ns, &o.window_end_ns, &why) < 0)
+			return gt_usage_error(cmd, "--window '%s': %s", a->window, why);
+		o.has_window = true;
 	}
-	if (ferror(f)) {
-		gt_fail(err, GT_EINPUT, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
+	gt_error err = {0};
+	char chosen[512];
+	gt_cl *cl = NULL;
+	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
+		return gt_report(&err);
+	gt_notice(c, "%s", chosen);
+	char device[300];
+	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
+	gt_causal_result r;
+	int rc = causal_analyze(cl, m, &o, &r, &err);
+	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
+		/* the same exact result, computed on the host */
+		gt_notice(c, "%s; computing on the host instead", err.msg);
+		memset(&err, 0, sizeof err);
+		snprintf(device, sizeof device, "host");
+		rc = causal_analyze(NULL, m, &o, &r, &err);
 	}
-	if (lineno == 0) {
-		gt_fail(err, GT_EINPUT, "'%s': empty file, expected the header 'parent,duration'", path);
-		goto out;
+	gt_cl_close(cl);
+	if (rc < 0)
+		return gt_report(&err);
+	rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	uint32_t flags = 0;
+	for (uint32_t i = 0; i < r.window_count; i++)
+		flags |= r.windows[i].flags & (GT_CAUSAL_CYCLE | GT_CAUSAL_OVERFLOW);
+	gt_causal_result_free(&r);
+	if (rc == 0 && flags && c->strict) {
+		fprintf(stderr, "gputrace: the critical path is flagged (cycle or overflow) and --strict was given\n");
+		rc = GT_EINCOMPLETE;
 	}
-	in->n = (uint32_t)n;
-	in->parent = malloc((n ? n : 1) * sizeof *in->parent);
-	if (!in->parent) {
-		gt_fail(err, GT_EINPUT, "'%s': out of memory", path);
-		goto out;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		in->parent[i] = parents[i] == -1 ? GT_CP_ROOT
-				: parents[i] >= 0 && (uint64_t)parents[i] < n ? (uint32_t)parents[i]
-				: GT_CP_MAX_ROWS; /* out of range: >= n */
-	rc = 0;
-out:
-	free(line);
-	free(parents);
-	if (f != stdin)
-		fclose(f);
 	return rc;
-}
-
-static int forest_from_model(gt_model *m, struct input *in)
-{
-	in->model = m;
-	in->n = m->span_count;
-	in->parent = malloc(((size_t)in->n + 1) * sizeof *in->parent);
-	in->dur = malloc(((size_t)in->n + 1) * sizeof *in->dur);
-	if (!in->parent || !in->dur)
-		return -1;
-	for (uint32_t i = 0; i < in->n; i++) {
-		in->parent[i] = m->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
-		in->dur[i] = m->spans[i].dur_ns;
-	}
-	return 0;
-}
-
-static void write_id(gt_jsonw *w, const gt_model *m, const gt_id *id)
-{
-	if (id->is_str)
-		gt_jsonw_str(w, gt_model_str(m, id->str));
-	else
-		gt_jsonw_i64(w, id->num);
-}
-
-static void write_path(gt_jsonw *w, const struct input *in, const gt_cp_rows *o, const gt_cp_summary *s)
-{
-	gt_jsonw_key(w, "path");
-	gt_jsonw_begin_array(w);
-	if (s->endpoint != GT_CP_NONE) {
-		/* Collect the marked rows endpoint -> root, print them root first. */
-		uint32_t *ids = malloc(((size_t)s->marked_rows + 1) * sizeof *ids), k = 0;
-		for (uint32_t r = s->endpoint; ids && r != GT_CP_NONE; r = o->critical_predecessor[r])
-			if (o->critical_mask[r])
-				ids[k++] = r;
-		while (ids && k > 0) {
-			uint32_t r = ids[--k];
-			gt_jsonw_begin_object(w);
-			gt_jsonw_key(w, "id");
-			gt_jsonw_u64(w, r);
-			const gt_model *m = in->model;
-			if (m) {
-				const gt_span *sp = &m->spans[r];
-				const gt_track *t = &m->tracks[sp->track];
-				gt_jsonw_key(w, "name");
-				gt_jsonw_str(w, gt_model_str(m, sp->name));
-				gt_jsonw_key(w, "cat");
-				gt_jsonw_str(w, gt_model_str(m, sp->cat));
-				gt_jsonw_key(w, "pid");
-				write_id(w, m, &m->processes[t->process].pid);
-				gt_jsonw_key(w, "tid");
-				if (t->kind == GT_TRACK_THREAD)
-					write_id(w, m, &t->tid);
-				else
-					gt_jsonw_null(w);
-				gt_jsonw_key(w, "ts_us");
-				gt_jsonw_us(w, sp->ts_ns);
-			}
-			gt_jsonw_key(w, "dur_us");
-			gt_jsonw_us(w, in->dur[r]);
-			gt_jsonw_key(w, "path_duration_us");
-			gt_jsonw_us(w, o->path_duration[r]);
-			gt_jsonw_end_object(w);
-		}
-		free(ids);
-	}
-	gt_jsonw_end_array(w);
-}
-
-/* The JSON document's "rows": one object per row, in row order. */
-static void rows_table(gt_table *t, gt_column *cols, const gt_cp_rows *o, uint32_t n)
-{
-	gt_column c[] = {
-		{.name = "path_duration_us", .arrow_name = "path_duration_ns", .type = GT_COL_NS_US,
-		 .data = o->path_duration},
-		{.name = "slack_us", .arrow_name = "slack_ns", .type = GT_COL_NS_US, .data = o->slack},
-		{.name = "critical_predecessor", .type = GT_COL_U32, .data = o->critical_predecessor,
-		 .has_null = true, .null_u32 = GT_CP_NONE},
-		{.name = "root", .type = GT_COL_U32, .data = o->root, .has_null = true, .null_u32 = GT_CP_NONE},
-		{.name = "hop_count", .type = GT_COL_U32, .data = o->hop_count, .has_null = true,
-		 .null_u32 = GT_CP_NONE},
-		{.name = "critical_mask", .type = GT_COL_BOOL, .data = o->critical_mask},
-	};
-	memcpy(cols, c, sizeof c);
-	memset(t, 0, sizeof *t);
-	t->name = "rows";
-	t->cols = cols;
-	t->ncols = sizeof c / sizeof c[0];
-	t->nrows = n;
-}
-
-/* What the table formats' getters read: the input, the result and the path
- * (row ids, root first). */
-struct cp_view {
-	const struct input *in;
-	const gt_cp_rows *o;
-	const uint32_t *path;
-	uint32_t path_len;
-};
-
-static int64_t row_index(const void *ctx, uint64_t row)
-{
-	(void)ctx;
-	return (int64_t)row;
-}
-static int64_t row_parent(const void *ctx, uint64_t row)
-{
-	return ((const struct cp_view *)ctx)->in->parent[row];
-}
-static int64_t row_dur(const void *ctx, uint64_t row)
-{
-	return ((const struct cp_view *)ctx)->in->dur[row];
-}
-static int64_t row_name(const void *ctx, uint64_t row)
-{
-	return ((const struct cp_view *)ctx)->in->model->spans[row].name;
-}
-static int64_t row_cat(const void *ctx, uint64_t row)
-{
-	return ((const struct cp_view *)ctx)->in->model->spans[row].cat;
-}
-
-/* The per-row table of the table formats: the JSON rows' columns after the
- * row id, its parent, (name and category from a trace) and its duration. */
-static void full_rows_table(gt_table *t, gt_column *cols, const struct cp_view *v)
-{
-	const gt_model *m = v->in->model;
-	size_t k = 0;
-	cols[k++] = (gt_column){.name = "id", .type = GT_COL_U32, .get_i64 = row_index};
-	cols[k++] = (gt_column){.name = "parent", .type = GT_COL_U32, .get_i64 = row_parent, .get_ctx = v,
-				.has_null = true, .null_u32 = GT_CP_ROOT};
-	if (m) {
-		cols[k++] = (gt_column){.name = "name", .type = GT_COL_DICT, .get_i64 = row_name, .get_ctx = v,
-					.dict_get = gt_cli_model_string, .dict_ctx = m};
-		cols[k++] = (gt_column){.name = "cat", .type = GT_COL_DICT, .get_i64 = row_cat, .get_ctx = v,
-					.dict_get = gt_cli_model_string, .dict_ctx = m};
-	}
-	cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
-				.get_i64 = row_dur, .get_ctx = v};
-	gt_table rt;
-	rows_table(&rt, cols + k, v->o, v->in->n);
-	memset(t, 0, sizeof *t);
-	t->name = "rows";
-	t->cols = cols;
-	t->ncols = k + rt.ncols;
-	t->nrows = v->in->n;
-}
-
-static const gt_span *path_span(const struct cp_view *v, uint64_t row)
-{
-	return &v->in->model->spans[v->path[row]];
-}
-static const gt_track *path_track(const struct cp_view *v, uint64_t row)
-{
-	return &v->in->model->tracks[path_span(v, row)->track];
-}
-static const gt_id *path_pid(const struct cp_view *v, uint64_t row)
-{
-	return &v->in->model->processes[path_track(v, row)->process].pid;
-}
-static const gt_id *path_tid(const struct cp_view *v, uint64_t row)
-{
-	const gt_track *t = path_track(v, row);
-	return t->kind == GT_TRACK_THREAD ? &t->tid : NULL; /* async: null, as in the JSON path */
-}
-
-static int64_t path_id(const void *ctx, uint64_t row)
-{
-	return ((const struct cp_view *)ctx)->path[row];
-}
-static const char *path_name(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return gt_model_str(v->in->model, path_span(v, row)->name);
-}
-static const char *path_cat(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return gt_model_str(v->in->model, path_span(v, row)->cat);
-}
-static int64_t path_pid_num(const void *ctx, uint64_t row)
-{
-	return path_pid(ctx, row)->num;
-}
-static int64_t path_tid_num(const void *ctx, uint64_t row)
-{
-	return path_tid(ctx, row)->num;
-}
-
-/* Text ids: strings as they are, numbers in decimal. */
-static _Thread_local char id_buf[2][32];
-static const char *id_text(const gt_model *m, const gt_id *id, int slot)
-{
-	if (!id)
-		return NULL;
-	if (id->is_str)
-		return gt_model_str(m, id->str);
-	snprintf(id_buf[slot], sizeof id_buf[slot], "%lld", (long long)id->num);
-	return id_buf[slot];
-}
-static const char *path_pid_text(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return id_text(v->in->model, path_pid(v, row), 0);
-}
-static const char *path_tid_text(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return id_text(v->in->model, path_tid(v, row), 1);
-}
-static int64_t path_ts(const void *ctx, uint64_t row)
-{
-	return path_span(ctx, row)->ts_ns;
-}
-static int64_t path_dur(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return v->in->dur[v->path[row]];
-}
-static int64_t path_total(const void *ctx, uint64_t row)
-{
-	const struct cp_view *v = ctx;
-	return v->o->path_duration[v->path[row]];
-}
-
-/* The path table, root first: the JSON "path" objects as rows. pid and tid
- * are int64 unless a string id (or, for tid, an async span without a
- * thread) is on the path; then they are text in every row. */
-static void path_table(gt_table *t, gt_column *cols, const struct cp_view *v)
-{
-	const gt_model *m = v->in->model;
-	size_t k = 0;
-	cols[k++] = (gt_column){.name = "id", .type = GT_COL_U32, .get_i64 = path_id, .get_ctx = v};
-	if (m) {
-		bool pid_text = false, tid_text = false;
-		for (uint32_t i = 0; i < v->path_len; i++) {
-			const gt_id *tid = path_tid(v, i);
-			pid_text |= path_pid(v, i)->is_str;
-			tid_text |= !tid || tid->is_str;
-		}
-		cols[k++] = (gt_column){.name = "name", .type = GT_COL_STR, .get_str = path_name, .get_ctx = v};
-		cols[k++] = (gt_column){.name = "cat", .type = GT_COL_STR, .get_str = path_cat, .get_ctx = v};
-		cols[k++] = (gt_column){.name = "pid", .type = pid_text ? GT_COL_STR : GT_COL_I64,
-					.get_i64 = path_pid_num, .get_str = path_pid_text, .get_ctx = v};
-		cols[k++] = (gt_column){.name = "tid", .type = tid_text ? GT_COL_STR : GT_COL_I64,
-					.get_i64 = path_tid_num, .get_str = path_tid_text, .get_ctx = v};
-		cols[k++] = (gt_column){.name = "ts_us", .arrow_name = "ts_ns", .type = GT_COL_NS_US,
-					.get_i64 = path_ts, .get_ctx = v};
-	}
-	cols[k++] = (gt_column){.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
-				.get_i64 = path_dur, .get_ctx = v};
-	cols[k++] = (gt_column){.name = "path_duration_us", .arrow_name = "path_duration_ns",
-				.type = GT_COL_NS_US, .get_i64 = path_total, .get_ctx = v};
-	memset(t, 0, sizeof *t);
-	t->name = "path";
-	t->cols = cols;
-	t->ncols = k;
-	t->nrows = v->path_len;
-}
-
-/* The marked rows from the endpoint back to the root, as ids root first;
- * NULL only when out of memory. */
-static uint32_t *collect_path(const gt_cp_rows *o, const gt_cp_summary *s, uint32_t *len)
-{
-	uint32_t *ids = malloc(((size_t)s->marked_rows + 1) * sizeof *ids), k = 0;
-	if (!ids)
-		return NULL;
-	if (s->endpoint != GT_CP_NONE)
-		for (uint32_t r = s->endpoint; r != GT_CP_NONE && k < s->marked_rows; r = o->critical_predecessor[r])
-			if (o->critical_mask[r])
-				ids[k++] = r;
-	for (uint32_t i = 0; i < k / 2; i++) {
-		uint32_t x = ids[i];
-		ids[i] = ids[k - 1 - i];
-		ids[k - 1 - i] = x;
-	}
-	*len = k;
-	return ids;
-}
-
-/* The summary as key/value text: the Arrow schema metadata of the table
- * formats, and their notice line on stderr. */
-enum { SUMMARY_KEYS = 9 };
-struct summary_text {
-	const char *keys[SUMMARY_KEYS];
-	char vals[SUMMARY_KEYS][320];
-};
-
-static void summary_text(struct summary_text *st, uint32_t n, const gt_cp_summary *s, const char *device)
-{
-	static const char *const keys[SUMMARY_KEYS] = {
-		"spans", "max_path_duration_ns", "endpoint", "max_hop_count", "path_rows",
-		"marked_rows", "flags", "flag_bits", "device",
-	};
-	memcpy(st->keys, keys, sizeof keys);
-	snprintf(st->vals[0], sizeof st->vals[0], "%" PRIu32, n);
-	snprintf(st->vals[1], sizeof st->vals[1], "%" PRId64, s->max_path_duration);
-	if (s->endpoint == GT_CP_NONE)
-		snprintf(st->vals[2], sizeof st->vals[2], "none");
-	else
-		snprintf(st->vals[2], sizeof st->vals[2], "%" PRIu32, s->endpoint);
-	snprintf(st->vals[3], sizeof st->vals[3], "%" PRIu32, (uint32_t)s->max_hop_count);
-	snprintf(st->vals[4], sizeof st->vals[4], "%" PRIu64, (uint64_t)s->path_rows);
-	snprintf(st->vals[5], sizeof st->vals[5], "%" PRIu64, (uint64_t)s->marked_rows);
-	size_t len = 0;
-	st->vals[6][0] = '\0';
-	for (int k = 0; k < GT_CP_FLAG_COUNT; k++)
-		if (s->flags & (1u << k))
-			len += (size_t)snprintf(st->vals[6] + len, sizeof st->vals[6] - len, "%s%s", len ? "," : "",
-						gt_cp_flag_names[k]);
-	snprintf(st->vals[7], sizeof st->vals[7], "%u", (unsigned)s->flags);
-	snprintf(st->vals[8], sizeof st->vals[8], "%s", device);
-}
-
-static int write_table(const struct gt_common *c, const char *source, const struct input *in, const gt_cp_rows *o,
-		       const gt_cp_summary *s, const char *device, bool with_rows)
-{
-	struct cp_view v = {.in = in, .o = o};
-	uint32_t *path = NULL;
-	if (!with_rows && !(path = collect_path(o, s, &v.path_len))) {
-		fprintf(stderr, "gputrace: out of memory for the path\n");
-		return GT_EINPUT;
-	}
-	v.path = path;
-	gt_column cols[16];
-	gt_table t;
-	if (with_rows)
-		full_rows_table(&t, cols, &v);
-	else
-		path_table(&t, cols, &v);
-	struct summary_text st;
-	summary_text(&st, in->n, s, device);
-	const char *mk[2 + SUMMARY_KEYS], *mv[2 + SUMMARY_KEYS];
-	gt_cli_table_meta(&t, source, mk, mv);
-	char line[4096];
-	size_t len = (size_t)snprintf(line, sizeof line, "critical path:");
-	for (int k = 0; k < SUMMARY_KEYS; k++) {
-		mk[2 + k] = st.keys[k];
-		mv[2 + k] = st.vals[k];
-		if (len < sizeof line)
-			len += (size_t)snprintf(line + len, sizeof line - len, " %s=%s", st.keys[k],
-						st.vals[k][0] ? st.vals[k] : "none");
-	}
-	t.nmeta = 2 + SUMMARY_KEYS;
-	int rc = gt_cli_write_table(c, &t);
-	if (rc == 0)
-		gt_notice(c, "%s", line);
-	free(path);
-	return rc;
-}
-
-static int write_document(FILE *out, const struct input *in, const gt_cp_rows *o, const gt_cp_summary *s,
-			  const char *device, bool with_rows, gt_error *err)
-{
-	gt_jsonw w;
-	gt_jsonw_init(&w, out, true);
-	gt_jsonw_begin_object(&w);
-	gt_jsonw_key(&w, "summary");
-	gt_jsonw_begin_object(&w);
-	gt_jsonw_key(&w, "spans");
-	gt_jsonw_u64(&w, in->n);
-	gt_jsonw_key(&w, "max_path_duration_ns");
-	gt_jsonw_i64(&w, s->max_path_duration);
-	gt_jsonw_key(&w, "max_path_duration_us");
-	gt_jsonw_us(&w, s->max_path_duration);
-	gt_jsonw_key(&w, "endpoint");
-	if (s->endpoint == GT_CP_NONE)
-		gt_jsonw_null(&w);
-	else
-		gt_jsonw_u64(&w, s->endpoint);
-	gt_jsonw_key(&w, "max_hop_count");
-	gt_jsonw_u64(&w, s->max_hop_count);
-	gt_jsonw_key(&w, "path_rows");
-	gt_jsonw_u64(&w, s->path_rows);
-	gt_jsonw_key(&w, "marked_rows");
-	gt_jsonw_u64(&w, s->marked_rows);
-	gt_jsonw_key(&w, "flags");
-	gt_jsonw_begin_array(&w);
-	for (int k = 0; k < GT_CP_FLAG_COUNT; k++)
-		if (s->flags & (1u << k))
-			gt_jsonw_str(&w, gt_cp_flag_names[k]);
-	gt_jsonw_end_array(&w);
-	gt_jsonw_key(&w, "flag_bits");
-	gt_jsonw_u64(&w, s->flags);
-	gt_jsonw_key(&w, "device");
-	gt_jsonw_str(&w, device);
-	gt_jsonw_end_object(&w);
-	write_path(&w, in, o, s);
-	if (with_rows) {
-		/* The table writer's JSON array, embedded as the value of "rows". */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		gt_table t;
-		gt_column cols[6];
-		rows_table(&t, cols, o, in->n);
-		if (!mem || gt_table_write(&t, GT_OUT_JSON, mem, err) < 0 || fclose(mem) != 0) {
-			free(buf);
-			return gt_fail(err, GT_EINPUT, "out of memory writing the rows");
-		}
-		while (len > 0 && (buf[len - 1] == '\n'))
-			buf[--len] = '\0';
-		gt_jsonw_key(&w, "rows");
-		gt_jsonw_raw(&w, buf);
-		free(buf);
-	}
-	gt_jsonw_end_object(&w);
-	gt_jsonw_finish(&w);
-	return 0;
 }
 
 static int run_critical_path(const struct gt_command *cmd, int argc, char **argv)
@@ -551,125 +175,37 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	gt_common_init(&c);
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
-	const char *arg, *forest = NULL;
+	struct cp_args a = {0};
+	const char *arg;
 	int id;
-	bool with_rows = false;
-	gt_cp_options opt = {0};
 	while ((id = gt_opt_next(&st, &arg)) > 0) {
-		unsigned long long v;
-		switch (id) {
-		case OPT_FOREST:
-			forest = arg;
+		int own = own_option(cmd, &a, id, arg);
+		if (own < 0)
+			return GT_EUSAGE;
+		if (own)
 			continue;
-		case OPT_ROWS:
-			with_rows = true;
-			continue;
-		case OPT_MAX_PATH:
-			if (gt_parse_u64(cmd, "max-path-length", arg, &v) < 0)
-				return GT_EUSAGE;
-			if (v == 0 || v > 0xffffffffull)
-				return gt_usage_error(cmd, "option '--max-path-length' is between 1 and 4294967295");
-			opt.max_path_length = (uint32_t)v;
-			continue;
-		case OPT_MAX_ROWS:
-			if (gt_parse_u64(cmd, "max-rows-per-pass", arg, &v) < 0)
-				return GT_EUSAGE;
-			if (v == 0)
-				return gt_usage_error(cmd, "option '--max-rows-per-pass' is at least 1");
-			opt.max_rows_per_pass = v;
-			continue;
-		}
 		int status;
 		if (!gt_common_or_exit(&c, cmd, id, arg, &status))
 			return status;
 	}
-	if (id < 0)
+	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
 		return GT_EUSAGE;
-	if (forest ? st.noperands != 0 : st.noperands != 1)
-		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
-
-	gt_error err = {0};
+	if (a.forest)
+		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows);
 	gt_model m;
-	struct input in = {0};
-	int rc;
-	if (forest) {
-		if (read_forest(forest, &in, &err) < 0) {
-			free(in.parent);
-			free(in.dur);
-			return gt_report(&err);
-		}
-	} else {
-		rc = gt_cli_load(&c, st.operands[0], &m);
-		if (rc)
-			return rc;
-		if (forest_from_model(&m, &in) < 0) {
-			gt_fail(&err, GT_EINPUT, "out of memory for the forest of %u spans", m.span_count);
-			goto fail;
-		}
-	}
-
-	char chosen[512];
-	gt_cl *cl = NULL;
-	if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
-		goto fail;
-	gt_notice(&c, "%s", chosen);
-	char device[300];
-	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
-	gt_cp_rows rows;
-	gt_cp_summary sum;
-	if (gt_cp_rows_alloc(&rows, in.n, &err) < 0) {
-		gt_cl_close(cl);
-		goto fail;
-	}
-	rc = gt_critpath_run(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
-	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
-		/* the same exact result, computed on the host */
-		gt_notice(&c, "%s; computing on the host instead", err.msg);
-		memset(&err, 0, sizeof err);
-		snprintf(device, sizeof device, "host");
-		rc = gt_critpath_run(NULL, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
-	}
-	gt_cl_close(cl);
-	if (rc < 0) {
-		gt_cp_rows_free(&rows);
-		goto fail;
-	}
-
-	if (c.format != GT_OUT_JSON) {
-		rc = write_table(&c, forest ? forest : m.source, &in, &rows, &sum, device, with_rows);
-	} else {
-		gt_outfile of = {0};
-		rc = 0;
-		if (gt_outfile_open(&of, c.output, false, &err) < 0 ||
-		    write_document(of.fp, &in, &rows, &sum, device, with_rows, &err) < 0 ||
-		    gt_outfile_commit(&of, &err) < 0) {
-			gt_outfile_abort(&of);
-			rc = gt_report(&err);
-		}
-	}
-	gt_cp_rows_free(&rows);
-	if (rc == 0 && sum.flags && c.strict) {
-		fprintf(stderr, "gputrace: the critical path is flagged (flag_bits %u) and --strict was given\n",
-			sum.flags);
-		rc = GT_EINCOMPLETE;
-	}
-	free(in.parent);
-	free(in.dur);
-	if (in.model)
-		gt_model_free(&m);
+	int rc = gt_cli_load(&c, st.operands[0], &m);
+	if (rc)
+		return rc;
+	rc = a.forest_model ? gt_cli_forest_run(&c, &m, NULL, &a.forest_opt, a.with_rows)
+			    : run_causal(cmd, &c, &a, &m);
+	gt_model_free(&m);
 	return rc;
-fail:
-	free(in.parent);
-	free(in.dur);
-	if (in.model)
-		gt_model_free(&m);
-	return gt_report(&err);
 }
 
 const struct gt_command gt_cmd_critical_path = {
 	.name = "critical-path",
 	.args = "TRACE | --forest FILE",
-	.summary = "the exact duration-weighted critical path over the parent forest",
+	.summary = "what bounds the wall time (causal critical path), or the parent-forest path",
 	.opts = cp_opts,
 	.run = run_critical_path,
 };

@@ -21,7 +21,7 @@ static const struct gt_opt render_opts[] = {
 	{"lanes", 0, "L0:L1", OPT_LANES, "lane window, half-open (default all)"},
 	{"groups", 0, "NAMES|MASK", OPT_GROUPS, "comma-separated group names or a 32-bit mask (default all)"},
 	{"width", 'w', "PX", OPT_WIDTH, "width of the time axis in pixels (default 1200)"},
-	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "outline the critical path's spans and draw its chain"},
+	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "draw the causal critical path as time-ordered hops, its spans outlined"},
 	{"title", 0, "TEXT", OPT_TITLE, "title shown at the top (default: the file name and window)"},
 	{"threads", 'j', "N", OPT_THREADS, "ingest and drawing threads (default: one per core)"},
 	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
@@ -61,40 +61,17 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 	return 0;
 }
 
-/* The critical path, root to endpoint, on the query's device. */
-static int critical_path(gt_cl *cl, const gt_model *m, uint32_t **path, uint32_t *len)
+/* The causal critical path of the whole trace, on the query's device. */
+static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m, gt_causal_result *r)
 {
 	gt_error err = {0};
-	uint32_t n = m->span_count;
-	uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
-	int64_t *dur = malloc((n ? n : 1) * sizeof *dur);
-	gt_cp_rows rows = {0};
-	gt_cp_summary sum;
-	int rc = !parent || !dur ? gt_fail(&err, GT_EINPUT, "out of memory") : 0;
-	for (uint32_t i = 0; rc == 0 && i < n; i++) {
-		parent[i] = m->spans[i].parent;
-		dur[i] = m->spans[i].dur_ns;
-	}
-	if (rc == 0)
-		rc = gt_cp_rows_alloc(&rows, n, &err);
-	if (rc == 0)
-		rc = gt_critpath_run(cl, parent, dur, n, NULL, &rows, &sum, &err);
-	*len = 0;
-	if (rc == 0 && sum.endpoint != GT_CP_NONE) {
-		*path = malloc((size_t)sum.path_rows * sizeof **path);
-		if (!*path) {
-			rc = gt_fail(&err, GT_EINPUT, "out of memory");
-		} else {
-			uint32_t i = sum.endpoint;
-			for (uint32_t k = sum.path_rows; k-- > 0 && i != GT_CP_ROOT; i = rows.critical_predecessor[i])
-				(*path)[k] = i;
-			*len = sum.path_rows;
-		}
-	}
-	free(parent);
-	free(dur);
-	gt_cp_rows_free(&rows);
-	return rc < 0 ? gt_report(&err) : 0;
+	gt_causal_options o = {.threads = c->threads};
+	gt_causal_cl_engine dev;
+	if (cl)
+		gt_causal_cl_engine_init(&dev, cl);
+	if (gt_causal_analyze(m, &o, cl ? &dev.engine : NULL, r, &err) < 0)
+		return gt_report(&err);
+	return 0;
 }
 
 static int run_render(const struct gt_command *cmd, int argc, char **argv)
@@ -156,7 +133,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		if (rc == 0 && q.t1 < q.t0)
 			rc = gt_usage_error(cmd, "bad --time '%s': it ends before it starts", time_arg);
 	}
-	uint32_t *cand = NULL, *path = NULL, path_len = 0;
+	uint32_t *cand = NULL;
+	gt_causal_result cp = {0};
 	uint64_t ncand = 0;
 	if (rc == 0) {
 		q.level = gt_tindex_auto_level(r.x.ix, q.t1 - q.t0, r.x.m.end_ns - r.x.m.start_ns);
@@ -169,7 +147,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = query(&r, &q, cand, &ncand);
 	double t_queried = now_ms();
 	if (rc == 0 && want_path)
-		rc = critical_path(r.cl, &r.x.m, &path, &path_len);
+		rc = critical_path(r.cl, &r.c, &r.x.m, &cp);
 	double t_path = now_ms();
 	gt_render_stats rs = {0};
 	if (rc == 0) {
@@ -180,8 +158,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 				 time_arg ? time_arg : "whole trace");
 			title = auto_title;
 		}
-		gt_render_opts o = {.q = q, .width = (uint32_t)width, .title = title, .path = want_path ? path : NULL,
-				    .path_len = path_len, .threads = r.c.threads};
+		gt_render_opts o = {.q = q, .width = (uint32_t)width, .title = title, .hops = want_path ? cp.windows[0].hops : NULL,
+				    .hop_count = want_path ? cp.windows[0].hop_count : 0, .threads = r.c.threads};
 		/* a test knob: split small inputs too, to test the merge */
 		const char *ws = getenv("GPUTRACE_RENDER_WORKER_SPANS");
 		if (ws)
@@ -205,7 +183,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 			  (unsigned long long)rs.density_cells, rs.rows, (unsigned long long)ncand, q.level,
 			  t_loaded - t_start, t_queried - t_loaded, t_path - t_queried, t_done - t_path);
 	free(cand);
-	free(path);
+	gt_causal_result_free(&cp);
 	gt_tindex_cl_close(r.dev);
 	gt_cl_close(r.cl);
 	gt_cli_index_close(&r.x);

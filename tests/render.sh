@@ -2,7 +2,8 @@
 # gputrace render: the SVG is valid XML; its boxes and density cells account
 # for exactly the spans of `query --expand` for the same viewport, as an
 # independent classification (tests/render_check.py) says they should; the
-# critical-path chain follows the parent forest; an index file renders the
+# critical path's hops drawn are those of `critical-path` in the window; an
+# index file renders the
 # same picture; errors leave no file; and a real browser (headless
 # Chromium, when installed) turns it into a picture that is not blank.
 bin=${GPUTRACE_BIN:-build/gputrace}
@@ -14,7 +15,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # check TRACE WINDOW_NS|- WIDTH [render/query options...]
 check() {
 	f=$1 win=$2 w=$3; shift 3
-	"$bin" info "$f" >"$tmp/info.json" && "$bin" spans -f csv "$f" >"$tmp/spans.csv" || { echo "FAIL: info/spans $f"; fail=1; return; }
+	"$bin" info "$f" >"$tmp/info.json" && "$bin" spans -f csv "$f" >"$tmp/spans.csv" &&
+		"$bin" critical-path -q --device host -f csv "$f" >"$tmp/cp.csv" || { echo "FAIL: info/spans/critical-path $f"; fail=1; return; }
 	if [ "$win" = - ]; then
 		qwin=0:$(python3 -c "import json,decimal; i=json.load(open('$tmp/info.json'),parse_float=decimal.Decimal)
 print(int(i['time']['end_us']*1000)-int(i['time']['start_us']*1000))")ns
@@ -25,7 +27,7 @@ print(int(i['time']['end_us']*1000)-int(i['time']['start_us']*1000))")ns
 	# shellcheck disable=SC2086
 	"$bin" render -q --device host "$f" $rwin -w "$w" --critical-path "$@" -o "$tmp/r.svg" || { echo "FAIL: render $f $win $*"; fail=1; return; }
 	"$bin" query -q --device host "$f" --time "$qwin" --expand "$@" >"$tmp/q.json" || { echo "FAIL: query $f $win $*"; fail=1; return; }
-	python3 tests/render_check.py "$tmp/r.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" "$win" "$w" >"$tmp/check.out" ||
+	python3 tests/render_check.py "$tmp/r.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" "$win" "$w" "$tmp/cp.csv" >"$tmp/check.out" ||
 		{ cat "$tmp/check.out"; echo "FAIL: render $f $win $*"; fail=1; }
 	if command -v xmllint >/dev/null 2>&1; then
 		xmllint --noout "$tmp/r.svg" || { echo "FAIL: xmllint $f"; fail=1; }
@@ -50,9 +52,16 @@ lanes=$("$bin" info "$tmp/g.json" | jq .lanes)
 "$bin" render -q --device host testdata/compare/new.json -w 800 --critical-path -o "$tmp/r.svg"
 "$bin" info testdata/compare/new.json >"$tmp/info.json"; "$bin" spans -f csv testdata/compare/new.json >"$tmp/spans.csv"
 "$bin" query -q --device host testdata/compare/new.json --time 0:130000ns --expand >"$tmp/q.json"
+"$bin" critical-path -q --device host -f csv testdata/compare/new.json >"$tmp/cp.csv"
 grep -v 'data-span-id="3"' "$tmp/r.svg" >"$tmp/bad.svg"
-python3 tests/render_check.py "$tmp/bad.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" - 800 >/dev/null &&
+python3 tests/render_check.py "$tmp/bad.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" - 800 "$tmp/cp.csv" >/dev/null &&
 	{ echo "FAIL: the checker missed a dropped box"; fail=1; }
+python3 tests/render_check.py "$tmp/r.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" - 800 "$tmp/cp.csv" >/dev/null ||
+	{ echo "FAIL: the checker rejects a good picture with its path"; fail=1; }
+grep -c 'class="cp-hop"' "$tmp/r.svg" >/dev/null || { echo "FAIL: no critical-path hop drawn"; fail=1; }
+awk '/class="cp-hop"/ && !done { done = 1; next } { print }' "$tmp/r.svg" >"$tmp/bad.svg"
+python3 tests/render_check.py "$tmp/bad.svg" "$tmp/q.json" "$tmp/info.json" "$tmp/spans.csv" - 800 "$tmp/cp.csv" >/dev/null &&
+	{ echo "FAIL: the checker missed a dropped hop"; fail=1; }
 "$bin" render -q --device host "$tmp/g.json" -w 300 -o "$tmp/r2.svg"
 sed '0,/data-density="\([0-9]*\)"/s//data-density="9\1"/' "$tmp/r2.svg" >"$tmp/bad.svg"
 "$bin" info "$tmp/g.json" >"$tmp/ginfo.json"; "$bin" spans -f csv "$tmp/g.json" >"$tmp/gspans.csv"

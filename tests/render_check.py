@@ -1,14 +1,16 @@
 """Checks a `gputrace render` SVG against `gputrace query --expand` for the
 same viewport, with an independent classification of every span.
 
-usage: render_check.py SVG QUERY.json INFO.json SPANS.csv T0:T1|- WIDTH
+usage: render_check.py SVG QUERY.json INFO.json SPANS.csv T0:T1|- WIDTH [PATH.csv]
 
 T0:T1 is the window in integer ns from the trace start ("-": the whole
 trace). Checks: the SVG parses as XML; every span of the query is drawn
 exactly once, either as a box (the longest wide span starting in its lane
 and pixel cell) or counted in its lane's density cell, with the longest
-span as representative; the element count is at most lanes x width; the
-critical-path chain (if any) lists query spans in parent-chain order.
+span as representative; the element count is at most lanes x width; with
+PATH.csv (`critical-path -f csv` of the trace) the picture draws exactly the
+path's hops that meet the window and whose rows are drawn, each with the
+kind and end spans of its row of the path.
 """
 import csv
 import sys
@@ -102,23 +104,35 @@ def main():
     if not labels <= lanes:
         fails.append("lane labels on lanes without spans: %s" % sorted(labels - lanes))
 
-    # critical path chain: query spans, each an ancestor of the next
-    parent = {}
+    # critical-path hops: exactly those in the window whose rows are drawn
+    lane_of = {}
     with open(spath) as f:
         for row in csv.DictReader(f):
-            parent[int(row["id"])] = int(row["parent"]) if row["parent"] else None
-    ids = {s["id"] for s in spans}
-    for pl in root.iter(NS + "polyline"):
-        chain = [int(x) for x in pl.get("data-span-ids").split()]
-        if not set(chain) <= ids:
-            fails.append("critical path lists spans outside the viewport")
-        for a, b in zip(chain, chain[1:]):
-            p = parent.get(b)
-            while p is not None and p != a:
-                p = parent.get(p)
-            if p != a:
-                fails.append("critical path: %d is not an ancestor of %d" % (a, b))
-                break
+            lane_of[int(row["id"])] = int(row["lane"])
+    drawn = {}
+    for ln in root.iter(NS + "line"):
+        if ln.get("class") == "cp-hop":
+            drawn[int(ln.get("data-hop"))] = (ln.get("data-kind"), int(ln.get("data-from")), int(ln.get("data-to")))
+    want = {}
+    if len(sys.argv) > 7:
+        with open(sys.argv[7]) as f:
+            for row in csv.DictReader(f):
+                if row["window"] != "0":
+                    continue
+                a, b = int(row["from_ns"]) - start, int(row["to_ns"]) - start
+                if b < t0 or a > t1:
+                    continue
+                fs, ts = int(row["from_span"]), int(row["to_span"])
+                ends = [int(row["owner"])] if row["kind"] == "work" and row["owner"] else [fs, ts]
+                if all(lane_of[e] in lanes for e in ends):
+                    want[int(row["hop"])] = (row["kind"], fs, ts)
+    elif drawn:
+        fails.append("hops drawn but no path given to check them")
+    if drawn != want:
+        extra = sorted(set(drawn) - set(want))[:5]
+        missing = sorted(set(want) - set(drawn))[:5]
+        wrong = [h for h in set(drawn) & set(want) if drawn[h] != want[h]][:5]
+        fails.append("critical-path hops: extra %s, missing %s, wrong %s" % (extra, missing, wrong))
     for f in fails:
         print("FAIL: %s: %s" % (svg, f))
     print("%s: %d spans, %d boxes, %d density cells" % (svg, len(spans), len(got_box), len(got_dens)))

@@ -144,7 +144,8 @@ static int side_stats(const gt_model *m, const gt_cmp_cp *cp, int by, struct sid
 		ovf |= __builtin_add_overflow(a->self_ns, s->dur_ns - children[i], &a->self_ns);
 		if (cp->mask && cp->mask[i]) {
 			a->cp_count++;
-			ovf |= __builtin_add_overflow(a->cp_ns, s->dur_ns, &a->cp_ns);
+			ovf |= __builtin_add_overflow(a->cp_ns, cp->critical_ns ? cp->critical_ns[i] : s->dur_ns,
+						      &a->cp_ns);
 		}
 	}
 	if (rc == 0 && ovf)

@@ -12,11 +12,13 @@
  *  - p50_ns, p95_ns, max_ns: nearest-rank percentiles of the key's
  *    durations: with n sorted durations d[1..n], pP = d[ceil(P*n/100)].
  *    A key without spans has none (null).
- *  - cp_count, cp_ns: spans of the key on the critical path (the winning
- *    path of the parent forest, see critpath.h) and their durations;
- *    cp_share = cp_ns / the critical path's duration (null when that is 0).
+ *  - cp_count, cp_ns: spans of the key on the critical path and their time
+ *    on it: for the causal path (causal.h, the default) a span's work hops
+ *    on the path; for the forest path (critpath.h) the marked spans' whole
+ *    durations. cp_share = cp_ns / the critical path's duration (null when
+ *    that is 0).
  *  - Totals: spans (span count), dur_ns (trace duration: last span end -
- *    first span start) and critical_path_ns (the winning path's duration).
+ *    first span start) and critical_path_ns (the path's duration).
  *
  * A change is {base, new, abs = new - base, rel = abs / base}. abs is null
  * when either side is null; rel is null when abs is null or base is 0.
@@ -95,9 +97,13 @@ typedef struct gt_compare {
 	char *key_text;   /* storage of the key strings */
 } gt_compare;
 
-/* Critical-path results of one side, from gt_critpath_run. */
+/* Critical-path results of one side: the causal path (causal.h) or the
+ * forest path (critpath.h). */
 typedef struct gt_cmp_cp {
-	const uint8_t *mask; /* span_count entries, NULL: no path */
+	const uint8_t *mask;        /* span_count entries: on the path; NULL: no path */
+	const int64_t *critical_ns; /* span_count entries: the span's time on the
+	                             * path (causal); NULL: a marked span counts
+	                             * its whole duration (forest) */
 	int64_t duration;
 	uint32_t flags;
 	uint32_t rows;

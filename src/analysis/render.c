@@ -464,6 +464,7 @@ static void draw_boxes(struct ctx *c, const struct slots *L, uint32_t lane, gt_r
 		put_span_title(f, c->m, id);
 		fputs("</rect>\n", f);
 		st->boxes++;
+		st->path_spans += cp;
 		const char *name = gt_model_str(c->m, s->name);
 		size_t fit = bw > 8 ? (size_t)((bw - 4) / CHAR_W) : 0, n = codepoints(name);
 		if (n == 0 || (n > fit && fit < 4))
@@ -498,39 +499,56 @@ static void draw_density(struct ctx *c, const struct slots *L, uint32_t lane, ui
 	}
 }
 
+/* The y of a span's row centre, or -1 when its lane has no drawn row. */
+static double row_y(const struct ctx *c, uint32_t span)
+{
+	if (span >= c->m->span_count)
+		return -1;
+	uint32_t lane = c->m->spans[span].lane;
+	if (lane < c->lane0 || lane - c->lane0 >= c->nlanes || !c->lanes[lane - c->lane0])
+		return -1;
+	return (double)c->lanes[lane - c->lane0]->y + ROW_H / 2.0;
+}
+
+/* One hop as a line, clipped to the window (y follows the clip). */
+static bool draw_hop(struct ctx *c, const gt_causal_hop *h, uint32_t index)
+{
+	int64_t a = h->from.ts_ns, b = h->to.ts_ns, t0 = c->o->q.t0, t1 = c->o->q.t1;
+	bool work = h->kind == GT_CAUSAL_WORK && h->owner != GT_NONE;
+	double ya = row_y(c, work ? h->owner : h->from.span), yb = row_y(c, work ? h->owner : h->to.span);
+	if (ya < 0 || yb < 0)
+		return false;
+	int64_t ca = a > t0 ? a : t0, cb = b < t1 ? b : t1;
+	double fa = b > a ? (double)(ca - a) / (double)(b - a) : 0, fb = b > a ? (double)(cb - a) / (double)(b - a) : 1;
+	fprintf(c->out,
+		"<line class=\"cp-hop\" data-hop=\"%u\" data-kind=\"%s\" data-from=\"%u\" data-to=\"%u\" "
+		"x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
+		index, gt_causal_kind_names[h->kind], h->from.span, h->to.span, x_of(c, ca), ya + (yb - ya) * fa,
+		x_of(c, cb), ya + (yb - ya) * fb);
+	return true;
+}
+
 static void draw_path(struct ctx *c, gt_render_stats *st)
 {
-	FILE *f = c->out;
 	const gt_render_opts *o = c->o;
-	fputs("<g class=\"critical-path\">\n<polyline class=\"cp-chain\" fill=\"none\" stroke=\"#d62728\" "
-	      "stroke-width=\"1.5\" stroke-opacity=\"0.85\" data-span-ids=\"",
-	      f);
-	bool first = true;
-	for (uint32_t i = 0; i < o->path_len; i++) {
-		uint32_t id = o->path[i];
-		if (id >= c->m->span_count || !gt_span_meets(&c->m->spans[id], &o->q))
+	fputs("<g class=\"critical-path\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-opacity=\"0.9\">\n",
+	      c->out);
+	for (uint32_t i = 0; i < o->hop_count; i++) {
+		const gt_causal_hop *h = &o->hops[i];
+		if (h->to.ts_ns < o->q.t0 || h->from.ts_ns > o->q.t1)
 			continue;
-		fprintf(f, first ? "%u" : " %u", id);
-		first = false;
-		st->path_spans++;
+		if (draw_hop(c, h, i))
+			st->path_hops++;
+		else
+			st->path_hops_hidden++;
 	}
-	fputs("\" points=\"", f);
-	double px = -1, py = -1;
-	for (uint32_t i = 0; i < o->path_len; i++) {
-		uint32_t id = o->path[i];
-		if (id >= c->m->span_count || !gt_span_meets(&c->m->spans[id], &o->q))
-			continue;
-		const gt_span *s = &c->m->spans[id];
-		int64_t s0, e0;
-		clip(c, s, &s0, &e0);
-		double x = x_of(c, ((__int128)s0 + e0) / 2);
-		double y = (double)c->lanes[s->lane - c->lane0]->y + ROW_H / 2.0;
-		if (fabs(x - px) < 0.5 && y == py)
-			continue;
-		fprintf(f, "%.2f,%.2f ", x, y);
-		px = x, py = y;
-	}
-	fputs("\"/>\n</g>\n", f);
+	fputs("</g>\n", c->out);
+}
+
+static void mark_on_path(uint8_t *bits, uint32_t span, uint32_t n)
+{
+	if (span < n)
+		bits[span >> 3] |= (uint8_t)(1u << (span & 7));
 }
 
 int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint32_t *cand, uint64_t ncand,
@@ -552,13 +570,14 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 	int rc = 0;
 	if (!c.lanes || !lane_track)
 		rc = gt_fail(err, GT_EINPUT, "out of memory rendering");
-	if (rc == 0 && o->path) {
+	if (rc == 0 && o->hops) {
 		c.on_path = calloc((size_t)m->span_count / 8 + 1, 1);
 		if (!c.on_path)
 			rc = gt_fail(err, GT_EINPUT, "out of memory rendering");
-		for (uint32_t i = 0; c.on_path && i < o->path_len; i++)
-			if (o->path[i] < m->span_count)
-				c.on_path[o->path[i] >> 3] |= (uint8_t)(1u << (o->path[i] & 7));
+		for (uint32_t i = 0; c.on_path && i < o->hop_count; i++) {
+			mark_on_path(c.on_path, o->hops[i].from.span, m->span_count);
+			mark_on_path(c.on_path, o->hops[i].to.span, m->span_count);
+		}
 	}
 	if (rc == 0)
 		rc = collect_all(&c, ix, cand, ncand, st, err);
@@ -630,7 +649,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 			if (c.lanes[l])
 				draw_boxes(&c, c.lanes[l], c.lane0 + l, st);
 		fputs("</g>\n", out);
-		if (o->path)
+		if (o->hops)
 			draw_path(&c, st);
 		fprintf(out, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%" PRIu64 " spans: %" PRIu64 " boxes, %" PRIu64
 			     " density cells; %u lanes</text>\n",

@@ -22,9 +22,14 @@
  * Rows are the lanes of the lane window that hold a drawn span, in lane
  * order, labelled with process and thread names. Boxes are coloured by
  * renderer group from a fixed palette and named where the name fits.
- * With a critical path, its spans meeting the viewport are outlined and
- * joined root to endpoint by a polyline (class "cp-chain", with their ids
- * in data-span-ids). */
+ * With a critical path (the causal one, causal.h), the spans of its points
+ * that meet the viewport are outlined, and each hop that meets the time
+ * window is one <line class="cp-hop" data-hop=I data-kind=KIND
+ * data-from=SPAN data-to=SPAN>, in path order, clipped to the window: a work
+ * hop runs along its owner's row, every other hop from the row of its
+ * from-point's span to the row of its to-point's span, so the path reads as
+ * time-ordered segments across the tracks. A hop whose rows are not drawn is
+ * left out (counted in path_hops_hidden). */
 #ifndef GT_RENDER_H
 #define GT_RENDER_H
 
@@ -33,15 +38,16 @@
 
 #include "base/base.h"
 #include "model/model.h"
+#include "causal.h"
 #include "tindex.h"
 
 typedef struct gt_render_opts {
 	gt_tquery q;        /* the viewport, absolute ns; lane1 may exceed lane_count */
 	uint32_t width;     /* plot width in pixels */
 	const char *title;  /* shown at the top; may be NULL */
-	/* critical path, root to endpoint; NULL for none */
-	const uint32_t *path;
-	uint32_t path_len;
+	/* the causal critical path's hops, root first; NULL for none */
+	const gt_causal_hop *hops;
+	uint32_t hop_count;
 	/* Spans are classified by up to `threads` threads (0: one per core,
 	 * at most 16), each taking at least worker_spans spans (0: 1M); the
 	 * picture is the same whatever the split. */
@@ -55,7 +61,9 @@ typedef struct gt_render_stats {
 	uint64_t density_cells;
 	uint64_t labels;        /* names drawn inside boxes */
 	uint32_t rows;
-	uint32_t path_spans;    /* critical-path spans meeting the viewport */
+	uint32_t path_spans;    /* critical-path spans outlined (drawn as boxes) */
+	uint32_t path_hops;     /* hops drawn */
+	uint32_t path_hops_hidden; /* hops in the window whose rows are not drawn */
 } gt_render_stats;
 
 /* Writes the SVG for the candidate batches cand[0..ncand) of ix (in

@@ -344,8 +344,9 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 					m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
 					continue;
 				}
-				if (push_flow(b, src, fb->span, fb->key.w[1], 0, 0, m->spans[src].ts_ns,
-					      m->spans[fb->span].ts_ns) < 0)
+				/* a flow_out leaves at its slice's end (as Perfetto draws it) */
+				if (push_flow(b, src, fb->span, fb->key.w[1], 0, 0,
+					      m->spans[src].ts_ns + m->spans[src].dur_ns, m->spans[fb->span].ts_ns) < 0)
 					return -1;
 			} else {
 				src = fb->span;

@@ -89,6 +89,9 @@ typedef struct gt_flow {
 	uint32_t name;
 	uint32_t cat;
 	uint64_t id;
+	/* Where it leaves and arrives: v1, the ts of its start ('s' or 't') and
+	 * end events; v2, the end of the flow_out span and the start of the
+	 * flow_in span. So a departure is src_ts_ns for both versions. */
 	int64_t src_ts_ns;
 	int64_t dst_ts_ns;
 } gt_flow;

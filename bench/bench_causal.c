@@ -1,0 +1,215 @@
+/* Benchmark of the causal critical path over a trace or index file (a packed
+ * .gtx of the generated Kineto-like trace, say): the whole analysis on the
+ * host (spans per second), then on each OpenCL device, whose binding, path
+ * and float steps report their device time. Every device result is compared
+ * with the host's, field by field, before it is timed. One JSON line per
+ * measurement.
+ *
+ *   bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host]
+ *                [--device INDEX|NAME] TRACE|INDEX.gtx */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/analysis.h"
+#include "cl/cl.h"
+#include "trace_load.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Two results equal in every field the outputs print. */
+static bool same_window(const gt_causal_window *a, const gt_causal_window *b)
+{
+	if (a->path_duration_ns != b->path_duration_ns || a->wall_ns != b->wall_ns || a->flags != b->flags ||
+	    a->hop_count != b->hop_count || a->breakdown_count != b->breakdown_count || a->row_count != b->row_count ||
+	    a->points != b->points || a->endpoint.point != b->endpoint.point || a->root.point != b->root.point)
+		return false;
+	for (uint32_t i = 0; i < a->hop_count; i++)
+		if (memcmp(&a->hops[i].from, &b->hops[i].from, sizeof a->hops[i].from) ||
+		    memcmp(&a->hops[i].to, &b->hops[i].to, sizeof a->hops[i].to) || a->hops[i].kind != b->hops[i].kind ||
+		    a->hops[i].owner != b->hops[i].owner || a->hops[i].duration_ns != b->hops[i].duration_ns)
+			return false;
+	for (uint32_t i = 0; i < a->breakdown_count; i++)
+		if (a->breakdown[i].kind != b->breakdown[i].kind || a->breakdown[i].key != b->breakdown[i].key ||
+		    a->breakdown[i].critical_ns != b->breakdown[i].critical_ns)
+			return false;
+	for (uint32_t i = 0; i < a->row_count; i++)
+		if (a->rows[i].span != b->rows[i].span || a->rows[i].float_ns != b->rows[i].float_ns ||
+		    a->rows[i].on_path != b->rows[i].on_path || a->rows[i].critical_ns != b->rows[i].critical_ns ||
+		    a->rows[i].waited_ns != b->rows[i].waited_ns || a->rows[i].caused_wait_ns != b->rows[i].caused_wait_ns)
+			return false;
+	return true;
+}
+
+static bool same_result(const gt_causal_result *a, const gt_causal_result *b)
+{
+	if (a->window_count != b->window_count)
+		return false;
+	for (uint32_t i = 0; i < a->window_count; i++)
+		if (!same_window(&a->windows[i], &b->windows[i]))
+			return false;
+	return true;
+}
+
+static uint64_t total_points(const gt_causal_result *r)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		n += r->windows[i].points;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 5;
+	const char *only = NULL, *path = NULL;
+	bool host = true;
+	gt_causal_options opt = {.rows = true};
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc)
+			opt.step_glob = argv[++i];
+		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+			opt.threads = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+			only = argv[++i];
+		else if (strcmp(argv[i], "--no-host") == 0)
+			host = false;
+		else if (argv[i][0] != '-' && !path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "usage: bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] "
+					"[--device SPEC] TRACE|INDEX.gtx\n");
+			return 2;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "bench_causal: give a trace or index file\n");
+		return 2;
+	}
+	if (runs < 1 || runs > 100)
+		runs = 5;
+	gt_error err = {0};
+	gt_model m;
+	double t0 = now_s();
+	if (gt_model_load(&m, path, NULL, &err) < 0) {
+		fprintf(stderr, "bench_causal: %s\n", err.msg);
+		return 1;
+	}
+	double load_s = now_s() - t0;
+	fprintf(stderr, "bench_causal: %u spans loaded in %.3f s\n", m.span_count, load_s);
+
+	/* the reference, kept for the device comparisons */
+	gt_causal_result ref;
+	if (gt_causal_analyze(&m, &opt, NULL, &ref, &err) < 0) {
+		fprintf(stderr, "bench_causal: %s\n", err.msg);
+		return 1;
+	}
+	double wall[100];
+	if (host) {
+		for (int r = 0; r < runs; r++) {
+			gt_causal_result res;
+			double t = now_s();
+			int rc = gt_causal_analyze(&m, &opt, NULL, &res, &err);
+			wall[r] = now_s() - t;
+			if (rc < 0) {
+				fprintf(stderr, "bench_causal: %s\n", err.msg);
+				return 1;
+			}
+			gt_causal_result_free(&res);
+		}
+		double w = median(wall, runs);
+		printf("{\"bench\":\"causal\",\"spans\":%u,\"points\":%" PRIu64 ",\"windows\":%u,\"device\":\"host\","
+		       "\"threads\":%u,\"runs\":%d,\"load_s\":%.3f,\"wall_ms\":%.3f,\"spans_per_s\":%.0f,"
+		       "\"path_duration_ns\":%" PRId64 "}\n",
+		       m.span_count, total_points(&ref), ref.window_count, opt.threads, runs, load_s, w * 1e3,
+		       m.span_count / w, ref.window_count ? ref.windows[0].path_duration_ns : 0);
+		fflush(stdout);
+	}
+
+	gt_cl_device_info *infos;
+	size_t ndev;
+	if (gt_cl_list(&infos, &ndev, &err) < 0) {
+		fprintf(stderr, "bench_causal: %s\n", err.msg);
+		return 3;
+	}
+	int status = 0;
+	for (size_t d = 0; d < ndev; d++) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "%zu", d);
+		if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&
+		    !strcasestr(infos[d].platform, only))
+			continue;
+		gt_cl *cl;
+		if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {
+			fprintf(stderr, "bench_causal: %s\n", err.msg);
+			return 3;
+		}
+		gt_causal_cl_engine e;
+		gt_causal_cl_engine_init(&e, cl);
+		gt_causal_result res;
+		/* one untimed run (program build), compared with the host's */
+		int rc = gt_causal_analyze(&m, &opt, &e.engine, &res, &err);
+		if (rc == 0 && !same_result(&ref, &res)) {
+			fprintf(stderr, "bench_causal: %s differs from the host reference\n", gt_cl_device_name(cl));
+			status = 1;
+		}
+		if (rc == 0)
+			gt_causal_result_free(&res);
+		double dev[100], bind[100], cp[100], flt[100];
+		uint32_t rounds = 0, launches = 0;
+		for (int r = 0; rc == 0 && r < runs; r++) {
+			gt_causal_cl_engine_init(&e, cl);
+			double t = now_s();
+			rc = gt_causal_analyze(&m, &opt, &e.engine, &res, &err);
+			wall[r] = now_s() - t;
+			if (rc < 0)
+				break;
+			gt_causal_result_free(&res);
+			bind[r] = (double)e.stats.bind_ns * 1e-6;
+			cp[r] = (double)e.stats.path_ns * 1e-6;
+			flt[r] = (double)e.stats.float_ns * 1e-6;
+			dev[r] = bind[r] + cp[r] + flt[r];
+			rounds = e.stats.float_rounds;
+			launches = e.stats.launches;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "bench_causal: %s: %s\n", gt_cl_device_name(cl), err.msg);
+			gt_cl_close(cl);
+			status = 3;
+			continue;
+		}
+		printf("{\"bench\":\"causal\",\"spans\":%u,\"points\":%" PRIu64 ",\"windows\":%u,\"device\":\"%s\","
+		       "\"runs\":%d,\"wall_ms\":%.3f,\"device_ms\":%.3f,\"bind_ms\":%.3f,\"path_ms\":%.3f,"
+		       "\"float_ms\":%.3f,\"float_rounds\":%u,\"launches\":%u,\"equal_to_host\":%s}\n",
+		       m.span_count, total_points(&ref), ref.window_count, gt_cl_device_name(cl), runs,
+		       median(wall, runs) * 1e3, median(dev, runs), median(bind, runs), median(cp, runs),
+		       median(flt, runs), rounds, launches, status == 1 ? "false" : "true");
+		fflush(stdout);
+		gt_cl_close(cl);
+	}
+	gt_causal_result_free(&ref);
+	free(infos);
+	gt_model_free(&m);
+	return status;
+}

@@ -1,0 +1,660 @@
+/* Writing the causal critical path: a JSON document (aggregate first, then
+ * one object per window) or one flat table over every window. Times are
+ * exact integer ns; the _us fields are extras for reading. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "critpath_causal.h"
+#include "jsonw.h"
+#include "outfile.h"
+#include "output.h"
+
+static const char *const table_names[] = {"path", "breakdown", "windows", "rows"};
+
+int gt_causal_table_parse(const char *s)
+{
+	for (int k = 0; k < (int)(sizeof table_names / sizeof table_names[0]); k++)
+		if (strcmp(s, table_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* "pid/tid" of a track, as the spans table spells ids. */
+static const char *track_label(const gt_model *m, uint32_t track, char *buf, size_t cap)
+{
+	if (track == GT_NONE || track >= m->track_count)
+		return NULL;
+	const gt_track *t = &m->tracks[track];
+	const gt_id *pid = &m->processes[t->process].pid;
+	char p[64], q[64];
+	if (pid->is_str)
+		snprintf(p, sizeof p, "%s", gt_model_str(m, pid->str));
+	else
+		snprintf(p, sizeof p, "%" PRId64, pid->num);
+	if (t->tid.is_str)
+		snprintf(q, sizeof q, "%s", gt_model_str(m, t->tid.str));
+	else
+		snprintf(q, sizeof q, "%" PRId64, t->tid.num);
+	snprintf(buf, cap, "%s/%s", p, q);
+	return buf;
+}
+
+/* A breakdown key as text: a string id for work and flow, a track for
+ * queue, none for idle and wait. */
+static const char *share_key(const gt_model *m, const gt_causal_share *s, char *buf, size_t cap)
+{
+	switch (s->kind) {
+	case GT_CAUSAL_WORK:
+	case GT_CAUSAL_FLOW:
+		return s->key == GT_NONE ? NULL : gt_model_str(m, s->key);
+	case GT_CAUSAL_QUEUE:
+		return track_label(m, s->key, buf, cap);
+	default:
+		return NULL;
+	}
+}
+
+/* num/den with 6 decimals, rounded half up, exact (no floating point). */
+static void format_share(char *buf, size_t cap, int64_t num, int64_t den)
+{
+	if (den <= 0 || num < 0) {
+		snprintf(buf, cap, "null");
+		return;
+	}
+	unsigned __int128 q = ((unsigned __int128)num * 2000000u / (uint64_t)den + 1) / 2;
+	snprintf(buf, cap, "%" PRIu64 ".%06" PRIu64, (uint64_t)(q / 1000000u), (uint64_t)(q % 1000000u));
+}
+
+static void json_point(gt_jsonw *w, const char *key, const gt_causal_point *p, bool present)
+{
+	gt_jsonw_key(w, key);
+	if (!present) {
+		gt_jsonw_null(w);
+		return;
+	}
+	gt_jsonw_begin_object(w);
+	gt_jsonw_key(w, "point");
+	gt_jsonw_u64(w, p->point);
+	gt_jsonw_key(w, "span");
+	gt_jsonw_u64(w, p->span);
+	gt_jsonw_key(w, "which");
+	char which[2] = {p->which, 0};
+	gt_jsonw_str(w, which);
+	gt_jsonw_key(w, "ts_ns");
+	gt_jsonw_i64(w, p->ts_ns);
+	gt_jsonw_end_object(w);
+}
+
+static void json_ns(gt_jsonw *w, const char *key, int64_t ns)
+{
+	char k[64];
+	gt_jsonw_key(w, key);
+	gt_jsonw_i64(w, ns);
+	size_t n = strlen(key);
+	if (n > 3 && strcmp(key + n - 3, "_ns") == 0) {
+		snprintf(k, sizeof k, "%.*s_us", (int)(n - 3), key);
+		gt_jsonw_key(w, k);
+		gt_jsonw_us(w, ns);
+	}
+}
+
+static void json_flags(gt_jsonw *w, uint32_t flags)
+{
+	gt_jsonw_key(w, "flags");
+	gt_jsonw_begin_array(w);
+	for (int k = 0; k < GT_CAUSAL_FLAG_COUNT; k++)
+		if (flags & (1u << k))
+			gt_jsonw_str(w, gt_causal_flag_names[k]);
+	gt_jsonw_end_array(w);
+}
+
+static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, uint32_t index)
+{
+	gt_jsonw_key(w, "summary");
+	gt_jsonw_begin_object(w);
+	gt_jsonw_key(w, "window");
+	gt_jsonw_u64(w, index);
+	gt_jsonw_key(w, "step_span");
+	if (win->step_span == GT_NONE)
+		gt_jsonw_null(w);
+	else
+		gt_jsonw_u64(w, win->step_span);
+	gt_jsonw_key(w, "step_name");
+	if (win->step_span == GT_NONE)
+		gt_jsonw_null(w);
+	else
+		gt_jsonw_str(w, gt_model_str(m, m->spans[win->step_span].name));
+	json_ns(w, "begin_ns", win->begin_ns);
+	json_ns(w, "end_ns", win->end_ns);
+	json_ns(w, "wall_ns", win->wall_ns);
+	json_ns(w, "path_duration_ns", win->path_duration_ns);
+	bool any = win->hop_count > 0 || win->points > 0;
+	json_point(w, "endpoint", &win->endpoint, any);
+	json_point(w, "root", &win->root, any);
+	gt_jsonw_key(w, "hops");
+	gt_jsonw_u64(w, win->hop_count);
+	gt_jsonw_key(w, "points");
+	gt_jsonw_u64(w, win->points);
+	gt_jsonw_key(w, "spans");
+	gt_jsonw_u64(w, win->spans);
+	gt_jsonw_key(w, "tracks");
+	gt_jsonw_u64(w, win->tracks);
+	gt_jsonw_key(w, "edges");
+	gt_jsonw_begin_object(w);
+	gt_jsonw_key(w, "chain");
+	gt_jsonw_u64(w, win->chain_edges);
+	gt_jsonw_key(w, "flow");
+	gt_jsonw_u64(w, win->flow_edges);
+	gt_jsonw_key(w, "wait");
+	gt_jsonw_u64(w, win->wait_edges);
+	gt_jsonw_end_object(w);
+	gt_jsonw_key(w, "backward_edges");
+	gt_jsonw_u64(w, win->backward_edges);
+	gt_jsonw_key(w, "isolated_tracks");
+	gt_jsonw_u64(w, win->isolated_tracks);
+	gt_jsonw_key(w, "flows_left_out");
+	gt_jsonw_begin_object(w);
+	for (int k = 0; k < GT_CAUSAL_LEFT_OUT_COUNT; k++) {
+		gt_jsonw_key(w, gt_causal_left_out_names[k]);
+		gt_jsonw_u64(w, win->flows_left_out[k]);
+	}
+	gt_jsonw_end_object(w);
+	json_flags(w, win->flags);
+	gt_jsonw_key(w, "float_rounds");
+	gt_jsonw_u64(w, win->float_rounds);
+	gt_jsonw_end_object(w);
+}
+
+static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share *s, uint32_t n, int64_t total)
+{
+	gt_jsonw_key(w, "breakdown");
+	gt_jsonw_begin_array(w);
+	for (uint32_t i = 0; i < n; i++) {
+		char buf[160], share[48];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "kind");
+		gt_jsonw_str(w, gt_causal_kind_names[s[i].kind]);
+		gt_jsonw_key(w, "key");
+		const char *key = share_key(m, &s[i], buf, sizeof buf);
+		if (key)
+			gt_jsonw_str(w, key);
+		else
+			gt_jsonw_null(w);
+		json_ns(w, "critical_ns", s[i].critical_ns);
+		gt_jsonw_key(w, "share");
+		format_share(share, sizeof share, s[i].critical_ns, total);
+		gt_jsonw_raw(w, share);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
+static void json_span_ref(gt_jsonw *w, const gt_model *m, const char *key, uint32_t span)
+{
+	char k[64];
+	gt_jsonw_key(w, key);
+	if (span == GT_NONE) {
+		gt_jsonw_null(w);
+		return;
+	}
+	gt_jsonw_u64(w, span);
+	snprintf(k, sizeof k, "%s_name", key);
+	gt_jsonw_key(w, k);
+	gt_jsonw_str(w, gt_model_str(m, m->spans[span].name));
+	snprintf(k, sizeof k, "%s_cat", key);
+	gt_jsonw_key(w, k);
+	gt_jsonw_str(w, gt_model_str(m, m->spans[span].cat));
+}
+
+static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
+{
+	gt_jsonw_key(w, "path");
+	gt_jsonw_begin_array(w);
+	for (uint32_t i = 0; i < win->hop_count; i++) {
+		const gt_causal_hop *h = &win->hops[i];
+		char buf[160];
+		gt_jsonw_begin_object(w);
+		json_point(w, "from", &h->from, true);
+		json_point(w, "to", &h->to, true);
+		gt_jsonw_key(w, "kind");
+		gt_jsonw_str(w, gt_causal_kind_names[h->kind]);
+		json_span_ref(w, m, "owner", h->owner);
+		gt_jsonw_key(w, "track");
+		const char *t = track_label(m, h->track, buf, sizeof buf);
+		if (t)
+			gt_jsonw_str(w, t);
+		else
+			gt_jsonw_null(w);
+		if (h->flow != GT_NONE) {
+			gt_jsonw_key(w, "flow_cat");
+			gt_jsonw_str(w, gt_model_str(m, m->flows[h->flow].cat));
+		}
+		json_ns(w, "duration_ns", h->duration_ns);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
+static void json_rows(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
+{
+	gt_jsonw_key(w, "rows");
+	gt_jsonw_begin_array(w);
+	for (uint32_t i = 0; i < win->row_count; i++) {
+		const gt_causal_row *r = &win->rows[i];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "span");
+		gt_jsonw_u64(w, r->span);
+		gt_jsonw_key(w, "name");
+		gt_jsonw_str(w, gt_model_str(m, m->spans[r->span].name));
+		gt_jsonw_key(w, "cat");
+		gt_jsonw_str(w, gt_model_str(m, m->spans[r->span].cat));
+		gt_jsonw_key(w, "float_ns");
+		gt_jsonw_i64(w, r->float_ns);
+		gt_jsonw_key(w, "on_path");
+		gt_jsonw_bool(w, r->on_path);
+		gt_jsonw_key(w, "critical_ns");
+		gt_jsonw_i64(w, r->critical_ns);
+		gt_jsonw_key(w, "waited_ns");
+		gt_jsonw_i64(w, r->waited_ns);
+		gt_jsonw_key(w, "caused_wait_ns");
+		gt_jsonw_i64(w, r->caused_wait_ns);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* min, lower median, max of one figure over the windows. */
+static int json_spread(gt_jsonw *w, const char *key, const gt_causal_result *r, size_t offset)
+{
+	int64_t *v = malloc((r->window_count ? r->window_count : 1) * sizeof *v);
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		memcpy(&v[i], (const char *)&r->windows[i] + offset, sizeof v[i]);
+	qsort(v, r->window_count, sizeof *v, cmp_i64);
+	gt_jsonw_key(w, key);
+	gt_jsonw_begin_object(w);
+	if (r->window_count) {
+		json_ns(w, "min_ns", v[0]);
+		json_ns(w, "median_ns", v[(r->window_count - 1) / 2]);
+		json_ns(w, "max_ns", v[r->window_count - 1]);
+	}
+	gt_jsonw_end_object(w);
+	free(v);
+	return 0;
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const gt_causal_share *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+static int cmp_share_out(const void *a, const void *b)
+{
+	const gt_causal_share *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->critical_ns != y->critical_ns)
+		return x->critical_ns > y->critical_ns ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The windows' breakdowns summed by (kind, key), ordered as a window's. */
+static gt_causal_share *sum_breakdowns(const gt_causal_result *r, uint32_t *count, int64_t *total, bool *overflow)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		n += r->windows[i].breakdown_count;
+	gt_causal_share *all = malloc((n ? n : 1) * sizeof *all);
+	if (!all)
+		return NULL;
+	n = 0;
+	*total = 0;
+	*overflow = false;
+	for (uint32_t i = 0; i < r->window_count; i++) {
+		memcpy(all + n, r->windows[i].breakdown, r->windows[i].breakdown_count * sizeof *all);
+		n += r->windows[i].breakdown_count;
+		*overflow |= __builtin_add_overflow(*total, r->windows[i].path_duration_ns, total);
+	}
+	qsort(all, n, sizeof *all, cmp_share);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && all[k - 1].kind == all[i].kind && all[k - 1].key == all[i].key)
+			*overflow |= __builtin_add_overflow(all[k - 1].critical_ns, all[i].critical_ns,
+							    &all[k - 1].critical_ns);
+		else
+			all[k++] = all[i];
+	}
+	qsort(all, k, sizeof *all, cmp_share_out);
+	*count = (uint32_t)k;
+	return all;
+}
+
+static int write_document(FILE *out, const gt_model *m, const gt_causal_result *r, const char *device,
+			  bool with_rows, gt_error *err)
+{
+	uint32_t nsum;
+	int64_t total;
+	bool overflow;
+	gt_causal_share *sum = sum_breakdowns(r, &nsum, &total, &overflow);
+	if (!sum)
+		return gt_fail(err, GT_EINPUT, "out of memory summing the breakdowns");
+	gt_jsonw w;
+	gt_jsonw_init(&w, out, true);
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "model");
+	gt_jsonw_str(&w, "causal");
+	gt_jsonw_key(&w, "device");
+	gt_jsonw_str(&w, device);
+	gt_jsonw_key(&w, "spans_taking_part");
+	gt_jsonw_u64(&w, r->spans_taking_part);
+	gt_jsonw_key(&w, "device_track_spans_left_out");
+	gt_jsonw_u64(&w, r->device_track_spans_left_out);
+	gt_jsonw_key(&w, "aggregate");
+	gt_jsonw_begin_object(&w);
+	gt_jsonw_key(&w, "windows");
+	gt_jsonw_u64(&w, r->window_count);
+	int rc = json_spread(&w, "path_duration", r, offsetof(gt_causal_window, path_duration_ns));
+	if (rc == 0)
+		rc = json_spread(&w, "wall", r, offsetof(gt_causal_window, wall_ns));
+	uint32_t flags = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		flags |= r->windows[i].flags;
+	json_flags(&w, flags | (overflow ? GT_CAUSAL_OVERFLOW : 0));
+	json_breakdown(&w, m, sum, nsum, total);
+	gt_jsonw_end_object(&w);
+	gt_jsonw_key(&w, "windows");
+	gt_jsonw_begin_array(&w);
+	for (uint32_t i = 0; i < r->window_count; i++) {
+		const gt_causal_window *win = &r->windows[i];
+		gt_jsonw_begin_object(&w);
+		json_summary(&w, m, win, i);
+		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns);
+		json_path(&w, m, win);
+		if (with_rows)
+			json_rows(&w, m, win);
+		gt_jsonw_end_object(&w);
+	}
+	gt_jsonw_end_array(&w);
+	gt_jsonw_end_object(&w);
+	gt_jsonw_finish(&w);
+	free(sum);
+	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory writing the aggregate") : 0;
+}
+
+/* ---- tables: one flat table over every window ---- */
+
+/* (window, item) of each table row. */
+struct flat {
+	const gt_model *m;
+	const gt_causal_result *r;
+	uint32_t *window; /* per row */
+	uint32_t *item;   /* per row: hop, share, row index (windows: unused) */
+	char buf[4][160];
+};
+
+static const gt_causal_window *fw(const struct flat *f, uint64_t row)
+{
+	return &f->r->windows[f->window[row]];
+}
+static const gt_causal_hop *fh(const struct flat *f, uint64_t row)
+{
+	return &fw(f, row)->hops[f->item[row]];
+}
+static const gt_causal_share *fs(const struct flat *f, uint64_t row)
+{
+	return &fw(f, row)->breakdown[f->item[row]];
+}
+static const gt_causal_row *fr(const struct flat *f, uint64_t row)
+{
+	return &fw(f, row)->rows[f->item[row]];
+}
+
+#define GET_I64(fn, expr)                                      \
+	static int64_t fn(const void *ctx, uint64_t row)       \
+	{                                                      \
+		const struct flat *f = ctx;                    \
+		(void)f;                                       \
+		return (int64_t)(expr);                        \
+	}
+
+GET_I64(col_window, f->window[row])
+GET_I64(hop_index, f->item[row])
+GET_I64(hop_from_point, fh(f, row)->from.point)
+GET_I64(hop_from_span, fh(f, row)->from.span)
+GET_I64(hop_from_ts, fh(f, row)->from.ts_ns)
+GET_I64(hop_to_point, fh(f, row)->to.point)
+GET_I64(hop_to_span, fh(f, row)->to.span)
+GET_I64(hop_to_ts, fh(f, row)->to.ts_ns)
+GET_I64(hop_kind, fh(f, row)->kind)
+GET_I64(hop_owner, fh(f, row)->owner)
+GET_I64(hop_owner_name, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(f, row)->owner].name)
+GET_I64(hop_owner_cat, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(f, row)->owner].cat)
+GET_I64(hop_flow_cat, fh(f, row)->flow == GT_NONE ? GT_NONE : f->m->flows[fh(f, row)->flow].cat)
+GET_I64(hop_duration, fh(f, row)->duration_ns)
+GET_I64(share_kind, fs(f, row)->kind)
+GET_I64(share_ns, fs(f, row)->critical_ns)
+GET_I64(win_step, fw(f, row)->step_span)
+GET_I64(win_begin, fw(f, row)->begin_ns)
+GET_I64(win_end, fw(f, row)->end_ns)
+GET_I64(win_wall, fw(f, row)->wall_ns)
+GET_I64(win_path, fw(f, row)->path_duration_ns)
+GET_I64(win_hops, fw(f, row)->hop_count)
+GET_I64(win_points, fw(f, row)->points)
+GET_I64(win_spans, fw(f, row)->spans)
+GET_I64(win_tracks, fw(f, row)->tracks)
+GET_I64(win_chain, fw(f, row)->chain_edges)
+GET_I64(win_flow, fw(f, row)->flow_edges)
+GET_I64(win_wait, fw(f, row)->wait_edges)
+GET_I64(win_backward, fw(f, row)->backward_edges)
+GET_I64(win_isolated, fw(f, row)->isolated_tracks)
+GET_I64(win_left_self, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_SELF])
+GET_I64(win_left_part, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART])
+GET_I64(win_left_window, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW])
+GET_I64(win_flags, fw(f, row)->flags)
+GET_I64(win_rounds, fw(f, row)->float_rounds)
+GET_I64(win_endpoint, fw(f, row)->endpoint.span)
+GET_I64(win_root, fw(f, row)->root.span)
+GET_I64(row_span, fr(f, row)->span)
+GET_I64(row_name, f->m->spans[fr(f, row)->span].name)
+GET_I64(row_cat, f->m->spans[fr(f, row)->span].cat)
+GET_I64(row_float, fr(f, row)->float_ns)
+GET_I64(row_on_path, fr(f, row)->on_path)
+GET_I64(row_critical, fr(f, row)->critical_ns)
+GET_I64(row_waited, fr(f, row)->waited_ns)
+GET_I64(row_caused, fr(f, row)->caused_wait_ns)
+
+static const char *which_text(char c)
+{
+	return c == 'B' ? "B" : c == 'E' ? "E" : "D";
+}
+static const char *hop_from_which(const void *ctx, uint64_t row)
+{
+	return which_text(fh(ctx, row)->from.which);
+}
+static const char *hop_to_which(const void *ctx, uint64_t row)
+{
+	return which_text(fh(ctx, row)->to.which);
+}
+static const char *hop_track(const void *ctx, uint64_t row)
+{
+	struct flat *f = (struct flat *)ctx;
+	return track_label(f->m, fh(f, row)->track, f->buf[0], sizeof f->buf[0]);
+}
+static const char *share_key_text(const void *ctx, uint64_t row)
+{
+	struct flat *f = (struct flat *)ctx;
+	return share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
+}
+static const char *share_text(const void *ctx, uint64_t row)
+{
+	struct flat *f = (struct flat *)ctx;
+	format_share(f->buf[2], sizeof f->buf[2], fs(f, row)->critical_ns, fw(f, row)->path_duration_ns);
+	return strcmp(f->buf[2], "null") == 0 ? NULL : f->buf[2];
+}
+static const char *win_flag_text(const void *ctx, uint64_t row)
+{
+	struct flat *f = (struct flat *)ctx;
+	size_t len = 0;
+	f->buf[3][0] = '\0';
+	for (int k = 0; k < GT_CAUSAL_FLAG_COUNT; k++)
+		if (fw(f, row)->flags & (1u << k))
+			len += (size_t)snprintf(f->buf[3] + len, sizeof f->buf[3] - len, "%s%s", len ? "," : "",
+						gt_causal_flag_names[k]);
+	return f->buf[3];
+}
+
+#define COL_U32(n, g) {.name = n, .type = GT_COL_U32, .get_i64 = g, .get_ctx = f}
+#define COL_U32N(n, g) {.name = n, .type = GT_COL_U32, .get_i64 = g, .get_ctx = f, .has_null = true, .null_u32 = GT_NONE}
+#define COL_U64(n, g) {.name = n, .type = GT_COL_U64, .get_i64 = g, .get_ctx = f}
+#define COL_I64(n, g) {.name = n, .type = GT_COL_I64, .get_i64 = g, .get_ctx = f}
+#define COL_STR(n, g) {.name = n, .type = GT_COL_STR, .get_str = g, .get_ctx = f}
+#define COL_NAME(n, g) {.name = n, .type = GT_COL_DICT, .get_i64 = g, .get_ctx = f, .dict_get = gt_cli_model_string, \
+			.dict_ctx = f->m, .has_null = true, .null_u32 = GT_NONE}
+#define COL_KIND(n, g) {.name = n, .type = GT_COL_DICT, .get_i64 = g, .get_ctx = f, \
+			.dict = gt_causal_kind_names, .dict_len = GT_CAUSAL_KIND_COUNT}
+
+static size_t path_columns(gt_column *c, struct flat *f)
+{
+	gt_column cols[] = {
+		COL_U32("window", col_window), COL_U32("hop", hop_index), COL_KIND("kind", hop_kind),
+		COL_U32("from_point", hop_from_point), COL_U32("from_span", hop_from_span),
+		COL_STR("from_which", hop_from_which), COL_I64("from_ns", hop_from_ts),
+		COL_U32("to_point", hop_to_point), COL_U32("to_span", hop_to_span), COL_STR("to_which", hop_to_which),
+		COL_I64("to_ns", hop_to_ts), COL_U32N("owner", hop_owner), COL_NAME("owner_name", hop_owner_name),
+		COL_NAME("owner_cat", hop_owner_cat), COL_STR("track", hop_track), COL_NAME("flow_cat", hop_flow_cat),
+		COL_I64("duration_ns", hop_duration),
+	};
+	memcpy(c, cols, sizeof cols);
+	return sizeof cols / sizeof cols[0];
+}
+
+static size_t breakdown_columns(gt_column *c, struct flat *f)
+{
+	gt_column cols[] = {
+		COL_U32("window", col_window), COL_KIND("kind", share_kind), COL_STR("key", share_key_text),
+		COL_I64("critical_ns", share_ns), COL_STR("share", share_text),
+	};
+	memcpy(c, cols, sizeof cols);
+	return sizeof cols / sizeof cols[0];
+}
+
+static size_t window_columns(gt_column *c, struct flat *f)
+{
+	gt_column cols[] = {
+		COL_U32("window", col_window), COL_U32N("step_span", win_step), COL_I64("begin_ns", win_begin),
+		COL_I64("end_ns", win_end), COL_I64("wall_ns", win_wall), COL_I64("path_duration_ns", win_path),
+		COL_U32N("endpoint_span", win_endpoint), COL_U32N("root_span", win_root), COL_U32("hops", win_hops),
+		COL_U32("points", win_points), COL_U32("spans", win_spans), COL_U32("tracks", win_tracks),
+		COL_U64("chain_edges", win_chain), COL_U64("flow_edges", win_flow), COL_U64("wait_edges", win_wait),
+		COL_U64("backward_edges", win_backward), COL_U64("isolated_tracks", win_isolated),
+		COL_U64("flows_left_out_self", win_left_self),
+		COL_U64("flows_left_out_not_taking_part", win_left_part),
+		COL_U64("flows_left_out_other_window", win_left_window), COL_STR("flags", win_flag_text),
+		COL_U32("flag_bits", win_flags), COL_U32("float_rounds", win_rounds),
+	};
+	memcpy(c, cols, sizeof cols);
+	return sizeof cols / sizeof cols[0];
+}
+
+static size_t row_columns(gt_column *c, struct flat *f)
+{
+	gt_column cols[] = {
+		COL_U32("window", col_window), COL_U32("span", row_span), COL_NAME("name", row_name),
+		COL_NAME("cat", row_cat), COL_I64("float_ns", row_float),
+		{.name = "on_path", .type = GT_COL_BOOL, .get_i64 = row_on_path, .get_ctx = f},
+		COL_I64("critical_ns", row_critical), COL_I64("waited_ns", row_waited),
+		COL_I64("caused_wait_ns", row_caused),
+	};
+	memcpy(c, cols, sizeof cols);
+	return sizeof cols / sizeof cols[0];
+}
+
+/* Rows of the chosen table, window after window. */
+static uint64_t items_of(const gt_causal_window *w, int table)
+{
+	switch (table) {
+	case GT_CAUSAL_TABLE_PATH: return w->hop_count;
+	case GT_CAUSAL_TABLE_BREAKDOWN: return w->breakdown_count;
+	case GT_CAUSAL_TABLE_ROWS: return w->row_count;
+	default: return 1;
+	}
+}
+
+static int write_table(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, int table)
+{
+	struct flat f = {.m = m, .r = r};
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		n += items_of(&r->windows[i], table);
+	if (n > UINT32_MAX) {
+		fprintf(stderr, "gputrace: the table has more than 2^32 rows\n");
+		return GT_EINPUT;
+	}
+	f.window = malloc((n ? n : 1) * sizeof *f.window);
+	f.item = malloc((n ? n : 1) * sizeof *f.item);
+	if (!f.window || !f.item) {
+		free(f.window);
+		free(f.item);
+		fprintf(stderr, "gputrace: out of memory for the table\n");
+		return GT_EINPUT;
+	}
+	uint64_t k = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		for (uint64_t j = 0; j < items_of(&r->windows[i], table); j++, k++)
+			f.window[k] = i, f.item[k] = (uint32_t)j;
+	gt_column cols[32];
+	gt_table t = {0};
+	t.cols = cols;
+	t.nrows = n;
+	switch (table) {
+	case GT_CAUSAL_TABLE_PATH: t.name = "path", t.ncols = path_columns(cols, &f); break;
+	case GT_CAUSAL_TABLE_BREAKDOWN: t.name = "breakdown", t.ncols = breakdown_columns(cols, &f); break;
+	case GT_CAUSAL_TABLE_WINDOWS: t.name = "windows", t.ncols = window_columns(cols, &f); break;
+	default: t.name = "rows", t.ncols = row_columns(cols, &f); break;
+	}
+	const char *mk[3], *mv[3];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	mk[2] = "model";
+	mv[2] = "causal";
+	t.nmeta = 3;
+	int rc = gt_cli_write_table(c, &t);
+	free(f.window);
+	free(f.item);
+	return rc;
+}
+
+int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
+			int table, bool with_rows)
+{
+	if (c->format != GT_OUT_JSON) {
+		int rc = write_table(c, m, r, with_rows ? GT_CAUSAL_TABLE_ROWS : table);
+		if (rc == 0 && r->window_count == 1)
+			gt_notice(c, "critical path: windows=1 path_duration_ns=%" PRId64 " wall_ns=%" PRId64
+				  " hops=%" PRIu32 " device=%s", r->windows[0].path_duration_ns,
+				  r->windows[0].wall_ns, r->windows[0].hop_count, device);
+		else if (rc == 0)
+			gt_notice(c, "critical path: windows=%" PRIu32 " device=%s", r->window_count, device);
+		return rc;
+	}
+	gt_error err = {0};
+	gt_outfile of = {0};
+	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, with_rows, &err) < 0 ||
+	    gt_outfile_commit(&of, &err) < 0) {
+		gt_outfile_abort(&of);
+		return gt_report(&err);
+	}
+	return 0;
+}

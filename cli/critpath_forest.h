@@ -1,0 +1,16 @@
+/* critical-path --model forest (and --forest FILE): the seed's path over
+ * the parent forest, written in every format. */
+#ifndef GT_CLI_CRITPATH_FOREST_H
+#define GT_CLI_CRITPATH_FOREST_H
+
+#include <stdbool.h>
+
+#include "analysis/analysis.h"
+#include "cli.h"
+
+/* model: the loaded trace, or NULL with forest a CSV path. Returns the exit
+ * status, after printing any error. */
+int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *forest, const gt_cp_options *opt,
+		      bool with_rows);
+
+#endif

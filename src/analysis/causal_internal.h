@@ -1,0 +1,135 @@
+/* Shared between the causal analysis' files (not a public header):
+ *   causal_sort.c    stable radix sorts the steps use instead of qsort
+ *   causal_jobs.c    running pieces of a step on several threads
+ *   causal_window.c  taking part, device tracks, windows and membership
+ *   causal_wait.c    the wait edges of a window
+ *   causal_graph.c   one window's points, chains and cross edges
+ *   causal_result.c  hops, breakdown and rows from the graph steps' output
+ *   causal.c         the driver */
+#ifndef GT_CAUSAL_INTERNAL_H
+#define GT_CAUSAL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causal.h"
+
+static inline int64_t causal_end(const gt_span *s)
+{
+	return s->ts_ns + s->dur_ns;
+}
+
+/* --- causal_sort.c --------------------------------------------------- */
+
+/* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
+void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
+
+/* --- causal_jobs.c --------------------------------------------------- */
+
+#define CAUSAL_MAX_THREADS 64
+
+/* Runs fn over k jobs, an array of `size`-byte records, job 0 on this
+ * thread and the others on threads of their own. */
+void causal_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
+
+/* --- causal_window.c ------------------------------------------------- */
+
+enum {
+	CAUSAL_TAKES_PART = 1,
+	CAUSAL_DEVICE = 2, /* a device span (taking part or not) */
+	CAUSAL_WAIT = 4,   /* its name matches the blocking-wait pattern */
+};
+
+/* What every window reads: facts about the whole trace. */
+typedef struct causal_trace {
+	const gt_model *m;
+	uint8_t *span_class;    /* per span: CAUSAL_* bits */
+	uint8_t *track_device;  /* per track: 1 when it holds a device span */
+	int64_t *departure;     /* per flow: its departure, clamped into a bound source */
+	uint32_t *window_of;    /* per span: its window, GT_NONE */
+	uint32_t *local_of;     /* per span: its index in its window's graph (scratch) */
+	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
+	uint32_t window_count;
+	gt_causal_window *windows; /* bounds and step_span set */
+	uint32_t *span_first;   /* window_count + 1 offsets into spans_by_window */
+	uint32_t *spans_by_window; /* member spans, window after window, by id */
+	uint32_t *flow_first;   /* window_count + 1 offsets into flows_by_window */
+	uint32_t *flows_by_window; /* the flows each window judges, by index */
+	uint64_t device_track_spans_left_out;
+	uint64_t spans_taking_part;
+} causal_trace;
+
+static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
+{
+	return span != GT_NONE && (t->span_class[span] & CAUSAL_TAKES_PART);
+}
+
+int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
+void causal_trace_free(causal_trace *t);
+
+/* --- causal_wait.c --------------------------------------------------- */
+
+/* For each wait span waits[i] (global ids), the device span it waits for
+ * (GT_NONE when none) among the targets of the flows cand[0..nc) (global
+ * flow indices, each with a device target and a source taking part). */
+int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
+			uint32_t nw, uint32_t *target, gt_error *err);
+
+/* --- causal_graph.c -------------------------------------------------- */
+
+/* One window's dependency graph. Local spans are the window's graph spans
+ * by id; span l's points are first_point[l] (B), its departure points, and
+ * first_point[l + 1] - 1 (E). */
+typedef struct causal_graph {
+	uint32_t nspans;
+	uint32_t *span;         /* local -> global span id */
+	uint32_t *first_point;  /* nspans + 1 */
+	uint32_t n;             /* points */
+	int64_t *time;          /* n, absolute */
+	uint32_t *point_span;   /* n: local span */
+	uint32_t tracks;
+	uint32_t *track;        /* local -> global track */
+	uint32_t *chain;        /* n point ids, track after track */
+	uint32_t *chain_start;  /* tracks + 1 */
+	uint32_t *chain_pos;    /* n: point -> its position in chain */
+	uint8_t *work;          /* n, by chain position */
+	uint32_t *owner;        /* n, by chain position: the gap's owner (local span), GT_NONE */
+	uint32_t m;             /* cross edges */
+	uint32_t *edge_src, *edge_dst;
+	uint8_t *edge_kind;
+	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span) */
+	int64_t first_time, last_time;
+} causal_graph;
+
+static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
+{
+	return g->first_point[local + 1] - 1;
+}
+
+/* Builds window w's graph and fills its counters (w->points ... flags). */
+int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
+		       gt_causal_window *win, gt_error *err);
+void causal_graph_free(causal_graph *g);
+
+static inline gt_cpm_graph causal_cpm_graph(const causal_graph *g)
+{
+	return (gt_cpm_graph){g->n, g->time, g->tracks, g->chain, g->chain_start, g->work,
+			      g->m, g->edge_src, g->edge_dst, g->edge_kind, g->last_time};
+}
+
+/* --- causal_result.c ------------------------------------------------- */
+
+/* What the graph steps gave for one window. */
+typedef struct causal_steps {
+	gt_cpm_binding bind;
+	gt_cp_rows rows;
+	gt_cp_summary sum;
+	int64_t *lt;
+} causal_steps;
+
+/* Fills the window's path, hops, breakdown and (opt->rows) rows. */
+int causal_result_fill(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err);
+
+#endif

@@ -1,0 +1,214 @@
+/* From the graph steps' output to what a reader wants: the path as hops
+ * (work, idle, flow, queue, wait), its breakdown by (kind, key), and per
+ * span rows with float, path work and wait attribution. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal_internal.h"
+
+static void *alloc(size_t n, size_t size)
+{
+	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+}
+
+static gt_causal_point point_of(const causal_graph *g, uint32_t p)
+{
+	uint32_t l = g->point_span[p];
+	char which = p == g->first_point[l] ? 'B' : p == causal_graph_e(g, l) ? 'E' : 'D';
+	return (gt_causal_point){p, g->span[l], which, g->time[p]};
+}
+
+static uint32_t track_of_point(const causal_trace *t, const causal_graph *g, uint32_t p)
+{
+	return t->m->spans[g->span[g->point_span[p]]].track;
+}
+
+/* A flow hop whose target queued behind a span of another window on its
+ * device track (the stream was busy past the launch) splits at that
+ * span's end: the queue hop, then the flow hop. Returns the hops added. */
+static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t u, uint32_t v, uint32_t flow,
+			  gt_causal_hop *h)
+{
+	const gt_model *m = t->m;
+	const gt_flow *f = &m->flows[flow];
+	uint32_t track = m->spans[f->dst].track;
+	h[0] = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_FLOW, f->src, track, flow,
+			       g->time[v] - g->time[u]};
+	uint32_t prev = t->prev_device ? t->prev_device[f->dst] : GT_NONE;
+	if (prev == GT_NONE || t->window_of[prev] == t->window_of[f->dst])
+		return 1;
+	int64_t end = causal_end(&m->spans[prev]);
+	if (end <= g->time[u])
+		return 1;
+	if (end > g->time[v])
+		end = g->time[v];
+	gt_causal_point split = {GT_NONE, prev, 'E', end};
+	h[1] = h[0];
+	h[0] = (gt_causal_hop){point_of(g, u), split, GT_CAUSAL_QUEUE, prev, track, GT_NONE, end - g->time[u]};
+	h[1].from = split;
+	h[1].duration_ns = g->time[v] - end;
+	return 2;
+}
+
+static int make_hops(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_window *win,
+		     gt_error *err)
+{
+	uint32_t e = s->sum.endpoint;
+	if (e == GT_CP_NONE) { /* every point in or behind a zero-gap cycle */
+		win->root = win->endpoint = (gt_causal_point){GT_NONE, GT_NONE, 0, 0};
+		return 0;
+	}
+	uint32_t n = s->rows.hop_count[e];
+	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
+	win->hops = alloc(2 * (size_t)n, sizeof *win->hops); /* a flow hop may split in two */
+	if (!path || !win->hops) {
+		free(path);
+		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
+	}
+	path[n] = e;
+	for (uint32_t i = n; i > 0; i--)
+		path[i - 1] = s->bind.parent[path[i]];
+	win->root = point_of(g, path[0]);
+	win->endpoint = point_of(g, e);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t u = path[i], v = path[i + 1];
+		gt_causal_hop *h = &win->hops[k];
+		switch (s->bind.kind[v]) {
+		case GT_CPM_EDGE_FLOW:
+			k += flow_hops(t, g, u, v, g->edge_ref[s->bind.edge[v]], h);
+			continue;
+		case GT_CPM_EDGE_WAIT: {
+			uint32_t w = g->edge_ref[s->bind.edge[v]];
+			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_WAIT, w, t->m->spans[w].track,
+					     GT_NONE, s->bind.gap[v]};
+			break;
+		}
+		default: {
+			uint32_t owner = g->owner[g->chain_pos[v] - 1];
+			*h = (gt_causal_hop){point_of(g, u), point_of(g, v),
+					     owner == GT_NONE ? GT_CAUSAL_IDLE : GT_CAUSAL_WORK,
+					     owner == GT_NONE ? GT_NONE : g->span[owner], track_of_point(t, g, v), GT_NONE,
+					     s->bind.gap[v]};
+		}
+		}
+		k++;
+	}
+	win->hop_count = k;
+	free(path);
+	return 0;
+}
+
+static uint32_t share_key(const gt_model *m, const gt_causal_options *opt, const gt_causal_hop *h)
+{
+	switch (h->kind) {
+	case GT_CAUSAL_WORK:
+		return opt->by == GT_CAUSAL_BY_NAME ? m->spans[h->owner].name : m->spans[h->owner].cat;
+	case GT_CAUSAL_FLOW:
+		return m->flows[h->flow].cat;
+	case GT_CAUSAL_QUEUE:
+		return h->track;
+	default:
+		return GT_NONE;
+	}
+}
+
+static int cmp_share(const void *x, const void *y)
+{
+	const gt_causal_share *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->critical_ns != b->critical_ns)
+		return a->critical_ns > b->critical_ns ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Sums the hops by (kind, key); shares of no time are left out. */
+static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+{
+	uint32_t n = win->hop_count;
+	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
+	uint32_t *idx = alloc(n, sizeof *idx), *tv = alloc(n, sizeof *tv);
+	win->breakdown = alloc(n, sizeof *win->breakdown);
+	if (!key || !tk || !idx || !tv || !win->breakdown) {
+		free(key), free(tk), free(idx), free(tv);
+		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", n);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		idx[i] = i;
+		key[i] = (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i]);
+	}
+	causal_sort_u64(key, idx, n, tk, tv);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n;) {
+		int64_t sum = 0;
+		uint32_t j = i;
+		for (; j < n && key[j] == key[i]; j++)
+			sum += win->hops[idx[j]].duration_ns;
+		if (sum > 0)
+			win->breakdown[k++] = (gt_causal_share){(uint8_t)(key[i] >> 32), (uint32_t)key[i], sum};
+		i = j;
+	}
+	win->breakdown_count = k;
+	if (k)
+		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
+	free(key), free(tk), free(idx), free(tv);
+	return 0;
+}
+
+/* A point bound by a flow or wait edge waited from its chain predecessor's
+ * time to its source's; its span waited, the source's span caused it. */
+static void attribute_waits(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_row *rows)
+{
+	for (uint32_t v = 0; v < g->n; v++) {
+		uint8_t kind = s->bind.kind[v];
+		if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
+			continue;
+		uint32_t pos = g->chain_pos[v];
+		if (pos == 0 || track_of_point(t, g, g->chain[pos - 1]) != track_of_point(t, g, v))
+			continue; /* first on its track: nothing before it to wait after */
+		uint32_t u = s->bind.parent[v];
+		int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
+		if (waited <= 0)
+			continue;
+		rows[g->point_span[v]].waited_ns += waited;
+		rows[g->point_span[u]].caused_wait_ns += waited;
+	}
+}
+
+static int make_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_window *win,
+		     gt_error *err)
+{
+	win->rows = alloc(g->nspans, sizeof *win->rows);
+	if (!win->rows)
+		return gt_fail(err, GT_EINPUT, "out of memory for %u rows", g->nspans);
+	win->row_count = g->nspans;
+	for (uint32_t l = 0; l < g->nspans; l++) {
+		uint32_t e = causal_graph_e(g, l);
+		win->rows[l] = (gt_causal_row){g->span[l], s->lt[e] - g->time[e], false, 0, 0, 0};
+	}
+	if (s->sum.endpoint != GT_CP_NONE)
+		win->rows[g->point_span[win->root.point]].on_path = true;
+	for (uint32_t i = 0; i < win->hop_count; i++) {
+		const gt_causal_hop *h = &win->hops[i];
+		if (h->to.point != GT_NONE)
+			win->rows[g->point_span[h->to.point]].on_path = true;
+		if (h->kind == GT_CAUSAL_WORK)
+			win->rows[t->local_of[h->owner]].critical_ns += h->duration_ns;
+	}
+	attribute_waits(t, g, s, win->rows);
+	return 0;
+}
+
+int causal_result_fill(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+{
+	if (s->sum.flags & GT_CP_CYCLE)
+		win->flags |= GT_CAUSAL_CYCLE;
+	if (s->sum.flags & GT_CP_OVERFLOW)
+		win->flags |= GT_CAUSAL_OVERFLOW;
+	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
+	if (make_hops(t, g, s, win, err) < 0 || make_breakdown(t->m, opt, win, err) < 0)
+		return -1;
+	return opt->rows ? make_rows(t, g, s, win, err) : 0;
+}

@@ -1,0 +1,1202 @@
+/* The causal critical path (causal.h): hand-built traces for each rule,
+ * random traces run through the host steps and through brute-force steps
+ * over the same graph, and every shared real trace. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/causal.h"
+#include "model/model.h"
+#include "testutil.h"
+#include "trace_load.h"
+
+/* --- loading traces ------------------------------------------------------ */
+
+/* Loads a JSON trace text (a list of events, without the brackets). */
+static gt_model load_events(const char *events)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/gt_causal_%d_XXXXXX", (int)getpid());
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[%s]\n", events);
+	fclose(f);
+	gt_model m;
+	gt_error err = {0};
+	int rc = gt_model_load(&m, path, NULL, &err);
+	unlink(path);
+	ck_assert_msg(rc == 0, "load: %s", err.msg);
+	return m;
+}
+
+static gt_causal_options options(void)
+{
+	gt_causal_options o;
+	memset(&o, 0, sizeof o);
+	o.rows = true;
+	o.threads = 1;
+	return o;
+}
+
+static void analyze_ok(const gt_model *m, const gt_causal_options *o, gt_causal_result *r)
+{
+	gt_error err = {0};
+	int rc = gt_causal_analyze(m, o, NULL, r, &err);
+	ck_assert_msg(rc == 0, "analyze: %s", err.msg);
+}
+
+static int analyze_fails(const gt_model *m, const gt_causal_options *o, char *msg, size_t len)
+{
+	gt_causal_result r;
+	gt_error err = {0};
+	int rc = gt_causal_analyze(m, o, NULL, &r, &err);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_eq(r.window_count, 0);
+	ck_assert_ptr_null(r.windows);
+	snprintf(msg, len, "%s", err.msg);
+	return err.status;
+}
+
+static uint32_t span_named(const gt_model *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (strcmp(gt_model_str(m, m->spans[i].name), name) == 0)
+			return i;
+	ck_abort_msg("no span named %s", name);
+	return GT_NONE;
+}
+
+static const gt_causal_row *row_of(const gt_causal_window *w, uint32_t span)
+{
+	for (uint32_t i = 0; i < w->row_count; i++)
+		if (w->rows[i].span == span)
+			return &w->rows[i];
+	return NULL;
+}
+
+/* --- invariants every result holds ---------------------------------------- */
+
+static void check_window(const gt_model *m, const gt_causal_window *w)
+{
+	ck_assert_int_ge(w->path_duration_ns, 0);
+	ck_assert_msg(w->path_duration_ns <= w->wall_ns, "path %" PRId64 " > wall %" PRId64, w->path_duration_ns,
+		      w->wall_ns);
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < w->hop_count; i++) {
+		const gt_causal_hop *h = &w->hops[i];
+		ck_assert_int_ge(h->duration_ns, 0);
+		ck_assert_int_eq(h->duration_ns, h->to.ts_ns - h->from.ts_ns);
+		if (i) {
+			ck_assert_int_eq(h->from.ts_ns, w->hops[i - 1].to.ts_ns);
+			ck_assert_int_eq(h->from.point, w->hops[i - 1].to.point);
+			ck_assert_int_eq(h->from.span, w->hops[i - 1].to.span);
+		}
+		ck_assert_int_lt(h->kind, GT_CAUSAL_KIND_COUNT);
+		if (h->kind == GT_CAUSAL_IDLE)
+			ck_assert_int_eq(h->owner, GT_NONE);
+		else
+			ck_assert_int_lt(h->owner, m->span_count);
+		ck_assert_int_eq(h->flow != GT_NONE, h->kind == GT_CAUSAL_FLOW);
+		sum += h->duration_ns;
+	}
+	ck_assert_int_eq(sum, w->path_duration_ns);
+	if (w->hop_count) {
+		ck_assert_int_eq(w->hops[0].from.point, w->root.point);
+		ck_assert_int_eq(w->hops[w->hop_count - 1].to.point, w->endpoint.point);
+	}
+	int64_t shares = 0;
+	for (uint32_t i = 0; i < w->breakdown_count; i++) {
+		const gt_causal_share *s = &w->breakdown[i];
+		ck_assert_int_gt(s->critical_ns, 0);
+		shares += s->critical_ns;
+		if (i) {
+			const gt_causal_share *p = &w->breakdown[i - 1];
+			ck_assert(p->kind < s->kind || (p->kind == s->kind && (p->critical_ns > s->critical_ns ||
+									       (p->critical_ns == s->critical_ns && p->key < s->key))));
+		}
+	}
+	ck_assert_int_eq(shares, w->path_duration_ns);
+	int64_t critical = 0;
+	for (uint32_t i = 0; i < w->row_count; i++) {
+		ck_assert_msg(w->rows[i].float_ns >= 0, "span %u float %" PRId64, w->rows[i].span, w->rows[i].float_ns);
+		ck_assert_int_ge(w->rows[i].critical_ns, 0);
+		ck_assert_int_ge(w->rows[i].waited_ns, 0);
+		if (i)
+			ck_assert_int_lt(w->rows[i - 1].span, w->rows[i].span);
+		critical += w->rows[i].critical_ns;
+	}
+	if (w->row_count) {
+		int64_t work = 0;
+		for (uint32_t i = 0; i < w->hop_count; i++)
+			work += w->hops[i].kind == GT_CAUSAL_WORK ? w->hops[i].duration_ns : 0;
+		ck_assert_int_eq(critical, work);
+	}
+}
+
+static void check_result(const gt_model *m, const gt_causal_result *r)
+{
+	for (uint32_t w = 0; w < r->window_count; w++)
+		check_window(m, &r->windows[w]);
+}
+
+/* The hop kinds of the path, as a string ("wiFqW"...): w work, i idle,
+ * f flow, q queue, W wait. */
+static const char *hop_kinds(const gt_causal_window *w)
+{
+	static char s[256];
+	static const char letter[] = "wifqW";
+	uint32_t n = w->hop_count < sizeof s - 1 ? w->hop_count : sizeof s - 1;
+	for (uint32_t i = 0; i < n; i++)
+		s[i] = letter[w->hops[i].kind];
+	s[n] = 0;
+	return s;
+}
+
+/* --- hand-built traces ----------------------------------------------------- */
+
+#define X(name, cat, pid, tid, ts, dur) \
+	"{\"ph\":\"X\",\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts \
+	",\"dur\":" #dur "}"
+
+START_TEST(nesting_chain_owners)
+{
+	gt_model m = load_events(X("A", "op", 1, 1, 0, 10) "," X("B", "op", 1, 1, 2, 3) "," X("C", "inner", 1, 1, 5, 3));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.window_count, 1);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flags, GT_CAUSAL_NO_DEPENDENCIES);
+	ck_assert_int_eq(w->points, 6);
+	ck_assert_int_eq(w->chain_edges, 5);
+	ck_assert_int_eq(w->wall_ns, 10000);
+	ck_assert_int_eq(w->path_duration_ns, 10000);
+	/* points by span id: A 0,1; B 2,3; C 4,5 */
+	ck_assert_int_eq(w->root.point, 0);
+	ck_assert_int_eq(w->endpoint.point, 1);
+	ck_assert_int_eq(w->endpoint.which, 'E');
+	ck_assert_str_eq(hop_kinds(w), "wwwww");
+	static const uint32_t owner[] = {0, 1, 0, 2, 0};
+	static const uint32_t to[] = {2, 3, 4, 5, 1};
+	static const int64_t dur[] = {2000, 3000, 0, 3000, 2000};
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(w->hops[i].owner, owner[i]);
+		ck_assert_int_eq(w->hops[i].to.point, to[i]);
+		ck_assert_int_eq(w->hops[i].duration_ns, dur[i]);
+	}
+	/* by cat: op 7000, inner 3000 */
+	ck_assert_int_eq(w->breakdown_count, 2);
+	ck_assert_str_eq(gt_model_str(&m, w->breakdown[0].key), "op");
+	ck_assert_int_eq(w->breakdown[0].critical_ns, 7000);
+	ck_assert_int_eq(w->breakdown[1].critical_ns, 3000);
+	ck_assert_int_eq(row_of(w, 0)->critical_ns, 4000);
+	ck_assert(row_of(w, 2)->on_path);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_int_eq(row_of(w, i)->float_ns, 0);
+	gt_causal_result_free(&r);
+	o.by = GT_CAUSAL_BY_NAME;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].breakdown_count, 3);
+	ck_assert_str_eq(gt_model_str(&m, r.windows[0].breakdown[0].key), "A");
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(idle_gaps_and_float)
+{
+	/* the longer thread bounds the window; the other has float */
+	gt_model m = load_events(X("x", "op", 1, 1, 0, 2) "," X("y", "op", 1, 1, 5, 1) "," X("z", "op", 1, 2, 1, 2));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flags, GT_CAUSAL_NO_DEPENDENCIES);
+	ck_assert_int_eq(w->tracks, 2);
+	ck_assert_int_eq(w->path_duration_ns, 6000);
+	ck_assert_str_eq(hop_kinds(w), "wiw");
+	ck_assert_int_eq(w->hops[1].duration_ns, 3000);
+	ck_assert_int_eq(w->hops[1].owner, GT_NONE);
+	ck_assert_int_eq(w->breakdown[1].kind, GT_CAUSAL_IDLE);
+	ck_assert_int_eq(w->breakdown[1].key, GT_NONE);
+	ck_assert_int_eq(row_of(w, 2)->float_ns, 3000); /* z ends at 3, T is 6 */
+	ck_assert(!row_of(w, 2)->on_path);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(improper_nesting)
+{
+	/* a [0,10], b [2,6] nested, c [4,12] starts in both and outlives them:
+	 * the gaps after 4 belong to c, the latest started */
+	gt_model m = load_events(X("a", "op", 1, 1, 0, 10) "," X("b", "op", 1, 1, 2, 4) "," X("c", "op", 1, 1, 4, 8));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->path_duration_ns, 12000);
+	ck_assert_str_eq(hop_kinds(w), "wwwww");
+	static const uint32_t owner[] = {0, 1, 2, 2, 2};
+	static const int64_t at[] = {2000, 4000, 6000, 10000, 12000};
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(w->hops[i].owner, owner[i]);
+		ck_assert_int_eq(w->hops[i].to.ts_ns, at[i]);
+	}
+	ck_assert_int_eq(row_of(w, 2)->critical_ns, 8000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+#define FLOW(ph, id, pid, tid, ts) \
+	"{\"ph\":\"" ph "\",\"name\":\"fl\",\"cat\":\"ac2g\",\"id\":" #id ",\"pid\":" #pid ",\"tid\":" #tid \
+	",\"ts\":" #ts ",\"bp\":\"e\"}"
+
+START_TEST(departure_points)
+{
+	/* P departs at 3 (twice: one point) and at 6; flows reach Q and R */
+	gt_model m = load_events(X("P", "op", 1, 1, 0, 10) "," X("Q", "op", 1, 2, 4, 1) "," X("R", "op", 1, 2, 7, 5) ","
+				 X("S", "op", 1, 2, 3, 1) "," FLOW("s", 1, 1, 1, 3) "," FLOW("f", 1, 1, 2, 4) ","
+				 FLOW("s", 2, 1, 1, 3) "," FLOW("f", 2, 1, 2, 3) "," FLOW("s", 3, 1, 1, 6) ","
+				 FLOW("f", 3, 1, 2, 7));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flow_edges, 3);
+	ck_assert_int_eq(w->points, 4 + 2 + 2 + 2); /* P: B, D@3, D@6, E */
+	/* R ends at 12: P.B(0) -> P.D@6 (1+1=2) -> R.B -> R.E */
+	ck_assert_int_eq(w->path_duration_ns, 12000);
+	ck_assert_str_eq(hop_kinds(w), "wwfw");
+	ck_assert_int_eq(w->hops[0].to.point, 1);
+	ck_assert_int_eq(w->hops[0].to.which, 'D');
+	ck_assert_int_eq(w->hops[0].to.ts_ns, 3000);
+	ck_assert_int_eq(w->hops[1].to.point, 2);
+	ck_assert_int_eq(w->hops[1].to.ts_ns, 6000);
+	ck_assert_int_eq(w->hops[2].flow, 2);
+	ck_assert_int_eq(w->hops[2].owner, 0);
+	ck_assert_int_eq(w->hops[2].to.span, 2);
+	ck_assert_str_eq(gt_model_str(&m, w->breakdown[1].key), "ac2g");
+	/* R waited from the end of Q (5) to the departure (6); P caused it */
+	ck_assert_int_eq(row_of(w, 2)->waited_ns, 1000);
+	ck_assert_int_eq(row_of(w, 0)->caused_wait_ns, 1000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(v1_clamping)
+{
+	/* the model never binds a start outside its span; move it there to see
+	 * the clamp: before B departs at B, after E at E */
+	gt_model m = load_events(X("P", "op", 1, 1, 10, 10) "," X("Q", "op", 1, 2, 30, 5) "," FLOW("s", 1, 1, 1, 15) ","
+				 FLOW("f", 1, 1, 2, 30));
+	ck_assert_int_eq(m.flow_count, 1);
+	gt_causal_options o = options();
+	gt_causal_result r;
+	m.flows[0].src_ts_ns = 1000;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].points, 4);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "fw");
+	ck_assert_int_eq(r.windows[0].hops[0].from.which, 'B');
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 25000);
+	gt_causal_result_free(&r);
+	m.flows[0].src_ts_ns = 99000;
+	analyze_ok(&m, &o, &r);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wfw");
+	ck_assert_int_eq(r.windows[0].hops[1].from.which, 'E');
+	ck_assert_int_eq(r.windows[0].hops[1].duration_ns, 10000);
+	gt_causal_result_free(&r);
+	m.flows[0].src_ts_ns = 15000;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].points, 5);
+	ck_assert_int_eq(r.windows[0].hops[1].from.which, 'D');
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+#define XB(name, cat, pid, tid, ts, dur, inout) \
+	"{\"ph\":\"X\",\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts \
+	",\"dur\":" #dur ",\"bind_id\":7,\"" inout "\":true}"
+
+START_TEST(v2_flows)
+{
+	/* a flow_out leaves at its span's end, to every flow_in after it */
+	gt_model m = load_events(XB("out", "op", 1, 1, 0, 4, "flow_out") "," XB("in1", "op", 1, 2, 5, 2, "flow_in") ","
+				 XB("in2", "op", 1, 3, 6, 10, "flow_in"));
+	ck_assert_int_eq(m.flow_count, 2);
+	ck_assert_int_eq(m.flows[0].src_ts_ns, 4000);
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flow_edges, 2);
+	ck_assert_int_eq(w->points, 6);
+	ck_assert_int_eq(w->path_duration_ns, 16000);
+	ck_assert_str_eq(hop_kinds(w), "wfw");
+	ck_assert_int_eq(w->hops[1].from.which, 'E');
+	ck_assert_int_eq(w->hops[1].from.span, 0);
+	ck_assert_int_eq(w->hops[1].to.span, 2);
+	ck_assert_int_eq(w->hops[1].duration_ns, 2000);
+	ck_assert_int_eq(w->hops[1].track, m.spans[2].track);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+#define K(name, tid, ts, dur) X(name, "kernel", 1, tid, ts, dur)
+
+START_TEST(wait_edges)
+{
+	/* launches l1..l4 on the host thread; the sync [30,100] waits for the
+	 * kernel ending latest by 100 among those launched by 30 from its
+	 * process: k2 (ends 90), not k3 (ends 120), not k4 (launched later),
+	 * not k5 (another process) */
+	gt_model m = load_events(
+		X("l1", "rt", 1, 1, 0, 5) "," X("l2", "rt", 1, 1, 10, 5) "," X("l3", "rt", 1, 1, 20, 5) ","
+		X("cudaDeviceSynchronize", "rt", 1, 1, 30, 70) "," X("l4", "rt", 1, 2, 40, 5) ","
+		K("k1", 7, 6, 40) "," K("k2", 7, 50, 40) "," K("k3", 8, 30, 90) "," K("k4", 9, 50, 45) ","
+		X("l5", "rt", 2, 1, 0, 5) "," X("k5", "kernel", 2, 7, 10, 85) ","
+		FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 7, 6) "," FLOW("s", 2, 1, 1, 11) "," FLOW("f", 2, 1, 7, 50) ","
+		FLOW("s", 3, 1, 1, 21) "," FLOW("f", 3, 1, 8, 30) "," FLOW("s", 4, 1, 2, 41) "," FLOW("f", 4, 1, 9, 50) ","
+		FLOW("s", 5, 2, 1, 1) "," FLOW("f", 5, 2, 7, 10));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->wait_edges, 1);
+	ck_assert_int_eq(w->flow_edges, 5);
+	uint32_t k2 = span_named(&m, "k2"), sync = span_named(&m, "cudaDeviceSynchronize");
+	/* the path ends at k3 (120) via l3's flow; the sync's E is bound by k2 */
+	ck_assert_int_eq(w->endpoint.span, span_named(&m, "k3"));
+	ck_assert_int_eq(row_of(w, sync)->waited_ns, 90000 - 30000); /* its chain predecessor is its B */
+	ck_assert_int_eq(row_of(w, k2)->caused_wait_ns, 60000);
+	gt_causal_result_free(&r);
+	/* a window that ends at the sync: the wait is on the path */
+	o.has_window = true;
+	o.window_begin_ns = 0;
+	o.window_end_ns = 35000;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	w = &r.windows[0];
+	ck_assert_int_eq(w->wait_edges, 1);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+
+START_TEST(binding_ties)
+{
+	/* chain before flow: K1's B has K0's E and L's departure, both at 4 */
+	gt_model m = load_events(K("K0", 7, 1, 3) "," XB("L", "rt", 1, 1, 2, 2, "flow_out") ","
+				 "{\"ph\":\"X\",\"name\":\"K1\",\"cat\":\"kernel\",\"pid\":1,\"tid\":7,\"ts\":4,\"dur\":1,"
+				 "\"bind_id\":7,\"flow_in\":true}");
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].flow_edges, 1);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 4000);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wiw");
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* chain before wait: k ends when the sync begins */
+	m = load_events(X("l", "rt", 1, 1, 0, 2) "," X("cudaStreamSynchronize", "rt", 1, 1, 10, 10) "," K("k", 7, 5, 5) ","
+			FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 7, 5));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 1);
+	ck_assert_int_eq(r.windows[0].endpoint.span, 1);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].kind, GT_CAUSAL_WORK);
+	ck_assert_int_eq(row_of(&r.windows[0], 1)->waited_ns, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* two flows leaving at the same time: the lower source point binds */
+	m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 1, 4) "," X("T", "op", 1, 3, 10, 2) ","
+			FLOW("s", 1, 1, 1, 4) "," FLOW("f", 1, 1, 3, 10) "," FLOW("s", 2, 1, 2, 4) "," FLOW("f", 2, 1, 3, 10));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 12000);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wfw");
+	ck_assert_int_eq(r.windows[0].hops[1].owner, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(zero_gap_cycle)
+{
+	/* A and B start at 0 and each sends the other a flow from its B: a
+	 * zero-gap cycle, flagged; the path is elsewhere (C -> D) */
+	gt_model m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 0, 5) "," X("C", "op", 1, 3, 1, 2) ","
+				 X("D", "op", 1, 4, 4, 5) "," FLOW("s", 1, 1, 1, 0) "," FLOW("f", 1, 1, 2, 0) ","
+				 FLOW("s", 2, 1, 2, 0) "," FLOW("f", 2, 1, 1, 0) "," FLOW("s", 3, 1, 3, 2) ","
+				 FLOW("f", 3, 1, 4, 4));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->flags, GT_CAUSAL_CYCLE);
+	ck_assert_int_eq(w->flow_edges, 3);
+	ck_assert_int_eq(w->wall_ns, 9000);
+	ck_assert_int_eq(w->path_duration_ns, 8000);
+	ck_assert_int_eq(w->endpoint.span, 3);
+	ck_assert_int_eq(w->root.span, 2);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+#define STEPS                                                                                                  \
+	X("ProfilerStep#1", "user_annotation", 1, 1, 0, 10) "," X("ProfilerStep#2", "user_annotation", 1, 1, 10, 10) \
+	"," X("L1", "rt", 1, 1, 8, 1) "," X("L2", "rt", 1, 1, 11, 1) "," K("K1", 7, 12, 3) "," K("K2", 7, 16, 7) ","  \
+	FLOW("s", 1, 1, 1, 8.5) "," FLOW("f", 1, 1, 7, 12) "," FLOW("s", 2, 1, 1, 11) "," FLOW("f", 2, 1, 7, 16)
+
+START_TEST(step_windows_and_queue)
+{
+	gt_model m = load_events(STEPS);
+	gt_causal_options o = options();
+	o.step_glob = "ProfilerStep#*";
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.window_count, 2);
+	const gt_causal_window *w = &r.windows[0];
+	/* K1 runs in step 2's time but was launched in step 1 */
+	ck_assert_int_eq(w->step_span, 0);
+	ck_assert_int_eq(w->spans, 3);
+	ck_assert_int_eq(w->begin_ns, 0);
+	ck_assert_int_eq(w->end_ns, 10000);
+	ck_assert_int_eq(w->wall_ns, 15000);
+	ck_assert_int_eq(w->path_duration_ns, 15000);
+	ck_assert_str_eq(hop_kinds(w), "wwfw");
+	ck_assert_int_eq(w->hops[1].to.which, 'D');
+	ck_assert_ptr_nonnull(row_of(w, span_named(&m, "K1")));
+	/* step 2: K2 launched at 11 queued behind K1 until 15 */
+	w = &r.windows[1];
+	ck_assert_int_eq(w->step_span, 1);
+	ck_assert_int_eq(w->spans, 3);
+	ck_assert_ptr_null(row_of(w, span_named(&m, "K1")));
+	ck_assert_int_eq(w->wall_ns, 13000);
+	ck_assert_int_eq(w->path_duration_ns, 13000);
+	ck_assert_str_eq(hop_kinds(w), "wqfw");
+	const gt_causal_hop *q = &w->hops[1];
+	ck_assert_int_eq(q->duration_ns, 4000);
+	ck_assert_int_eq(q->owner, span_named(&m, "K1"));
+	ck_assert_int_eq(q->track, m.spans[span_named(&m, "K2")].track);
+	ck_assert_int_eq(q->to.point, GT_NONE);
+	ck_assert_int_eq(q->to.which, 'E');
+	ck_assert_int_eq(w->hops[2].duration_ns, 1000);
+	ck_assert_int_eq(w->hops[2].flow, 1);
+	ck_assert_int_eq(w->breakdown_count, 4); /* work kernel, work user_annotation, flow, queue */
+	ck_assert_int_eq(w->breakdown[2].kind, GT_CAUSAL_FLOW);
+	ck_assert_int_eq(w->breakdown[3].kind, GT_CAUSAL_QUEUE);
+	ck_assert_int_eq(w->breakdown[3].key, q->track);
+	gt_causal_result_free(&r);
+
+	/* --window 10:20 holds the same spans as step 2 */
+	o.step_glob = NULL;
+	o.has_window = true;
+	o.window_begin_ns = 10000;
+	o.window_end_ns = 20000;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.window_count, 1);
+	ck_assert_int_eq(r.windows[0].step_span, GT_NONE);
+	ck_assert_int_eq(r.windows[0].spans, 3);
+	ck_assert_str_eq(hop_kinds(&r.windows[0]), "wqfw");
+	gt_causal_result_free(&r);
+	/* the whole trace: nothing to queue behind */
+	o.has_window = false;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].spans, 6);
+	for (uint32_t i = 0; i < r.windows[0].hop_count; i++)
+		ck_assert_int_ne(r.windows[0].hops[i].kind, GT_CAUSAL_QUEUE);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(backward_isolated_device_track)
+{
+	/* the kernel starts (2.5) before its launch's departure (5) */
+	gt_model m = load_events(X("L", "rt", 1, 1, 4, 2) "," K("k", 7, 2.5, 4.5) "," FLOW("s", 1, 1, 1, 5) ","
+				 FLOW("f", 1, 1, 7, 6));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].backward_edges, 1);
+	ck_assert_int_eq(r.windows[0].flow_edges, 0);
+	ck_assert_int_eq(r.windows[0].flags, GT_CAUSAL_NO_DEPENDENCIES);
+	ck_assert_int_eq(r.windows[0].tracks, 2);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* a third thread without edges is left out when others have some */
+	m = load_events(X("A", "op", 1, 1, 0, 5) "," X("B", "op", 1, 2, 2, 1) "," X("C", "op", 1, 3, 0, 100) ","
+			FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 2, 2));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].isolated_tracks, 1);
+	ck_assert_int_eq(r.windows[0].tracks, 2);
+	ck_assert_int_eq(r.windows[0].spans, 2);
+	ck_assert_int_eq(r.windows[0].row_count, 2);
+	ck_assert_int_eq(r.windows[0].wall_ns, 5000);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 5000);
+	ck_assert_int_eq(r.windows[0].flags, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+
+	/* a device track's annotation does not take part; instants nowhere */
+	m = load_events(K("k", 7, 0, 5) "," X("ann", "gpu_user_annotation", 1, 7, 0, 6) "," X("A", "op", 1, 1, 0, 1) ","
+			"{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"t\"}");
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.device_track_spans_left_out, 1);
+	ck_assert_int_eq(r.spans_taking_part, 2);
+	ck_assert_int_eq(r.windows[0].spans, 2);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 5000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(flows_left_out)
+{
+	/* to itself; to an instant; across windows (source in step 1, target
+	 * placed by its earlier flow from step 2... ) */
+	gt_model m = load_events(X("ProfilerStep#1", "a", 1, 1, 0, 10) "," X("ProfilerStep#2", "a", 1, 1, 10, 10) ","
+				 X("P", "op", 1, 2, 0, 30) "," X("Q", "op", 1, 3, 25, 1) ","
+				 "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":3,\"ts\":28,\"s\":\"t\"}," FLOW("s", 1, 1, 2, 1)
+				 "," FLOW("f", 1, 1, 2, 2) "," FLOW("s", 2, 1, 2, 5) "," FLOW("f", 2, 1, 3, 28) ","
+				 FLOW("s", 3, 1, 2, 12) "," FLOW("f", 3, 1, 3, 25));
+	gt_causal_options o = options();
+	o.step_glob = "ProfilerStep#*";
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	/* P (B at 0) is in step 1; Q is placed by flow 3, departing at 12 in
+	 * step 2, where its source P is not: left out there */
+	ck_assert_int_eq(r.windows[0].flows_left_out[GT_CAUSAL_FLOW_SELF], 1);
+	ck_assert_int_eq(r.windows[0].flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART], 1);
+	ck_assert_int_eq(r.windows[1].flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW], 1);
+	ck_assert_int_eq(r.windows[1].spans, 2);
+	for (int k = 0; k < GT_CAUSAL_LEFT_OUT_COUNT; k++)
+		ck_assert_str_ne(gt_causal_left_out_names[k], "");
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(extra_wait_names)
+{
+	gt_model m = load_events(X("l", "rt", 1, 1, 0, 2) "," X("myWait", "rt", 1, 1, 10, 10) "," K("k", 7, 5, 12) ","
+				 FLOW("s", 1, 1, 1, 1) "," FLOW("f", 1, 1, 7, 5));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 0);
+	gt_causal_result_free(&r);
+	const char *names[] = {"^my", "Wait$"};
+	o.wait_names = names;
+	o.wait_name_count = 2;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.windows[0].wait_edges, 1);
+	/* the sync's E (20) bound by k's E (17): a wait hop of 3 */
+	ck_assert_int_eq(r.windows[0].endpoint.span, 1);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].kind, GT_CAUSAL_WAIT);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].duration_ns, 3000);
+	ck_assert_int_eq(r.windows[0].hops[r.windows[0].hop_count - 1].owner, 1);
+	ck_assert_int_eq(row_of(&r.windows[0], 1)->waited_ns, 7000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	char msg[1024];
+	gt_causal_options o = options();
+	gt_model m = load_events("{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":3,\"ts\":28,\"s\":\"t\"},"
+				 "{\"ph\":\"b\",\"name\":\"as\",\"cat\":\"c\",\"id\":1,\"pid\":1,\"ts\":1},"
+				 "{\"ph\":\"e\",\"name\":\"as\",\"cat\":\"c\",\"id\":1,\"pid\":1,\"ts\":2}");
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "no thread-track span takes part"));
+	gt_model_free(&m);
+
+	m = load_events(STEPS);
+	o.step_glob = "Nothing*";
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "matches no span"));
+	o.step_glob = NULL;
+	o.has_window = true;
+	o.window_begin_ns = 30000;
+	o.window_end_ns = 40000;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "holds no span"));
+	o.window_begin_ns = 5000;
+	o.window_end_ns = 4000;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EUSAGE);
+	o.has_window = false;
+	const char *bad[] = {"fine", "(unclosed"};
+	o.wait_names = bad;
+	o.wait_name_count = 2;
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(msg, "(unclosed"));
+	gt_model_free(&m);
+}
+END_TEST
+
+START_TEST(names)
+{
+	ck_assert_str_eq(gt_causal_kind_names[GT_CAUSAL_QUEUE], "queue");
+	ck_assert_str_eq(gt_causal_flag_names[0], "no_dependencies");
+	ck_assert_str_eq(gt_causal_flag_names[2], "overflow");
+}
+END_TEST
+
+/* --- random traces against brute-force graph steps -------------------------- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
+
+typedef struct text {
+	char *s;
+	size_t n, cap;
+} text;
+
+static void add(text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char buf[512];
+	int k = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (t->n + (size_t)k + 2 > t->cap) {
+		t->cap = (t->n + (size_t)k + 2) * 2;
+		t->s = realloc(t->s, t->cap);
+		ck_assert_ptr_nonnull(t->s);
+	}
+	if (t->n)
+		t->s[t->n++] = ',';
+	memcpy(t->s + t->n, buf, (size_t)k + 1);
+	t->n += (size_t)k;
+}
+
+typedef struct rspan {
+	int pid, tid;
+	int ts, dur;
+} rspan;
+
+/* Nested spans in [lo, hi) on one thread, on a grid coarse enough for ties. */
+static void random_nest(text *t, rspan *sp, uint32_t *n, int pid, int tid, int lo, int hi, int depth)
+{
+	static const char *const span_names[] = {"op", "cudaLaunchKernel", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+					    "step", "cudaMemcpy", "wait_here"};
+	int at = lo;
+	while (at < hi && *n < 60 && below(3)) {
+		int b = at + (int)below(4), e = b + (int)below(12);
+		if (e > hi)
+			e = hi;
+		if (b > e)
+			break;
+		const char *name = span_names[below(7)];
+		if (depth == 0 && below(2))
+			name = "step";
+		uint32_t bind = below(6);
+		if (bind < 2 && *n < 60) /* v2: flow_out or flow_in of one of three ids */
+			add(t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,"
+			       "\"bind_id\":%u,\"%s\":true}",
+			    name, below(2) ? "cpu_op" : "cuda_runtime", pid, tid, b, e - b, below(3),
+			    bind ? "flow_in" : "flow_out");
+		else if (below(8) == 0) /* a B/E pair */
+			add(t, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d},"
+			       "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":%d}",
+			    name, pid, tid, b, pid, tid, e);
+		else
+			add(t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d}", name,
+			    below(2) ? "cpu_op" : "cuda_runtime", pid, tid, b, e - b);
+		sp[(*n)++] = (rspan){pid, tid, b, e - b};
+		if (depth < 3 && e > b)
+			random_nest(t, sp, n, pid, tid, b, e, depth + 1);
+		at = below(6) ? e : b + 1; /* sometimes improperly nested */
+	}
+}
+
+static char *random_trace(void)
+{
+	text t = {0};
+	rspan cpu[64], dev[64];
+	uint32_t nc = 0, nd = 0;
+	uint32_t threads = 1 + below(3);
+	for (uint32_t k = 0; k < threads; k++)
+		random_nest(&t, cpu, &nc, k == 2 ? 2 : 1, (int)k + 1, (int)below(5), 40 + (int)below(20), 0);
+	static const char *const cats[] = {"kernel", "Kernel", "gpu_memcpy", "memset"};
+	for (int stream = 7; stream < 7 + (int)below(3); stream++) {
+		int at = (int)below(10);
+		while (at < 70 && nd < 60 && below(5)) {
+			int d = (int)below(8);
+			add(&t, "{\"ph\":\"X\",\"name\":\"k%u\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d}", nd,
+			    cats[below(4)], stream == 9 ? 2 : 1, stream, at, d);
+			dev[nd++] = (rspan){stream == 9 ? 2 : 1, stream, at, d};
+			at += below(4) ? d + (int)below(5) : (int)below(3); /* sometimes overlapping */
+		}
+		if (below(3) == 0)
+			add(&t, "{\"ph\":\"X\",\"name\":\"ann\",\"cat\":\"gpu_user_annotation\",\"pid\":1,\"tid\":%d,\"ts\":0,"
+				"\"dur\":30}",
+			    stream);
+	}
+	if (below(4) == 0)
+		add(&t, "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":%u,\"s\":\"t\"}", below(40));
+	/* v1 flows from host spans to kernels or host spans */
+	uint32_t flows = nc ? below(12) : 0;
+	for (uint32_t f = 0; f < flows; f++) {
+		const rspan *a = &cpu[below(nc)];
+		bool to_dev = nd && below(4);
+		const rspan *b = to_dev ? &dev[below(nd)] : &cpu[below(nc)];
+		int s_ts = a->ts + (a->dur ? (int)below((uint32_t)a->dur + 1) : 0);
+		int f_ts = b->ts + (b->dur && below(2) ? (int)below((uint32_t)b->dur) : 0);
+		if (f_ts < s_ts && below(2))
+			continue;
+		add(&t, "{\"ph\":\"s\",\"name\":\"fl\",\"cat\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%d}",
+		    below(2) ? "ac2g" : "fwd", f, a->pid, a->tid, s_ts);
+		add(&t, "{\"ph\":\"f\",\"name\":\"fl\",\"cat\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%d%s}",
+		    "ac2g", f, b->pid, b->tid, f_ts, below(4) ? ",\"bp\":\"e\"" : "");
+	}
+	if (!t.n)
+		add(&t, "{\"ph\":\"X\",\"name\":\"only\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}");
+	return t.s;
+}
+
+/* The graph steps by their definitions, slowly. */
+static int bind_brute(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	(void)ctx, (void)err;
+	for (uint32_t v = 0; v < g->n; v++) {
+		uint32_t best = GT_CP_ROOT, kind = GT_CPM_EDGE_NONE, edge = GT_CP_NONE;
+		for (uint32_t k = 0; k < g->tracks; k++)
+			for (uint32_t i = g->chain_start[k] + 1; i < g->chain_start[k + 1]; i++)
+				if (g->chain[i] == v)
+					best = g->chain[i - 1], kind = GT_CPM_EDGE_CHAIN;
+		for (uint32_t e = 0; e < g->m; e++) {
+			if (g->edge_dst[e] != v)
+				continue;
+			uint32_t u = g->edge_src[e];
+			bool better = best == GT_CP_ROOT || g->time[u] > g->time[best] ||
+				      (g->time[u] == g->time[best] &&
+				       (g->edge_kind[e] < kind || (g->edge_kind[e] == kind && u < best)));
+			if (better)
+				best = u, kind = g->edge_kind[e], edge = e;
+		}
+		out->parent[v] = best;
+		out->gap[v] = best == GT_CP_ROOT ? 0 : g->time[v] - g->time[best];
+		out->kind[v] = (uint8_t)kind;
+		out->edge[v] = edge;
+	}
+	return 0;
+}
+
+static int path_brute(void *ctx, const uint32_t *parent, const int64_t *gap, uint32_t n, gt_cp_rows *out,
+		      gt_cp_summary *sum, gt_error *err)
+{
+	(void)ctx, (void)err;
+	memset(sum, 0, sizeof *sum);
+	sum->endpoint = GT_CP_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t total = 0;
+		uint32_t j = i, hops = 0;
+		while (parent[j] != GT_CP_ROOT && hops <= n) {
+			total += gap[j];
+			j = parent[j];
+			hops++;
+		}
+		bool cycle = hops > n;
+		if (cycle)
+			sum->flags |= GT_CP_CYCLE;
+		out->path_duration[i] = cycle ? -1 : total;
+		out->hop_count[i] = cycle ? GT_CP_NONE : hops;
+		out->root[i] = cycle ? GT_CP_NONE : j;
+		out->critical_predecessor[i] = cycle ? GT_CP_NONE : parent[i];
+		out->critical_mask[i] = 0;
+		if (!cycle && (sum->endpoint == GT_CP_NONE || total > sum->max_path_duration)) {
+			sum->max_path_duration = total;
+			sum->endpoint = i;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out->slack[i] = out->path_duration[i] < 0 ? -1 : sum->max_path_duration - out->path_duration[i];
+	if (sum->endpoint != GT_CP_NONE)
+		sum->path_rows = out->hop_count[sum->endpoint] + 1;
+	return 0;
+}
+
+static int floats_brute(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
+{
+	(void)ctx, (void)err;
+	for (uint32_t v = 0; v < g->n; v++)
+		lt[v] = g->horizon;
+	bool changed = true;
+	uint32_t rounds = 0;
+	while (changed) {
+		changed = false;
+		rounds++;
+		for (uint32_t k = 0; k < g->tracks; k++)
+			for (uint32_t i = g->chain_start[k]; i + 1 < g->chain_start[k + 1]; i++) {
+				uint32_t u = g->chain[i], w = g->chain[i + 1];
+				int64_t lag = g->work[i] ? g->time[w] - g->time[u] : 0;
+				if (lt[w] - lag < lt[u])
+					lt[u] = lt[w] - lag, changed = true;
+			}
+		for (uint32_t e = 0; e < g->m; e++)
+			if (lt[g->edge_dst[e]] < lt[g->edge_src[e]])
+				lt[g->edge_src[e]] = lt[g->edge_dst[e]], changed = true;
+	}
+	if (stats)
+		stats->rounds = rounds;
+	return 0;
+}
+
+/* Every hop of work belongs to the latest-started span open across it,
+ * an idle hop to none (checked where the gap is positive, so ties in the
+ * chain order do not matter). */
+static void check_owners(const gt_model *m, const gt_causal_window *w)
+{
+	for (uint32_t i = 0; i < w->hop_count; i++) {
+		const gt_causal_hop *h = &w->hops[i];
+		if ((h->kind != GT_CAUSAL_WORK && h->kind != GT_CAUSAL_IDLE) || h->duration_ns == 0)
+			continue;
+		int64_t best = INT64_MIN;
+		for (uint32_t r = 0; r < w->row_count; r++) {
+			const gt_span *s = &m->spans[w->rows[r].span];
+			if (s->track == h->track && s->ts_ns <= h->from.ts_ns && s->ts_ns + s->dur_ns >= h->to.ts_ns &&
+			    s->ts_ns > best)
+				best = s->ts_ns;
+		}
+		if (h->kind == GT_CAUSAL_IDLE)
+			ck_assert_msg(best == INT64_MIN, "an idle hop inside a span");
+		else
+			ck_assert_int_eq(m->spans[h->owner].ts_ns, best);
+	}
+}
+
+static void same_window(const gt_causal_window *a, const gt_causal_window *b)
+{
+	ck_assert_int_eq(a->wall_ns, b->wall_ns);
+	ck_assert_int_eq(a->path_duration_ns, b->path_duration_ns);
+	ck_assert_int_eq(a->points, b->points);
+	ck_assert_int_eq(a->flags, b->flags);
+	ck_assert_int_eq(a->endpoint.point, b->endpoint.point);
+	ck_assert_int_eq(a->root.point, b->root.point);
+	ck_assert_int_eq(a->hop_count, b->hop_count);
+	for (uint32_t i = 0; i < a->hop_count; i++) {
+		ck_assert_int_eq(a->hops[i].kind, b->hops[i].kind);
+		ck_assert_int_eq(a->hops[i].from.point, b->hops[i].from.point);
+		ck_assert_int_eq(a->hops[i].to.point, b->hops[i].to.point);
+		ck_assert_int_eq(a->hops[i].owner, b->hops[i].owner);
+		ck_assert_int_eq(a->hops[i].flow, b->hops[i].flow);
+		ck_assert_int_eq(a->hops[i].duration_ns, b->hops[i].duration_ns);
+	}
+	ck_assert_int_eq(a->breakdown_count, b->breakdown_count);
+	for (uint32_t i = 0; i < a->breakdown_count; i++) {
+		ck_assert_int_eq(a->breakdown[i].kind, b->breakdown[i].kind);
+		ck_assert_int_eq(a->breakdown[i].key, b->breakdown[i].key);
+		ck_assert_int_eq(a->breakdown[i].critical_ns, b->breakdown[i].critical_ns);
+	}
+	ck_assert_int_eq(a->row_count, b->row_count);
+	for (uint32_t i = 0; i < a->row_count; i++) {
+		const gt_causal_row *x = &a->rows[i], *y = &b->rows[i];
+		ck_assert_msg(x->span == y->span && x->float_ns == y->float_ns && x->on_path == y->on_path &&
+				      x->critical_ns == y->critical_ns && x->waited_ns == y->waited_ns &&
+				      x->caused_wait_ns == y->caused_wait_ns,
+			      "row %u: float %" PRId64 " vs %" PRId64, i, x->float_ns, y->float_ns);
+	}
+}
+
+START_TEST(random_vs_brute_force)
+{
+	rng_state = 0x5eed0000u + (uint64_t)_i;
+	gt_causal_engine brute = {NULL, bind_brute, path_brute, floats_brute};
+	for (int round = 0; round < 60; round++) {
+		char *events = random_trace();
+		gt_model m = load_events(events);
+		gt_causal_options o = options();
+		o.by = (uint8_t)below(2);
+		o.threads = 1 + below(3);
+		const char *extra[] = {"^wait_here$"};
+		if (below(2)) {
+			o.wait_names = extra;
+			o.wait_name_count = 1;
+		}
+		switch (below(3)) {
+		case 0:
+			o.step_glob = "step";
+			break;
+		case 1:
+			o.has_window = true;
+			o.window_begin_ns = (int64_t)below(30) * 1000;
+			o.window_end_ns = o.window_begin_ns + (int64_t)below(40) * 1000;
+			break;
+		}
+		gt_causal_result host, slow;
+		gt_error e1 = {0}, e2 = {0};
+		int rc1 = gt_causal_analyze(&m, &o, NULL, &host, &e1);
+		int rc2 = gt_causal_analyze(&m, &o, &brute, &slow, &e2);
+		ck_assert_int_eq(rc1, rc2);
+		if (rc1 == 0) {
+			check_result(&m, &host);
+			ck_assert_int_eq(host.window_count, slow.window_count);
+			for (uint32_t w = 0; w < host.window_count; w++) {
+				if (getenv("GT_CAUSAL_STATS")) {
+					const gt_causal_window *x = &host.windows[w];
+					printf("stat ok flows %" PRIu64 " waits %" PRIu64 " back %" PRIu64 " iso %" PRIu64 " flags %u hops %s dpts %u\n",
+					       x->flow_edges, x->wait_edges, x->backward_edges, x->isolated_tracks, x->flags,
+					       hop_kinds(x), x->points - 2 * x->spans);
+				}
+				same_window(&host.windows[w], &slow.windows[w]);
+				check_owners(&m, &host.windows[w]);
+			}
+			gt_causal_result_free(&host);
+			gt_causal_result_free(&slow);
+		} else {
+			if (getenv("GT_CAUSAL_STATS"))
+				printf("stat fail %s\n", e1.msg);
+			ck_assert_int_eq(e1.status, e2.status);
+			ck_assert_str_eq(e1.msg, e2.msg);
+		}
+		gt_model_free(&m);
+		free(events);
+	}
+}
+END_TEST
+
+/* --- every shared real trace ------------------------------------------------ */
+
+static bool trace_file(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 3 && strcmp(name + n - 3, ".gz") == 0);
+}
+
+/* Prints the figures of a window when GT_CAUSAL_REPORT is set. */
+static void report(const gt_model *m, const char *name, const gt_causal_result *r, double secs)
+{
+	if (!getenv("GT_CAUSAL_REPORT"))
+		return;
+	const gt_causal_window *w = &r->windows[0];
+	printf("%s: spans %u taking part %" PRIu64 " windows %u points %u flows %" PRIu64 " waits %" PRIu64
+	       " backward %" PRIu64 " isolated %" PRIu64 " flags %u wall %" PRId64 " path %" PRId64 " (%.1f%%) %.3fs\n",
+	       name, m->span_count, r->spans_taking_part, r->window_count, w->points, w->flow_edges, w->wait_edges,
+	       w->backward_edges, w->isolated_tracks, w->flags, w->wall_ns, w->path_duration_ns,
+	       w->wall_ns ? 100.0 * (double)w->path_duration_ns / (double)w->wall_ns : 0.0, secs);
+	uint32_t shown = 0;
+	for (uint32_t k = 0; k < GT_CAUSAL_KIND_COUNT; k++)
+		for (uint32_t i = 0; i < w->breakdown_count; i++) {
+			const gt_causal_share *s = &w->breakdown[i];
+			if (s->kind != k || shown >= 3)
+				continue;
+			(void)s;
+		}
+	/* the three largest shares, whatever their kind */
+	int64_t last = INT64_MAX;
+	uint32_t last_i = GT_NONE;
+	if (getenv("GT_CAUSAL_HOPS")) {
+		for (uint32_t i = 0; i < w->hop_count; i++) {
+			const gt_causal_hop *h = &w->hops[i];
+			if (h->duration_ns * 50 < w->path_duration_ns)
+				continue;
+			printf("  hop %u %s %s %" PRId64 " %c(%s) -> %c(%s)\n", i, gt_causal_kind_names[h->kind],
+			       h->owner == GT_NONE ? "-" : gt_model_str(m, m->spans[h->owner].name), h->duration_ns,
+			       h->from.which, h->from.span == GT_NONE ? "" : gt_model_str(m, m->spans[h->from.span].name),
+			       h->to.which, gt_model_str(m, m->spans[h->to.span].name));
+		}
+	}
+	for (shown = 0; shown < 3 && shown < w->breakdown_count; shown++) {
+		uint32_t best = GT_NONE;
+		for (uint32_t i = 0; i < w->breakdown_count; i++) {
+			const gt_causal_share *s = &w->breakdown[i];
+			bool below = s->critical_ns < last || (s->critical_ns == last && i > last_i);
+			if (below && (best == GT_NONE || s->critical_ns > w->breakdown[best].critical_ns))
+				best = i;
+		}
+		if (best == GT_NONE)
+			break;
+		const gt_causal_share *s = &w->breakdown[best];
+		const char *key = s->kind == GT_CAUSAL_WORK || s->kind == GT_CAUSAL_FLOW ? gt_model_str(m, s->key) : "";
+		printf("    %-5s %-40.40s %12" PRId64 " ns %5.1f%%\n", gt_causal_kind_names[s->kind], key, s->critical_ns,
+		       100.0 * (double)s->critical_ns / (double)w->path_duration_ns);
+		last = s->critical_ns;
+		last_i = best;
+	}
+}
+
+static bool has_profiler_steps(const gt_model *m)
+{
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (strncmp(gt_model_str(m, m->spans[i].name), "ProfilerStep#", 13) == 0 &&
+		    m->spans[i].kind == GT_SPAN_COMPLETE)
+			return true;
+	return false;
+}
+
+/* Prints the windows' summed wall, path and top shares (GT_CAUSAL_REPORT). */
+static void report_steps(const gt_model *m, const char *name, const gt_causal_result *r)
+{
+	if (!getenv("GT_CAUSAL_REPORT"))
+		return;
+	enum { MAX = 4096 };
+	static gt_causal_share sum[MAX];
+	uint32_t n = 0;
+	int64_t wall = 0, path = 0;
+	for (uint32_t w = 0; w < r->window_count; w++) {
+		const gt_causal_window *win = &r->windows[w];
+		wall += win->wall_ns;
+		path += win->path_duration_ns;
+		for (uint32_t i = 0; i < win->breakdown_count; i++) {
+			const gt_causal_share *s = &win->breakdown[i];
+			uint32_t k = 0;
+			while (k < n && (sum[k].kind != s->kind || sum[k].key != s->key))
+				k++;
+			if (k == n && n < MAX)
+				sum[n++] = (gt_causal_share){s->kind, s->key, 0};
+			if (k < n)
+				sum[k].critical_ns += s->critical_ns;
+		}
+	}
+	printf("%s --step: %u windows, wall %" PRId64 " path %" PRId64 " (first: wall %" PRId64 " path %" PRId64
+	       " flags %u)\n",
+	       name, r->window_count, wall, path, r->windows[0].wall_ns, r->windows[0].path_duration_ns,
+	       r->windows[0].flags);
+	for (int top = 0; top < 3; top++) {
+		uint32_t best = GT_NONE;
+		for (uint32_t k = 0; k < n; k++)
+			if (sum[k].critical_ns > 0 && (best == GT_NONE || sum[k].critical_ns > sum[best].critical_ns))
+				best = k;
+		if (best == GT_NONE)
+			break;
+		const gt_causal_share *s = &sum[best];
+		const char *key = s->kind == GT_CAUSAL_WORK || s->kind == GT_CAUSAL_FLOW ? gt_model_str(m, s->key) : "";
+		printf("    %-5s %-40.40s %12" PRId64 " ns %5.1f%%\n", gt_causal_kind_names[s->kind], key, s->critical_ns,
+		       100.0 * (double)s->critical_ns / (double)path);
+		sum[best].critical_ns = -sum[best].critical_ns - 1;
+	}
+}
+
+START_TEST(real_traces)
+{
+	DIR *d = opendir(GT_SHARED_TRACES);
+	if (!d)
+		return; /* the shared traces are optional */
+	struct dirent *e;
+	unsigned ok = 0, clean = 0;
+	while ((e = readdir(d))) {
+		if (!trace_file(e->d_name))
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", GT_SHARED_TRACES, e->d_name);
+		gt_model m;
+		gt_error err = {0};
+		if (gt_model_load(&m, path, NULL, &err) < 0)
+			continue; /* not a trace this tool reads: test_ingest's business */
+		gt_causal_options o = options();
+		o.threads = 0;
+		gt_causal_result r;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int rc = gt_causal_analyze(&m, &o, NULL, &r, &err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (rc < 0) {
+			ck_assert_msg(err.status == GT_EINPUT && err.msg[0], "%s: %d %s", e->d_name, err.status, err.msg);
+			clean++;
+			if (getenv("GT_CAUSAL_REPORT"))
+				printf("%s: %s\n", e->d_name, err.msg);
+		} else {
+			check_result(&m, &r);
+			report(&m, e->d_name, &r, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+			gt_causal_result_free(&r);
+			ok++;
+			if (has_profiler_steps(&m)) {
+				o.step_glob = "ProfilerStep#*";
+				analyze_ok(&m, &o, &r);
+				check_result(&m, &r);
+				report_steps(&m, e->d_name, &r);
+				gt_causal_result_free(&r);
+			}
+		}
+		gt_model_free(&m);
+	}
+	closedir(d);
+	ck_assert_uint_gt(ok, 0);
+	(void)clean;
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("causal");
+	TCase *h = tcase_create("rules");
+	tcase_add_test(h, nesting_chain_owners);
+	tcase_add_test(h, idle_gaps_and_float);
+	tcase_add_test(h, improper_nesting);
+	tcase_add_test(h, departure_points);
+	tcase_add_test(h, v1_clamping);
+	tcase_add_test(h, v2_flows);
+	tcase_add_test(h, wait_edges);
+	tcase_add_test(h, binding_ties);
+	tcase_add_test(h, zero_gap_cycle);
+	tcase_add_test(h, step_windows_and_queue);
+	tcase_add_test(h, backward_isolated_device_track);
+	tcase_add_test(h, flows_left_out);
+	tcase_add_test(h, extra_wait_names);
+	tcase_add_test(h, errors);
+	tcase_add_test(h, names);
+	suite_add_tcase(s, h);
+	TCase *p = tcase_create("property");
+	tcase_set_timeout(p, 300);
+	tcase_add_loop_test(p, random_vs_brute_force, 0, 10);
+	suite_add_tcase(s, p);
+	TCase *t = tcase_create("real");
+	tcase_set_timeout(t, 600);
+	tcase_add_test(t, real_traces);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return gt_run_suite(suite());
+}
