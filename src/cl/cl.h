@@ -11,5 +11,6 @@
 #include "critpath_cl.h"
 #include "cpm_cl.h"
 #include "tindex_cl.h"
+#include "causal_cl.h"
 
 #endif
