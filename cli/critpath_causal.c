@@ -161,8 +161,6 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window 
 	}
 	gt_jsonw_end_object(w);
 	json_flags(w, win->flags);
-	gt_jsonw_key(w, "float_rounds");
-	gt_jsonw_u64(w, win->float_rounds);
 	gt_jsonw_end_object(w);
 }
 
@@ -464,7 +462,6 @@ GET_I64(win_left_self, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_SELF])
 GET_I64(win_left_part, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART])
 GET_I64(win_left_window, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW])
 GET_I64(win_flags, fw(f, row)->flags)
-GET_I64(win_rounds, fw(f, row)->float_rounds)
 GET_I64(win_endpoint, fw(f, row)->endpoint.span)
 GET_I64(win_root, fw(f, row)->root.span)
 GET_I64(row_span, fr(f, row)->span)
@@ -563,7 +560,7 @@ static size_t window_columns(gt_column *c, struct flat *f)
 		COL_U64("flows_left_out_self", win_left_self),
 		COL_U64("flows_left_out_not_taking_part", win_left_part),
 		COL_U64("flows_left_out_other_window", win_left_window), COL_STR("flags", win_flag_text),
-		COL_U32("flag_bits", win_flags), COL_U32("float_rounds", win_rounds),
+		COL_U32("flag_bits", win_flags),
 	};
 	memcpy(c, cols, sizeof cols);
 	return sizeof cols / sizeof cols[0];
@@ -636,9 +633,21 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	return rc;
 }
 
+/* How the float converged is the device's business, not the result's:
+ * the rounds go to stderr so that every device writes the same bytes. */
+static void notice_rounds(const struct gt_common *c, const gt_causal_result *r, const char *device)
+{
+	uint64_t rounds = 0;
+	for (uint32_t i = 0; i < r->window_count; i++)
+		rounds += r->windows[i].float_rounds;
+	gt_notice(c, "critical path: %" PRIu32 " window%s, float in %" PRIu64 " round%s on %s", r->window_count,
+		  r->window_count == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", device);
+}
+
 int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
 			int table, bool with_rows)
 {
+	notice_rounds(c, r, device);
 	if (c->format != GT_OUT_JSON) {
 		int rc = write_table(c, m, r, with_rows ? GT_CAUSAL_TABLE_ROWS : table);
 		if (rc == 0 && r->window_count == 1)
