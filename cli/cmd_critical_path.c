@@ -129,7 +129,8 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 		      gt_model *m)
 {
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
-			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by, .rows = a->with_rows,
+			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
+			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS,
 			       .threads = c->threads};
 	if (a->window) {
 		const char *why;

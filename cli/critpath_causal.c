@@ -2,6 +2,7 @@
  * one object per window) or one flat table over every window. Times are
  * exact integer ns; the _us fields are extras for reading. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -400,6 +401,7 @@ struct flat {
 	const gt_causal_result *r;
 	uint32_t *window; /* per row */
 	uint32_t *item;   /* per row: hop, share, row index (windows: unused) */
+	double *share;    /* breakdown: each row's share, as the JSON rounds it */
 	char buf[4][160];
 };
 
@@ -495,12 +497,6 @@ static const char *share_key_text(const void *ctx, uint64_t row)
 	struct flat *f = (struct flat *)ctx;
 	return share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
 }
-static const char *share_text(const void *ctx, uint64_t row)
-{
-	struct flat *f = (struct flat *)ctx;
-	format_share(f->buf[2], sizeof f->buf[2], fs(f, row)->critical_ns, fw(f, row)->path_duration_ns);
-	return strcmp(f->buf[2], "null") == 0 ? NULL : f->buf[2];
-}
 static const char *win_flag_text(const void *ctx, uint64_t row)
 {
 	struct flat *f = (struct flat *)ctx;
@@ -542,7 +538,7 @@ static size_t breakdown_columns(gt_column *c, struct flat *f)
 {
 	gt_column cols[] = {
 		COL_U32("window", col_window), COL_KIND("kind", share_kind), COL_STR("key", share_key_text),
-		COL_I64("critical_ns", share_ns), COL_STR("share", share_text),
+		COL_I64("critical_ns", share_ns), {.name = "share", .type = GT_COL_F64, .data = f->share},
 	};
 	memcpy(c, cols, sizeof cols);
 	return sizeof cols / sizeof cols[0];
@@ -612,6 +608,17 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	for (uint32_t i = 0; i < r->window_count; i++)
 		for (uint64_t j = 0; j < items_of(&r->windows[i], table); j++, k++)
 			f.window[k] = i, f.item[k] = (uint32_t)j;
+	if (table == GT_CAUSAL_TABLE_BREAKDOWN && !(f.share = malloc((n ? n : 1) * sizeof *f.share))) {
+		free(f.window);
+		free(f.item);
+		fprintf(stderr, "gputrace: out of memory for the table\n");
+		return GT_EINPUT;
+	}
+	for (uint64_t i = 0; f.share && i < n; i++) {
+		char text[48];
+		format_share(text, sizeof text, fs(&f, i)->critical_ns, fw(&f, i)->path_duration_ns);
+		f.share[i] = strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
+	}
 	gt_column cols[32];
 	gt_table t = {0};
 	t.cols = cols;
@@ -630,6 +637,7 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	int rc = gt_cli_write_table(c, &t);
 	free(f.window);
 	free(f.item);
+	free(f.share);
 	return rc;
 }
 

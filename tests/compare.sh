@@ -15,8 +15,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 GPUTRACE_DEVICE=host; export GPUTRACE_DEVICE
 bad() { echo "FAIL: $*"; fail=1; }
 
-# golden reports (hand-checked: see testdata/compare/README)
-"$bin" compare -q "$B" "$N" >"$tmp/out.json" || bad "compare exit $?"
+# golden reports (hand-checked: see testdata/compare/README): the forest
+# model's, then the causal path's (the default)
+F="--model forest"
+"$bin" compare -q $F "$B" "$N" >"$tmp/out.json" || bad "compare exit $?"
 cmp -s "$tmp/out.json" "$d/base_new.json" || { bad "report differs from $d/base_new.json"; diff "$d/base_new.json" "$tmp/out.json" | head -20; }
 "$bin" compare -q --by cat --top 2 "$B" "$N" | jq -c '[.key_count, (.keys[] | [.key, .count.new, .dur_ns.base, .dur_ns.new, .self_ns.base, .self_ns.new, .p50_ns.base, .p50_ns.new, .p95_ns.new])]' >"$tmp/cat.json"
 [ "$(cat "$tmp/cat.json")" = '[3,["io",8,34000,155000,34000,155000,1000,4000,100000],["cpu_op",5,160000,265000,100000,130000,40000,40000,130000]]' ] ||
@@ -24,7 +26,10 @@ cmp -s "$tmp/out.json" "$d/base_new.json" || { bad "report differs from $d/base_
 "$bin" compare -q --by group --top 0 "$B" "$N" | jq -c '[.keys[].key]' >"$tmp/grp.json"
 [ "$(cat "$tmp/grp.json")" = '["io","cpu_op","kernel"]' ] || bad "--by group: $(cat "$tmp/grp.json")"
 # the critical path on the automatic device (PoCL in CI) gives the same report
-"$bin" compare -q --device auto "$B" "$N" | cmp -s - "$d/base_new.json" || bad "the report on --device auto differs"
+"$bin" compare -q $F --device auto "$B" "$N" | cmp -s - "$d/base_new.json" || bad "the report on --device auto differs"
+"$bin" compare -q "$B" "$N" >"$tmp/causal.json" || bad "causal compare exit $?"
+cmp -s "$tmp/causal.json" "$d/base_new_causal.json" || { bad "report differs from $d/base_new_causal.json"; diff "$d/base_new_causal.json" "$tmp/causal.json" | head -20; }
+"$bin" compare -q --device auto "$B" "$N" | cmp -s - "$d/base_new_causal.json" || bad "the causal report on --device auto differs"
 # a trace against itself: nothing changes, nothing holds
 "$bin" compare -q "$N" "$N" --fail-if 'total.dur_ns.abs != 0' --fail-if 'critical_path.rel != 0%' >"$tmp/same.json" || bad "self-compare exit $?"
 jq -e '.total.spans.abs == 0 and .critical_path.joined == [] and .critical_path.left == [] and
@@ -34,7 +39,7 @@ jq -e '.total.spans.abs == 0 and .critical_path.joined == [] and .critical_path.
 # conditions: expression, expected status (0: does not hold, 5: holds)
 while IFS='|' read -r expr want; do
 	[ -n "$expr" ] || continue
-	"$bin" compare -q "$B" "$N" --fail-if "$expr" >"$tmp/o.json" 2>"$tmp/e.txt"; rc=$?
+	"$bin" compare -q $F "$B" "$N" --fail-if "$expr" >"$tmp/o.json" 2>"$tmp/e.txt"; rc=$?
 	[ "$rc" = "$want" ] || { bad "'$expr': exit $rc, expected $want ($(cat "$tmp/e.txt"))"; continue; }
 	held=$(jq -r '.conditions[0].held' "$tmp/o.json")
 	if [ "$want" = 5 ]; then
@@ -184,11 +189,44 @@ fi
 
 # index files compare like their traces
 "$bin" pack -q "$B" -o "$tmp/b.gtx" >/dev/null && "$bin" pack -q "$N" -o "$tmp/n.gtx" >/dev/null &&
-	"$bin" compare -q "$tmp/b.gtx" "$tmp/n.gtx" | jq 'del(.base, .new)' >"$tmp/gtx.json" &&
+	"$bin" compare -q $F "$tmp/b.gtx" "$tmp/n.gtx" | jq 'del(.base, .new)' >"$tmp/gtx.json" &&
 	jq 'del(.base, .new)' "$d/base_new.json" | cmp -s - "$tmp/gtx.json" || bad "index files compare differently"
+"$bin" compare -q "$tmp/b.gtx" "$tmp/n.gtx" | jq 'del(.base, .new)' >"$tmp/gtx.json" &&
+	jq 'del(.base, .new)' "$d/base_new_causal.json" | cmp -s - "$tmp/gtx.json" || bad "index files compare differently (causal)"
+
+# the causal path's conditions (hand-checked: see testdata/compare/README)
+while IFS='|' read -r expr want; do
+	[ -n "$expr" ] || continue
+	"$bin" compare -q "$B" "$N" --fail-if "$expr" >/dev/null 2>"$tmp/e.txt"; rc=$?
+	[ "$rc" = "$want" ] || bad "causal '$expr': exit $rc, expected $want ($(cat "$tmp/e.txt"))"
+done <<'EOF'
+critical_path.rel == 30%|5
+critical_path.base == 100us|5
+critical_path.new == 130us|5
+key[step].cp_ns.base == 40us|5
+key[step].cp_ns.new == 30us|5
+key[aten::gelu].cp_ns.new == 35us|5
+key[aten::relu].cp_ns.new == 5us|5
+key[aten::matmul].cp_ns.abs == 10us|5
+key[gemm_kernel].cp_count.new == 0|5
+key[step].cp_share.new > 23.0769%|5
+key[step].cp_share.new > 23.077%|0
+EOF
+
+# what a CI gate must see: a GPU-bound step whose kernels get 20% slower
+# fails it; a harmless wrapper span (a profiler annotation around the step,
+# and a wrapper thread spanning the trace) does not
+for v in slow wrapper; do
+	"$bin" compare -q "$d/gpu_base.json" "$d/gpu_$v.json" --fail-if 'critical_path.rel > 5%' >"$tmp/g.json" 2>/dev/null; rc=$?
+	want=5; [ $v = wrapper ] && want=0
+	[ $rc = $want ] || bad "gpu_$v: exit $rc, expected $want: $(jq -c .critical_path "$tmp/g.json")"
+done
+"$bin" compare -q --model forest "$d/gpu_base.json" "$d/gpu_wrapper.json" --fail-if 'critical_path.rel > 5%' >/dev/null 2>&1
+[ $? = 5 ] || bad "the forest model no longer fires on the wrapper span (the case the causal model fixes)"
 # usage and input errors
 "$bin" compare -q "$B" >/dev/null 2>&1; [ $? = 2 ] || bad "one operand is not a usage error"
 "$bin" compare -q --by nope "$B" "$N" >/dev/null 2>&1; [ $? = 2 ] || bad "--by nope is not a usage error"
+"$bin" compare -q --model nope "$B" "$N" >/dev/null 2>&1; [ $? = 2 ] || bad "--model nope is not a usage error"
 "$bin" compare -q "$B" testdata/bad/truncated.json -o "$tmp/y.json" >/dev/null 2>&1; rc=$?
 [ $rc = 1 ] && [ ! -e "$tmp/y.json" ] || bad "a bad trace: exit $rc"
 

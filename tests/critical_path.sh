@@ -1,8 +1,9 @@
 #!/bin/sh
 # critical-path from the command line: a hand-checked forest, input errors
-# and exit statuses, host and device output identical on real traces, and
-# the path of real Kineto traces against an independent calculation in
-# Python over the span table (`gputrace spans`).
+# and exit statuses, host and device output identical on real traces, the
+# forest path of real Kineto traces against an independent calculation in
+# Python over the span table (`gputrace spans`), and the causal path of real
+# and generated traces against what its rules imply (tests/causal_check.py).
 set -u
 bin=${GPUTRACE_BIN:-build/gputrace}
 traces=${GPUTRACE_TRACES:-../shared/traces}
@@ -46,10 +47,10 @@ check "devices lists JSON" status 0 devices
 # Host and device agree on every output of real traces.
 for t in kineto__worker0.1623143089861.pt.trace.json.gz param__linear_kineto.json.gz; do
 	[ -f "$traces/$t" ] || { echo "skipped: $t is missing"; continue; }
-	check "$t on host" status 0 critical-path "$traces/$t" --rows --device host -q
+	check "$t on host" status 0 critical-path --model forest "$traces/$t" --rows --device host -q
 	cp "$tmp/out" "$tmp/host_full.json"
 	grep -v '"device"' "$tmp/out" >"$tmp/host.json"
-	check "$t on auto" status 0 critical-path "$traces/$t" --rows --device auto -q
+	check "$t on auto" status 0 critical-path --model forest "$traces/$t" --rows --device auto -q
 	grep -v '"device"' "$tmp/out" >"$tmp/dev.json"
 	check "$t host = device" cmp -s "$tmp/host.json" "$tmp/dev.json"
 	check "$t spans" status 0 spans "$traces/$t" -f csv -q
@@ -84,5 +85,66 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 done
+
+jqe() { jq -e "$@" >/dev/null; }
+# The causal model: host and the automatic device (PoCL in CI) write the same
+# bytes, and the result holds what the rules imply; whole traces and steps.
+causal() { # label, trace, options...
+	l=$1 t=$2; shift 2
+	check "$l causal on host" status 0 critical-path "$t" --rows --device host -q "$@"
+	grep -v '"device"' "$tmp/out" >"$tmp/c_host.json"; cp "$tmp/out" "$tmp/c_full.json"
+	check "$l causal on auto" status 0 critical-path "$t" --rows --device auto -q "$@"
+	grep -v '"device"' "$tmp/out" >"$tmp/c_dev.json"
+	check "$l causal host = device" cmp -s "$tmp/c_host.json" "$tmp/c_dev.json"
+	"$bin" spans -q -f csv "$t" >"$tmp/c_spans.csv"
+	check "$l causal rules" python3 tests/causal_check.py "$tmp/c_full.json" "$tmp/c_spans.csv"
+}
+for t in kineto__resnet50_autograd_api_num_workers_0-worker0.pt.trace.json.gz hta__cuda_event_sync-event_sync_trace.json.gz \
+	 param__worker1_step_12.1694128201556.pt.trace.json tracelens__h100-gaunernst_bert-small-uncased__1016001.json.gz \
+	 catapult__flow.json perfetto__flow_events_json_v2.json; do
+	[ -f "$traces/$t" ] || { echo "skipped: $t is missing"; continue; }
+	causal "$t" "$traces/$t"
+done
+for t in hta__trace_diff-control.json.gz param__worker0_step_12.1694128201545.pt.trace.json; do
+	[ -f "$traces/$t" ] && causal "$t --step" "$traces/$t" --step 'ProfilerStep#*'
+done
+gen=${GPUTRACE_GEN:-$(dirname "$bin")/tools/gen_trace}
+if "$gen" --events 60000 --seed 5 -o "$tmp/g.json" >/dev/null 2>&1; then
+	causal "generated" "$tmp/g.json"
+	causal "generated --step" "$tmp/g.json" --step 'ProfilerStep#*'
+	causal "generated --window" "$tmp/g.json" --window 1ms:40ms
+	# the per-step figures are those of the same window given by --window
+	"$bin" critical-path -q --device host --step 'ProfilerStep#*' "$tmp/g.json" >"$tmp/steps.json"
+	check "generated: several steps" jqe '.aggregate.windows > 2' "$tmp/steps.json"
+else
+	echo "FAIL: gen_trace"; fail=$((fail + 1))
+fi
+# the checker notices a wrong figure
+causal "demo" testdata/demo/kineto_resnet50.json.gz
+jq '.windows[0].path[3].duration_ns += 1' "$tmp/c_full.json" >"$tmp/bad.json"
+check "the checker notices a wrong hop" sh -c "! python3 tests/causal_check.py $tmp/bad.json $tmp/c_spans.csv >/dev/null"
+jq '.windows[0].rows[0].float_ns = -1' "$tmp/c_full.json" >"$tmp/bad.json"
+check "the checker notices a negative float" sh -c "! python3 tests/causal_check.py $tmp/bad.json $tmp/c_spans.csv >/dev/null"
+
+# causal errors: no span taking part, an empty window, a glob that matches
+# nothing (1); a bad regex, options of the other model, both windows (2)
+printf '[{"ph":"i","name":"a","pid":1,"tid":1,"ts":0,"s":"t"},{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":1}}]' >"$tmp/inst.json"
+check "no span taking part" status 1 critical-path "$tmp/inst.json" -q
+check "no span taking part: message" grep -q "no thread-track span takes part" "$tmp/err"
+gb=testdata/compare/gpu_base.json
+check "empty window" status 1 critical-path "$gb" --window 5s:6s -q
+check "glob matching nothing" status 1 critical-path "$gb" --step 'NoSuchStep*' -q
+check "step windows" status 0 critical-path "$gb" --step 'ProfilerStep#*' -q
+check "bad wait regex" status 2 critical-path "$gb" --wait-name '(' -q
+check "forest option with causal" status 2 critical-path "$gb" --max-path-length 3 -q
+check "causal option with forest" status 2 critical-path "$gb" --model forest --step 'x' -q
+check "window and step" status 2 critical-path "$gb" --window 0:1ms --step 'x' -q
+check "bad model" status 2 critical-path "$gb" --model nope -q
+check "bad table" status 2 critical-path "$gb" --table nope -q
+check "bad window" status 2 critical-path "$gb" --window 5:1 -q
+# the forest model is still there, unchanged
+check "forest model" status 0 critical-path "$gb" --model forest -q
+check "forest model: summary" jqe '.summary.max_path_duration_ns == 1650000' "$tmp/out"
+
 [ "$fail" = 0 ] && echo "critical_path: all passed"
 [ "$fail" = 0 ]

@@ -63,6 +63,8 @@ def compare(label, got, want):
         for k in w:
             # pid/tid are int64 unless text is needed; the viewport id is text
             ok = g[k] == w[k] or (k in ID_COLS and w[k] is not None and str(g[k]) == str(w[k]))
+            # a float64 column (a share) against the JSON's decimal text
+            ok = ok or (isinstance(g[k], float) and isinstance(w[k], Decimal) and g[k] == float(w[k]))
             if not ok or (isinstance(w[k], bool) != isinstance(g[k], bool)):
                 sys.exit(f"{label}: row {i} column {k}: got {g[k]!r}, want {w[k]!r}")
 
@@ -121,13 +123,15 @@ def summary_meta(s, source):
 
 
 def critical_path(gputrace, trace, device):
-    doc = json.loads(run(gputrace, ["critical-path", "--rows", trace])[0], parse_float=Decimal)
+    """The forest model's path and per-row tables."""
+    doc = json.loads(run(gputrace, ["critical-path", "--model", "forest", "--rows", trace])[0], parse_float=Decimal)
     spans = json.loads(run(gputrace, ["spans", trace], None)[0], parse_float=Decimal)
     meta = summary_meta(doc["summary"], trace)
     if device == "host":
         meta["device"] = "host"
     u32 = {"id": pa.uint32()}
-    notice = check_formats(gputrace, ["critical-path", trace], doc["path"], f"{trace} critical-path path",
+    notice = check_formats(gputrace, ["critical-path", "--model", "forest", trace], doc["path"],
+                           f"{trace} critical-path path",
                            meta, device, dict(u32, dur_ns=pa.int64(), path_duration_ns=pa.int64()))
     if "critical path: spans=%d " % doc["summary"]["spans"] not in notice:
         sys.exit(f"{trace} critical-path: the summary notice is missing: {notice!r}")
@@ -137,10 +141,57 @@ def critical_path(gputrace, trace, device):
     for i, (r, s) in enumerate(zip(doc["rows"], spans)):
         want.append({"id": i, "parent": s["parent"], "name": s["name"], "cat": s["cat"], "dur_us": s["dur_us"],
                      **r})
-    check_formats(gputrace, ["critical-path", "--rows", trace], want, f"{trace} critical-path rows", meta, device,
+    check_formats(gputrace, ["critical-path", "--model", "forest", "--rows", trace], want,
+                  f"{trace} critical-path rows", meta, device,
                   dict(u32, parent=pa.uint32(), root=pa.uint32(), critical_mask=pa.bool_(),
                        slack_ns=pa.int64(), name=pa.dictionary(pa.int32(), pa.string())))
     return len(doc["path"]), len(want)
+
+
+def point_cols(prefix, p):
+    return {prefix + "_point": p["point"], prefix + "_span": p["span"], prefix + "_which": p["which"],
+            prefix + "_ns": p["ts_ns"]}
+
+
+def causal(gputrace, trace, device):
+    """The causal model's four tables, each equal to the JSON document's
+    windows, path, breakdown and rows (computed on the host)."""
+    doc = json.loads(run(gputrace, ["critical-path", "--rows", trace])[0], parse_float=Decimal)
+    path, breakdown, windows, rows = [], [], [], []
+    for w, win in enumerate(doc["windows"]):
+        for h, hop in enumerate(win["path"]):
+            path.append({"window": w, "hop": h, "kind": hop["kind"], **point_cols("from", hop["from"]),
+                         **point_cols("to", hop["to"]), "owner": hop["owner"], "owner_name": hop.get("owner_name"),
+                         "owner_cat": hop.get("owner_cat"), "track": hop["track"], "flow_cat": hop.get("flow_cat"),
+                         "duration_ns": hop["duration_ns"]})
+        for b in win["breakdown"]:
+            breakdown.append({"window": w, "kind": b["kind"], "key": b["key"], "critical_ns": b["critical_ns"],
+                              "share": b["share"]})
+        s = win["summary"]
+        lo = s["flows_left_out"]
+        windows.append({"window": w, "step_span": s["step_span"], "begin_ns": s["begin_ns"], "end_ns": s["end_ns"],
+                        "wall_ns": s["wall_ns"], "path_duration_ns": s["path_duration_ns"],
+                        "endpoint_span": s["endpoint"]["span"] if s["endpoint"] else None,
+                        "root_span": s["root"]["span"] if s["root"] else None, "hops": s["hops"],
+                        "points": s["points"], "spans": s["spans"], "tracks": s["tracks"],
+                        "chain_edges": s["edges"]["chain"], "flow_edges": s["edges"]["flow"],
+                        "wait_edges": s["edges"]["wait"], "backward_edges": s["backward_edges"],
+                        "isolated_tracks": s["isolated_tracks"], "flows_left_out_self": lo["self"],
+                        "flows_left_out_not_taking_part": lo["not_taking_part"],
+                        "flows_left_out_other_window": lo["other_window"], "flags": ",".join(s["flags"]),
+                        "flag_bits": sum(1 << ["no_dependencies", "cycle", "overflow"].index(f) for f in s["flags"])})
+        rows += [{"window": w, **r} for r in win["rows"]]
+    u32 = pa.uint32()
+    check_formats(gputrace, ["critical-path", trace], path, f"{trace} causal path", {"model": "causal"}, device,
+                  {"from_point": u32, "from_ns": pa.int64(), "duration_ns": pa.int64(),
+                   "kind": pa.dictionary(pa.int32(), pa.string())})
+    check_formats(gputrace, ["critical-path", "--table", "breakdown", trace], breakdown, f"{trace} causal breakdown",
+                  {"model": "causal"}, device, {"critical_ns": pa.int64(), "share": pa.float64()})
+    check_formats(gputrace, ["critical-path", "--table", "windows", trace], windows, f"{trace} causal windows",
+                  {"model": "causal"}, device, {"wall_ns": pa.int64(), "step_span": u32})
+    check_formats(gputrace, ["critical-path", "--table", "rows", trace], rows, f"{trace} causal rows",
+                  {"model": "causal"}, device, {"float_ns": pa.int64(), "on_path": pa.bool_()})
+    return len(path), len(rows)
 
 
 def query(gputrace, trace):
@@ -204,9 +255,11 @@ def main():
         print(f"tables readback: devices: {devices(gputrace)} rows equal in 5 formats")
         return
     npath, nrows = critical_path(gputrace, trace, device)
+    nhops, nspans = causal(gputrace, trace, device)
     if device != "host":
         where = device or "GPUTRACE_DEVICE=" + os.environ.get("GPUTRACE_DEVICE", "")
-        print(f"tables readback: {trace} on {where}: critical path {npath} rows, {nrows} rows equal the host")
+        print(f"tables readback: {trace} on {where}: critical path {npath} rows, {nrows} rows, causal "
+              f"{nhops} hops, {nspans} span rows equal the host")
         return
     q = query(gputrace, trace)
     print(f"tables readback: {trace}: critical path {npath} rows, per-row {nrows}, query tables {q}, "
