@@ -158,22 +158,21 @@ static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_ca
 
 /* A point bound by a flow or wait edge waited from its chain predecessor's
  * time to its source's; its span waited, the source's span caused it. */
-static void attribute_waits(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_row *rows)
+static void attribute_waits(const causal_graph *g, const causal_steps *s, gt_causal_row *rows)
 {
-	for (uint32_t v = 0; v < g->n; v++) {
-		uint8_t kind = s->bind.kind[v];
-		if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
-			continue;
-		uint32_t pos = g->chain_pos[v];
-		if (pos == 0 || track_of_point(t, g, g->chain[pos - 1]) != track_of_point(t, g, v))
-			continue; /* first on its track: nothing before it to wait after */
-		uint32_t u = s->bind.parent[v];
-		int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
-		if (waited <= 0)
-			continue;
-		rows[g->point_span[v]].waited_ns += waited;
-		rows[g->point_span[u]].caused_wait_ns += waited;
-	}
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t pos = g->chain_start[k] + 1; pos < g->chain_start[k + 1]; pos++) {
+			uint32_t v = g->chain[pos];
+			uint8_t kind = s->bind.kind[v];
+			if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
+				continue;
+			uint32_t u = s->bind.parent[v];
+			int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
+			if (waited <= 0)
+				continue;
+			rows[g->point_span[v]].waited_ns += waited;
+			rows[g->point_span[u]].caused_wait_ns += waited;
+		}
 }
 
 static int make_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_window *win,
@@ -196,7 +195,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 		if (h->kind == GT_CAUSAL_WORK)
 			win->rows[t->local_of[h->owner]].critical_ns += h->duration_ns;
 	}
-	attribute_waits(t, g, s, win->rows);
+	attribute_waits(g, s, win->rows);
 	return 0;
 }
 
