@@ -101,12 +101,12 @@ static uint32_t next_limit(uint32_t limit, uint32_t window, uint32_t n)
 	return n - limit <= window ? n : limit + window;
 }
 
-static uint32_t *cursors_at_starts(const gt_cpm_graph *g, bool at_end)
+static uint32_t *cursors_at_starts(const gt_cpm_graph *g)
 {
 	uint32_t *cursor = gt_fault_hit("alloc") ? NULL : malloc((g->tracks ? g->tracks : 1) * sizeof *cursor);
 	if (cursor)
 		for (uint32_t k = 0; k < g->tracks; k++)
-			cursor[k] = g->chain_start[k + at_end];
+			cursor[k] = g->chain_start[k];
 	return cursor;
 }
 
@@ -138,7 +138,7 @@ static int check_track_part(const gt_cpm_graph *g, uint32_t k, uint32_t *cursor,
 static int check_chains(const gt_cpm_graph *g, gt_error *err)
 {
 	uint64_t *seen = gt_fault_hit("alloc") ? NULL : calloc(g->n / 64 + 1, sizeof *seen);
-	uint32_t *cursor = cursors_at_starts(g, false);
+	uint32_t *cursor = cursors_at_starts(g);
 	int rc = 0;
 	if (!seen || !cursor)
 		rc = gt_fail(err, GT_EINPUT, "cpm: out of memory checking %u points", g->n);
@@ -272,7 +272,7 @@ static void bind_track_part(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t
 
 static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 {
-	uint32_t *cursor = cursors_at_starts(g, false);
+	uint32_t *cursor = cursors_at_starts(g);
 	if (!cursor)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory binding %u points", g->n);
 	uint32_t window = sweep_window(g);
