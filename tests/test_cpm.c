@@ -1,13 +1,14 @@
 /* Binding and CPM latest times (cpm.h): hand-built graphs for each rule,
- * malformed graphs, and property tests of the host reference against
- * brute force (candidate enumeration for binding, Bellman-Ford relaxation
- * from T for float) on random graphs with many equal times and zero-gap
- * cycles. */
+ * malformed graphs, property tests of the host reference against brute
+ * force (candidate enumeration for binding, Bellman-Ford relaxation from T
+ * for float) on random graphs with many equal times and zero-gap cycles,
+ * and every OpenCL device against the host reference, byte for byte, on
+ * all of those and on random graphs up to about 1M points. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/cpm.h"
+#include "cl/cpm_cl.h"
 #include "testutil.h"
 
 #define R GT_CP_ROOT
@@ -240,7 +241,8 @@ static void brute_bind(const gt_cpm_graph *g, uint32_t v, gt_cpm_binding *out)
 }
 
 /* LT by relaxing every edge from LT = T until nothing changes: the
- * greatest fixed point at most T. */
+ * greatest fixed point at most T. (Chain edges go backward along each
+ * track, so that a sweep carries a value down a whole track.) */
 static void brute_float(const gt_cpm_graph *g, int64_t *lt)
 {
 	for (uint32_t v = 0; v < g->n; v++)
@@ -248,9 +250,9 @@ static void brute_float(const gt_cpm_graph *g, int64_t *lt)
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (uint32_t k = 0; k < g->tracks; k++)
-			for (uint32_t i = g->chain_start[k]; i + 1 < g->chain_start[k + 1]; i++) {
-				uint32_t v = g->chain[i], w = g->chain[i + 1];
-				int64_t bound = lt[w] - (g->work[i] ? g->time[w] - g->time[v] : 0);
+			for (uint32_t i = g->chain_start[k + 1]; i-- > g->chain_start[k] + 1;) {
+				uint32_t v = g->chain[i - 1], w = g->chain[i];
+				int64_t bound = lt[w] - (g->work[i - 1] ? g->time[w] - g->time[v] : 0);
 				if (bound < lt[v]) {
 					lt[v] = bound;
 					changed = true;
@@ -281,6 +283,58 @@ static void assert_lt_equal(const int64_t *a, const int64_t *b, uint32_t n, cons
 			ck_abort_msg("%s: LT of point %u is %" PRId64 ", expected %" PRId64, what, v, a[v], b[v]);
 }
 
+static int device_count(void)
+{
+	gt_cl_device_info *infos;
+	size_t n;
+	gt_error err = {0};
+	ck_assert_msg(gt_cl_list(&infos, &n, &err) == 0, "%s", err.msg);
+	free(infos);
+	return (int)n;
+}
+
+/* Every device's binding and LT equal the host's, byte for byte; the
+ * outputs start as garbage so that a missed write shows. Returns the last
+ * device's rounds. */
+static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
+{
+	gt_error err = {0};
+	binding_store hs, ds;
+	gt_cpm_binding host = binding_new(g->n, &hs), dev = binding_new(g->n, &ds);
+	int64_t *lt = xcalloc(g->n, sizeof *lt), *lt_dev = xcalloc(g->n, sizeof *lt);
+	ck_assert_msg(gt_cpm_bind_host(g, &host, &err) == 0, "%s: %s", what, err.msg);
+	ck_assert_msg(gt_cpm_float_host(g, lt, NULL, &err) == 0, "%s: %s", what, err.msg);
+	uint32_t rounds = 0;
+	int ndev = device_count();
+	for (int d = 0; d < ndev; d++) {
+		char spec[16], label[256];
+		snprintf(spec, sizeof spec, "%d", d);
+		gt_cl *cl;
+		ck_assert_msg(gt_cl_open(&cl, spec, NULL, 0, &err) == 0, "%s", err.msg);
+		snprintf(label, sizeof label, "%s on %s", what, gt_cl_device_name(cl));
+		memset(ds.gap, 0x5a, (g->n ? g->n : 1) * sizeof *ds.gap);
+		memset(ds.edge, 0x5a, (g->n ? g->n : 1) * sizeof *ds.edge);
+		memset(lt_dev, 0x5a, (g->n ? g->n : 1) * sizeof *lt_dev);
+		gt_cpm_cl_stats st = {0};
+		gt_cpm_float_stats fs = {0};
+		ck_assert_msg(gt_cpm_bind_cl(cl, g, &dev, &st, &err) == 0, "%s: %s", label, err.msg);
+		ck_assert(g->n == 0 || (st.launches == 2 && st.bytes_moved > 0));
+		assert_binding_equal(&dev, &host, g->n, label);
+		ck_assert_msg(gt_cpm_float_cl(cl, g, lt_dev, &fs, &st, &err) == 0, "%s: %s", label, err.msg);
+		assert_lt_equal(lt_dev, lt, g->n, label);
+		ck_assert_msg(g->n == 0 || (fs.rounds >= 1 && st.launches == 3 + 3 * fs.rounds), "%s: %u rounds, %u launches",
+			      label, fs.rounds, st.launches);
+		ck_assert(fs.rounds <= g->m + 2);
+		rounds = fs.rounds;
+		gt_cl_close(cl);
+	}
+	free(lt);
+	free(lt_dev);
+	binding_free(&hs);
+	binding_free(&ds);
+	return rounds;
+}
+
 /* Host results, checked against the oracles (those are slow: small n). */
 static void check_host(const graph *a, const char *what)
 {
@@ -300,6 +354,7 @@ static void check_host(const graph *a, const char *what)
 	assert_lt_equal(lt, lt_brute, g->n, what);
 	for (uint32_t v = 0; v < g->n; v++)
 		ck_assert(g->horizon < g->time[v] || lt[v] >= g->time[v]);
+	compare_devices(g, what);
 	free(lt);
 	free(lt_brute);
 	binding_free(&hs);
@@ -601,6 +656,25 @@ START_TEST(random_small_vs_brute_force)
 }
 END_TEST
 
+/* The float against relaxation on graphs large enough for the host's
+ * sweeps to take several windows of point ids (ids shuffled across the
+ * tracks, so cursors wait on windows and on each other). */
+START_TEST(random_windows_vs_relaxation)
+{
+	rng_state = 400 + (uint64_t)_i;
+	uint32_t n = 70000;
+	graph a = random_graph(n, _i ? 40 : 3, _i == 2 ? n : n / 20, _i ? 30 : 100000, 70);
+	gt_error err = {0};
+	int64_t *lt = xcalloc(n, sizeof *lt), *want = xcalloc(n, sizeof *want);
+	ck_assert_msg(gt_cpm_float_host(&a.g, lt, NULL, &err) == 0, "%s", err.msg);
+	brute_float(&a.g, want);
+	assert_lt_equal(lt, want, n, "windows");
+	free(lt);
+	free(want);
+	graph_free(&a);
+}
+END_TEST
+
 /* Larger graphs with a few equal times: still within brute force's reach. */
 START_TEST(random_medium_vs_brute_force)
 {
@@ -612,10 +686,61 @@ START_TEST(random_medium_vs_brute_force)
 }
 END_TEST
 
+/* LT has to travel k cross edges: rounds = k + 2 (the last one changes
+ * nothing). Track i holds p_i at time i alone, the last track p_k then
+ * 100 ns of work; flows p_i -> p_{i+1}. */
+START_TEST(device_rounds_follow_cross_hops)
+{
+	enum { K = 5 };
+	graph a = graph_new(K + 2, K + 1, K);
+	for (uint32_t i = 0; i <= K; i++) {
+		a.chain_start[i] = i;
+		a.chain[i] = i;
+		a.time[i] = i;
+	}
+	a.chain[K + 1] = K + 1;
+	a.time[K + 1] = K + 100;
+	a.work[K] = 1;
+	a.chain_start[K + 1] = K + 2;
+	for (uint32_t e = 0; e < K; e++) {
+		a.edge_src[e] = e;
+		a.edge_dst[e] = e + 1;
+		a.edge_kind[e] = FLOW;
+	}
+	a.g.horizon = 1000;
+	check_host(&a, "rounds");
+	uint32_t rounds = compare_devices(&a.g, "rounds");
+	ck_assert(device_count() == 0 || rounds == K + 2);
+	graph_free(&a);
+}
+END_TEST
+
+/* Host == device on larger random graphs: many tracks, many equal times
+ * (zero-gap cycles), few or many cross edges. */
+START_TEST(device_random_large)
+{
+	rng_state = 300 + (uint64_t)_i;
+	static const struct {
+		uint32_t n, tracks, m;
+		uint64_t range;
+	} cases[] = {
+		{2, 1, 1, 0},          {3, 2, 2, 0},           {257, 3, 100, 10},      {2049, 17, 700, 3},
+		{20000, 1, 5000, 1000}, {100000, 500, 40000, 100}, {1000000, 2000, 100000, 1000000},
+		{1000000, 64, 20000, 5000},
+	};
+	graph a = random_graph(cases[_i].n, cases[_i].tracks, cases[_i].m, cases[_i].range, 50);
+	char what[64];
+	snprintf(what, sizeof what, "large case %d", _i);
+	compare_devices(&a.g, what);
+	graph_free(&a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("cpm");
 	TCase *h = tcase_create("hand");
+	tcase_set_timeout(h, 120); /* the first device test compiles the kernels (slow under PoCL) */
 	tcase_add_test(h, bind_latest_source_and_ties);
 	tcase_add_test(h, bind_flow_before_wait_then_lowest_source);
 	tcase_add_test(h, float_work_and_idle_lags);
@@ -628,7 +753,13 @@ static Suite *suite(void)
 	tcase_set_timeout(p, 120);
 	tcase_add_loop_test(p, random_small_vs_brute_force, 0, 12);
 	tcase_add_loop_test(p, random_medium_vs_brute_force, 0, 4);
+	tcase_add_loop_test(p, random_windows_vs_relaxation, 0, 3);
+	tcase_add_test(p, device_rounds_follow_cross_hops);
 	suite_add_tcase(s, p);
+	TCase *d = tcase_create("device");
+	tcase_set_timeout(d, 300);
+	tcase_add_loop_test(d, device_random_large, 0, 8);
+	suite_add_tcase(s, d);
 	return s;
 }
 

@@ -1,0 +1,301 @@
+/* Binding and CPM latest times over a dependency graph of points (contract
+ * in src/analysis/cpm.h, host reference in src/analysis/cpm.c, the
+ * algorithm in src/cl/cpm_cl.c).
+ *
+ * Positions i are indices into chain[] (track after track). pos_flags[i]:
+ * WORK (the chain edge i -> i+1 is work), HEAD (first of its track), TAIL
+ * (last of its track).
+ *
+ * Float works on "links": position i maps the LT x of position i+1 to
+ * min(c_i, x - lag_i), or to c_i at a tail. A run of consecutive links
+ * composes to min(a, x - b) (or to a, when the run holds a tail): the
+ * triple (a, b, f). Composition is exact integer arithmetic and
+ * associative, so any scan order gives the host's values. */
+
+#define NONE 0xffffffffu
+#define WORK 1
+#define HEAD 2
+#define TAIL 4
+#define EDGE_CHAIN 1
+#define ITEMS 8 /* positions per work-item in the scans */
+
+__kernel void cpm_mark_tracks(uint tracks, __global const uint *chain_start, __global uchar *pos_flags)
+{
+	uint k = (uint)get_global_id(0);
+	if (k >= tracks)
+		return;
+	uint begin = chain_start[k], end = chain_start[k + 1];
+	if (begin == end)
+		return;
+	pos_flags[begin] |= HEAD;
+	pos_flags[end - 1] |= TAIL;
+}
+
+/* --- binding --------------------------------------------------------------- */
+
+/* Whether the candidate (source time t, kind k, source u, edge e) beats the
+ * current best: latest source, chain < flow < wait, lowest source, lowest
+ * edge index. */
+static bool beats(long t, uchar k, uint u, uint e, long bt, uchar bk, uint bu, uint be)
+{
+	if (t != bt)
+		return t > bt;
+	if (k != bk)
+		return k < bk;
+	if (u != bu)
+		return u < bu;
+	return e < be;
+}
+
+__kernel void cpm_bind(uint n, __global const uint *chain, __global const uchar *pos_flags,
+		       __global const long *time, __global const uint *in_start, __global const uint *in_src,
+		       __global const uint *in_edge, __global const uchar *in_kind, __global uint *parent,
+		       __global long *gap, __global uchar *kind, __global uint *edge)
+{
+	uint i = (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	uint v = chain[i];
+	uint bu = NONE, be = NONE;
+	uchar bk = 0;
+	long bt = 0;
+	if (!(pos_flags[i] & HEAD)) {
+		bu = chain[i - 1];
+		bk = EDGE_CHAIN;
+		bt = time[bu];
+	}
+	uint end = in_start[v + 1];
+	for (uint s = in_start[v]; s < end; s++) {
+		uint u = in_src[s], e = in_edge[s];
+		uchar k = in_kind[s];
+		long t = time[u];
+		if (bu == NONE || beats(t, k, u, e, bt, bk, bu, be)) {
+			bu = u;
+			bk = k;
+			be = e;
+			bt = t;
+		}
+	}
+	parent[v] = bu;
+	kind[v] = bk;
+	edge[v] = be;
+	gap[v] = bu == NONE ? 0 : time[v] - bt;
+}
+
+/* --- float: links and their composition ------------------------------------- */
+
+typedef struct {
+	long a, b;
+	int f;
+} link_fn;
+
+/* lag < 0 marks a tail. */
+static link_fn link_of(long c, long lag)
+{
+	link_fn r;
+	r.a = c;
+	r.b = lag < 0 ? 0 : lag;
+	r.f = lag < 0;
+	return r;
+}
+
+/* Beyond the last position: a tail that nothing reads. */
+static link_fn nothing(void)
+{
+	link_fn r;
+	r.a = LONG_MAX;
+	r.b = 0;
+	r.f = 1;
+	return r;
+}
+
+/* l applied after r (l is to the left, earlier in the chain). */
+static link_fn compose(link_fn l, link_fn r)
+{
+	if (l.f)
+		return l;
+	link_fn o;
+	o.a = min(l.a, r.a - l.b);
+	o.b = l.b + r.b;
+	o.f = r.f;
+	return o;
+}
+
+static long apply(link_fn g, long x)
+{
+	return g.f ? g.a : min(g.a, x - g.b);
+}
+
+static void put(__local long *A, __local long *B, __local int *F, uint j, link_fn g)
+{
+	A[j] = g.a;
+	B[j] = g.b;
+	F[j] = g.f;
+}
+
+static link_fn get(__local const long *A, __local const long *B, __local const int *F, uint j)
+{
+	link_fn g;
+	g.a = A[j];
+	g.b = B[j];
+	g.f = F[j];
+	return g;
+}
+
+/* Inclusive suffix scan of the work-items' link functions: on return,
+ * slot j holds the composition of items j..L-1. */
+static void suffix_scan(__local long *A, __local long *B, __local int *F, link_fn mine)
+{
+	uint lid = (uint)get_local_id(0), L = (uint)get_local_size(0);
+	put(A, B, F, lid, mine);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint d = 1; d < L; d <<= 1) {
+		link_fn x = get(A, B, F, lid);
+		if (lid + d < L)
+			x = compose(x, get(A, B, F, lid + d));
+		barrier(CLK_LOCAL_MEM_FENCE);
+		put(A, B, F, lid, x);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+
+/* The LT entering work-item lid's last item from the right, given x, the
+ * LT entering the whole work-group's range. */
+static long entering(__local const long *A, __local const long *B, __local const int *F, long x)
+{
+	uint lid = (uint)get_local_id(0), L = (uint)get_local_size(0);
+	return lid + 1 < L ? apply(get(A, B, F, lid + 1), x) : x;
+}
+
+/* --- float: kernels ------------------------------------------------------------ */
+
+__kernel void cpm_float_setup(uint n, long horizon, __global const uint *chain, __global const uchar *pos_flags,
+			      __global const long *time, __global long *lag, __global long *lt)
+{
+	uint i = (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	uchar fl = pos_flags[i];
+	long l = -1;
+	if (!(fl & TAIL))
+		l = fl & WORK ? time[chain[i + 1]] - time[chain[i]] : 0;
+	lag[i] = l;
+	lt[i] = horizon;
+}
+
+/* Relaxation of the cross edges (c_i = min(T, LT of each out-edge's
+ * target)) fused with the first step of the scan: each work-group's
+ * composed link. lt is read only (this round's scan writes it later). */
+__kernel void cpm_relax_reduce(uint n, long horizon, __global const uint *out_start, __global const uint *out_dst,
+			       __global const long *lag, __global const long *lt, __global long *c,
+			       __global long *agg_a, __global long *agg_b, __global int *agg_f,
+			       __local long *A, __local long *B, __local int *F)
+{
+	uint first = (uint)get_global_id(0) * ITEMS;
+	link_fn acc = nothing();
+	for (int j = ITEMS - 1; j >= 0; j--) {
+		uint i = first + (uint)j;
+		if (i >= n)
+			continue;
+		long ci = horizon;
+		uint end = out_start[i + 1];
+		for (uint s = out_start[i]; s < end; s++)
+			ci = min(ci, lt[out_dst[s]]);
+		c[i] = ci;
+		link_fn mine = link_of(ci, lag[i]);
+		acc = i + 1 < n && j < ITEMS - 1 ? compose(mine, acc) : mine;
+	}
+	suffix_scan(A, B, F, acc);
+	if (get_local_id(0) == 0) {
+		uint g = (uint)get_group_id(0);
+		agg_a[g] = A[0];
+		agg_b[g] = B[0];
+		agg_f[g] = F[0];
+	}
+}
+
+/* One work-group: for each group g, the LT entering it from the right
+ * (entering[g]), by a suffix scan over the groups' composed links in
+ * chunks of L * ITEMS from the right. */
+__kernel void cpm_scan_groups(uint groups, __global const long *agg_a, __global const long *agg_b,
+			      __global const int *agg_f, __global long *enter,
+			      __local long *A, __local long *B, __local int *F)
+{
+	uint lid = (uint)get_local_id(0), L = (uint)get_local_size(0), chunk = L * ITEMS;
+	long carry = LONG_MAX; /* nothing lies right of the last group */
+	uint chunks = (groups + chunk - 1) / chunk;
+	for (uint ch = chunks; ch-- > 0;) {
+		uint first = ch * chunk + lid * ITEMS;
+		link_fn acc = nothing();
+		for (int j = ITEMS - 1; j >= 0; j--) {
+			uint g = first + (uint)j;
+			if (g >= groups)
+				continue;
+			link_fn mine;
+			mine.a = agg_a[g];
+			mine.b = agg_b[g];
+			mine.f = agg_f[g];
+			acc = g + 1 < groups && j < ITEMS - 1 ? compose(mine, acc) : mine;
+		}
+		suffix_scan(A, B, F, acc);
+		long x = entering(A, B, F, carry);
+		for (int j = ITEMS - 1; j >= 0; j--) {
+			uint g = first + (uint)j;
+			if (g >= groups)
+				continue;
+			enter[g] = x;
+			link_fn mine;
+			mine.a = agg_a[g];
+			mine.b = agg_b[g];
+			mine.f = agg_f[g];
+			x = apply(mine, x);
+		}
+		carry = apply(get(A, B, F, 0), carry);
+		barrier(CLK_LOCAL_MEM_FENCE); /* slot 0 is read before the next chunk writes */
+	}
+}
+
+/* The scan's last step: each position's LT from its work-group's entering
+ * LT; writes the positions that changed and marks the round changed. */
+__kernel void cpm_scan_apply(uint n, __global const long *c, __global const long *lag,
+			     __global const long *enter, __global long *lt, __global int *changed,
+			     __local long *A, __local long *B, __local int *F)
+{
+	__local int any;
+	uint first = (uint)get_global_id(0) * ITEMS;
+	if (get_local_id(0) == 0)
+		any = 0;
+	link_fn acc = nothing();
+	for (int j = ITEMS - 1; j >= 0; j--) {
+		uint i = first + (uint)j;
+		if (i >= n)
+			continue;
+		link_fn mine = link_of(c[i], lag[i]);
+		acc = i + 1 < n && j < ITEMS - 1 ? compose(mine, acc) : mine;
+	}
+	suffix_scan(A, B, F, acc);
+	long x = entering(A, B, F, enter[get_group_id(0)]);
+	int mine_changed = 0;
+	for (int j = ITEMS - 1; j >= 0; j--) {
+		uint i = first + (uint)j;
+		if (i >= n)
+			continue;
+		x = apply(link_of(c[i], lag[i]), x);
+		if (x != lt[i]) {
+			lt[i] = x;
+			mine_changed = 1;
+		}
+	}
+	if (mine_changed)
+		any = 1;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (get_local_id(0) == 0 && any)
+		atomic_or(changed, 1);
+}
+
+__kernel void cpm_scatter(uint n, __global const uint *chain, __global const long *lt_pos, __global long *lt)
+{
+	uint i = (uint)get_global_id(0);
+	if (i < n)
+		lt[chain[i]] = lt_pos[i];
+}
