@@ -10,7 +10,7 @@
 /* Loads path into m; on failure prints the error and returns the exit
  * status (nonzero). */
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m);
-/* The same, also keeping the resume state (src/resume.h) in rs. */
+/* The same, also keeping the resume state (src/ingest/resume.h) in rs. */
 int gt_cli_load_resumable(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs);
 /* Resumes the parse rs was taken from over m (the model stored with it):
  * 0 when done (m and rs are the grown trace's), -1 when the trace cannot

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the index-file loader (formats/gtx.c).
- * fuzz-needs: formats/gtx.c src/tindex.c
+ * fuzz-needs: formats/gtx.c src/analysis/tindex.c
  *
  * Every section of a .gtx is CRC-32 checked, so random bytes would stop at
  * the first checksum. The first input byte chooses: bit 0 set recomputes the

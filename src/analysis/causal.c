@@ -22,12 +22,31 @@ typedef struct steps_runner {
 	pthread_mutex_t lock;
 } steps_runner;
 
-static int run_steps(steps_runner *r, const causal_graph *g, causal_steps *s, gt_causal_window *win,
-		     gt_error *err)
+typedef struct float_job {
+	const gt_cpm_graph *g;
+	int64_t *lt;
+	gt_cpm_float_stats stats;
+	gt_error err;
+	int rc;
+} float_job;
+
+static void *host_floats(void *arg)
+{
+	float_job *j = arg;
+	j->rc = gt_cpm_float_host(j->g, j->lt, &j->stats, &j->err);
+	return NULL;
+}
+
+/* Binding then path; the floats need neither, so on the host they run
+ * beside them when there is a thread to spare. */
+static int run_steps(steps_runner *r, const causal_graph *g, causal_steps *s, unsigned threads,
+		     gt_causal_window *win, gt_error *err)
 {
 	const gt_causal_engine *e = r->eng;
 	gt_cpm_graph cg = causal_cpm_graph(g);
-	gt_cpm_float_stats stats = {0};
+	float_job fj = {&cg, s->lt, {0}, {0}, 0};
+	pthread_t tid;
+	bool beside = threads > 1 && !(e && e->floats) && pthread_create(&tid, NULL, host_floats, &fj) == 0;
 	bool device = e && (e->bind || e->path || e->floats);
 	if (device)
 		pthread_mutex_lock(&r->lock);
@@ -35,12 +54,18 @@ static int run_steps(steps_runner *r, const causal_graph *g, causal_steps *s, gt
 	if (rc == 0)
 		rc = e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, g->n, &s->rows, &s->sum, err)
 				  : gt_critpath_host(s->bind.parent, s->bind.gap, g->n, NULL, &s->rows, &s->sum, err);
-	if (rc == 0)
-		rc = e && e->floats ? e->floats(e->ctx, &cg, s->lt, &stats, err)
-				    : gt_cpm_float_host(&cg, s->lt, &stats, err);
+	if (beside) {
+		pthread_join(tid, NULL);
+		if (rc == 0 && fj.rc < 0)
+			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
+	} else if (rc == 0) {
+		fj.rc = e && e->floats ? e->floats(e->ctx, &cg, s->lt, &fj.stats, err)
+				       : gt_cpm_float_host(&cg, s->lt, &fj.stats, err);
+		rc = fj.rc;
+	}
 	if (device)
 		pthread_mutex_unlock(&r->lock);
-	win->float_rounds = stats.rounds;
+	win->float_rounds = fj.stats.rounds;
 	return rc;
 }
 
@@ -74,7 +99,7 @@ static int analyze_window(const causal_trace *t, uint32_t w, const gt_causal_opt
 	if (rc == 0)
 		rc = gt_cp_rows_alloc(&s.rows, g.n, err);
 	if (rc == 0)
-		rc = run_steps(r, &g, &s, win, err);
+		rc = run_steps(r, &g, &s, threads, win, err);
 	if (rc == 0)
 		rc = causal_result_fill(t, &g, &s, opt, win, err);
 	steps_free(&s);

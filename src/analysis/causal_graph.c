@@ -20,9 +20,8 @@ void causal_graph_free(causal_graph *g)
 	free(g->track);
 	free(g->chain);
 	free(g->chain_start);
-	free(g->chain_pos);
 	free(g->work);
-	free(g->owner);
+	free(g->owner_in);
 	free(g->edge_src);
 	free(g->edge_dst);
 	free(g->edge_kind);
@@ -249,143 +248,174 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 
 /* --- chains ----------------------------------------------------------- */
 
-typedef struct open_span {
-	uint32_t span;
-	uint32_t next; /* its next departure point not yet in the chain */
-} open_span;
+/* One track's spans gathered into dense arrays (dense index i = the i-th
+ * span of the track by id), so that ordering, walking and owners read
+ * them in sequence instead of chasing point ids through the window. */
+typedef struct track_scratch {
+	int64_t *b, *e;     /* B and E times */
+	uint32_t *span;     /* local span */
+	uint32_t *ord;      /* dense indices in track order */
+	uint32_t *out;      /* the walk: point ids */
+	uint32_t *tag;      /* the walk: dense index << 2 | 0 B, 1 D, 2 E */
+	int64_t *time;      /* the walk: times */
+	uint64_t *key, *tk; /* sort scratch */
+	uint32_t *tv, *tv2;
+	uint32_t *stack;
+	uint8_t *closed;
+	uint32_t *next;     /* per dense span: its next departure point */
+} track_scratch;
+
+enum { TAG_B = 0, TAG_D = 1, TAG_E = 2 };
 
 typedef struct chain_job {
 	causal_graph *g;
 	const uint32_t *track_spans, *track_first; /* local spans by local track, by id */
-	uint8_t *closed;                            /* per local span */
 	uint32_t begin, end;                        /* local tracks */
 	int rc;
 } chain_job;
 
-static bool track_order_before(const causal_graph *g, uint32_t a, uint32_t b)
-{
-	int64_t ta = g->time[g->first_point[a]], tb = g->time[g->first_point[b]];
-	if (ta != tb)
-		return ta < tb;
-	int64_t da = g->time[causal_graph_e(g, a)] - ta, db = g->time[causal_graph_e(g, b)] - tb;
-	return da != db ? da > db : a < b;
-}
-
 /* The track's spans in (start, longer first, id) order, the order the
  * nesting forest is read in. */
-static void order_spans(const causal_graph *g, uint32_t *s, uint32_t n, uint64_t *key, uint64_t *tk,
-			uint32_t *tv)
+static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 {
 	bool sorted = true;
+	for (uint32_t i = 0; i < n; i++)
+		x->ord[i] = i;
 	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = track_order_before(g, s[i - 1], s[i]);
+		sorted = x->b[i - 1] < x->b[i] || (x->b[i - 1] == x->b[i] && x->e[i - 1] - x->b[i - 1] >= x->e[i] - x->b[i]);
 	if (sorted)
 		return;
 	for (uint32_t i = 0; i < n; i++)
-		key[i] = UINT64_MAX - (uint64_t)(g->time[causal_graph_e(g, s[i])] - g->time[g->first_point[s[i]]]);
-	causal_sort_u64(key, s, n, tk, tv);
+		x->key[i] = UINT64_MAX - (uint64_t)(x->e[i] - x->b[i]);
+	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
 	for (uint32_t i = 0; i < n; i++)
-		key[i] = (uint64_t)(g->time[g->first_point[s[i]]] - g->first_time);
-	causal_sort_u64(key, s, n, tk, tv);
+		x->key[i] = (uint64_t)(x->b[x->ord[i]] - base);
+	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
+}
+
+static uint32_t emit(track_scratch *x, uint32_t k, uint32_t point, uint32_t tag, int64_t time)
+{
+	x->out[k] = point;
+	x->tag[k] = tag;
+	x->time[k] = time;
+	return k + 1;
 }
 
 /* Emits a popped span's remaining departure points and its E. */
-static uint32_t close_span(const causal_graph *g, const open_span *o, uint32_t *out, uint32_t k)
+static uint32_t close_span(const causal_graph *g, track_scratch *x, uint32_t i, uint32_t k)
 {
-	uint32_t e = causal_graph_e(g, o->span);
-	for (uint32_t p = o->next; p < e; p++)
-		out[k++] = p;
-	out[k++] = e;
-	return k;
+	uint32_t e = causal_graph_e(g, x->span[i]);
+	for (uint32_t p = x->next[i]; p < e; p++)
+		k = emit(x, k, p, i << 2 | TAG_D, g->time[p]);
+	return emit(x, k, e, i << 2 | TAG_E, x->e[i]);
 }
 
 /* The depth-first walk of the nesting forest (spans in track order, a span
  * nests in the open one whose end is not before its own): B(p), p's
  * departures and children merged by time (a departure before a child
  * starting at its time), E(p). Returns the points written. */
-static uint32_t walk_forest(const causal_graph *g, const uint32_t *s, uint32_t n, open_span *stack, uint32_t *out)
+static uint32_t walk_forest(const causal_graph *g, track_scratch *x, uint32_t n)
 {
 	uint32_t top = 0, k = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t b = g->first_point[s[i]];
-		int64_t end = g->time[causal_graph_e(g, s[i])];
-		while (top && g->time[causal_graph_e(g, stack[top - 1].span)] < end)
-			k = close_span(g, &stack[--top], out, k);
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t i = x->ord[o];
+		while (top && x->e[x->stack[top - 1]] < x->e[i])
+			k = close_span(g, x, x->stack[--top], k);
 		if (top) {
-			open_span *q = &stack[top - 1];
-			uint32_t qe = causal_graph_e(g, q->span);
-			while (q->next < qe && g->time[q->next] <= g->time[b])
-				out[k++] = q->next++;
+			uint32_t q = x->stack[top - 1], qe = causal_graph_e(g, x->span[q]);
+			for (; x->next[q] < qe && g->time[x->next[q]] <= x->b[i]; x->next[q]++)
+				k = emit(x, k, x->next[q], q << 2 | TAG_D, g->time[x->next[q]]);
 		}
-		out[k++] = b;
-		stack[top++] = (open_span){s[i], b + 1};
+		k = emit(x, k, g->first_point[x->span[i]], i << 2 | TAG_B, x->b[i]);
+		x->next[i] = g->first_point[x->span[i]] + 1;
+		x->stack[top++] = i;
 	}
 	while (top)
-		k = close_span(g, &stack[--top], out, k);
+		k = close_span(g, x, x->stack[--top], k);
 	return k;
 }
 
 /* Owners: the latest-started span still open. Spans open in chain order,
  * so the latest started is the top of a stack from which closed spans are
- * dropped once they reach the top (a heap would hold the same order). */
-static void find_owners(causal_graph *g, uint32_t start, uint32_t n, uint32_t *stack, uint8_t *closed)
+ * dropped once they reach the top (a heap would hold the same order).
+ * owner_in[v]: the owner of the gap from v's chain predecessor to v. */
+static void find_owners(causal_graph *g, track_scratch *x, uint32_t start, uint32_t n)
 {
-	uint32_t top = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = g->chain[start + i], l = g->point_span[p];
-		g->chain_pos[p] = start + i;
-		if (p == g->first_point[l])
-			stack[top++] = l;
-		else if (p == causal_graph_e(g, l))
-			closed[l] = 1;
-		while (top && closed[stack[top - 1]])
+	uint32_t top = 0, owner = GT_NONE;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t p = x->out[k], i = x->tag[k] >> 2;
+		g->chain[start + k] = p;
+		g->owner_in[p] = owner;
+		if ((x->tag[k] & 3) == TAG_B)
+			x->stack[top++] = i;
+		else if ((x->tag[k] & 3) == TAG_E)
+			x->closed[i] = 1;
+		while (top && x->closed[x->stack[top - 1]])
 			top--;
-		uint32_t owner = top && i + 1 < n ? stack[top - 1] : GT_NONE;
-		g->owner[start + i] = owner;
-		g->work[start + i] = owner != GT_NONE;
+		owner = top && k + 1 < n ? x->span[x->stack[top - 1]] : GT_NONE;
+		g->work[start + k] = owner != GT_NONE;
 	}
 }
 
-static int build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, uint8_t *closed,
-		       uint64_t *key, uint64_t *tk, uint32_t *tv, uint32_t *sorted_spans, open_span *stack)
+static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, track_scratch *x)
 {
-	memcpy(sorted_spans, spans, (size_t)ns * sizeof *spans);
-	order_spans(g, sorted_spans, ns, key, tk, tv);
 	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
-	uint32_t *out = g->chain + start;
-	if (walk_forest(g, sorted_spans, ns, stack, out) != n)
-		return -1;
+	for (uint32_t i = 0; i < ns; i++) {
+		x->span[i] = spans[i];
+		x->b[i] = g->time[g->first_point[spans[i]]];
+		x->e[i] = g->time[causal_graph_e(g, spans[i])];
+		x->closed[i] = 0;
+	}
+	order_spans(x, ns, g->first_time);
+	walk_forest(g, x, ns);
 	/* improper nesting and departures of outer spans leave the walk out of
 	 * time order: a stable sort by time keeps the walk's order for ties */
 	bool sorted = true;
 	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = g->time[out[i - 1]] <= g->time[out[i]];
+		sorted = x->time[i - 1] <= x->time[i];
 	if (!sorted) {
-		for (uint32_t i = 0; i < n; i++)
-			key[i] = (uint64_t)(g->time[out[i]] - g->first_time);
-		causal_sort_u64(key, out, n, tk, tv);
+		for (uint32_t i = 0; i < n; i++) {
+			x->key[i] = (uint64_t)(x->time[i] - g->first_time);
+			x->tv2[i] = i;
+		}
+		causal_sort_u64(x->key, x->tv2, n, x->tk, x->tv);
+		for (uint32_t i = 0; i < n; i++) { /* permute out and tag through tv */
+			x->tv[i] = x->out[x->tv2[i]];
+			x->tk[i] = x->tag[x->tv2[i]];
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			x->out[i] = x->tv[i];
+			x->tag[i] = (uint32_t)x->tk[i];
+		}
 	}
-	find_owners(g, start, n, (uint32_t *)stack, closed);
-	return 0;
+	find_owners(g, x, start, n);
+}
+
+static void scratch_free(track_scratch *x)
+{
+	free(x->b), free(x->e), free(x->span), free(x->ord), free(x->out), free(x->tag), free(x->time);
+	free(x->key), free(x->tk), free(x->tv), free(x->tv2), free(x->stack), free(x->closed), free(x->next);
 }
 
 static void *chain_range(void *arg)
 {
 	chain_job *j = arg;
 	causal_graph *g = j->g;
-	uint32_t most = 0;
+	uint32_t most = 0; /* points of the largest track: spans are fewer */
 	for (uint32_t k = j->begin; k < j->end; k++) {
 		uint32_t n = g->chain_start[k + 1] - g->chain_start[k];
 		most = n > most ? n : most;
 	}
-	uint64_t *key = alloc(most, sizeof *key), *tk = alloc(most, sizeof *tk);
-	uint32_t *tv = alloc(most, sizeof *tv), *sorted = alloc(most, sizeof *sorted);
-	open_span *stack = alloc(most, sizeof *stack);
-	j->rc = key && tk && tv && sorted && stack ? 0 : -1;
+	track_scratch x = {alloc(most, 8), alloc(most, 8), alloc(most, 4), alloc(most, 4), alloc(most, 4),
+			   alloc(most, 4), alloc(most, 8), alloc(most, 8), alloc(most, 8), alloc(most, 4),
+			   alloc(most, 4), alloc(most, 4), alloc(most, 1), alloc(most, 4)};
+	j->rc = x.b && x.e && x.span && x.ord && x.out && x.tag && x.time && x.key && x.tk && x.tv && x.tv2 &&
+			x.stack && x.closed && x.next
+		? 0
+		: -1;
 	for (uint32_t k = j->begin; k < j->end && j->rc == 0; k++)
-		j->rc = build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k],
-				    k, j->closed, key, tk, tv, sorted, stack);
-	free(key), free(tk), free(tv), free(sorted), free(stack);
+		build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
+	scratch_free(&x);
 	return NULL;
 }
 
@@ -394,15 +424,12 @@ static int make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 	uint32_t *track_first = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->tracks + 1, sizeof *track_first);
 	uint32_t *track_spans = alloc(g->nspans, sizeof *track_spans);
 	uint32_t *fill = alloc(g->tracks, sizeof *fill);
-	uint8_t *closed = gt_fault_hit("alloc") ? NULL : calloc(g->nspans ? g->nspans : 1, 1);
 	g->chain = alloc(g->n, sizeof *g->chain);
 	g->chain_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->tracks + 1, sizeof *g->chain_start);
-	g->chain_pos = alloc(g->n, sizeof *g->chain_pos);
 	g->work = alloc(g->n, sizeof *g->work);
-	g->owner = alloc(g->n, sizeof *g->owner);
+	g->owner_in = alloc(g->n, sizeof *g->owner_in);
 	int rc = -1;
-	if (!track_first || !track_spans || !fill || !closed || !g->chain || !g->chain_start || !g->chain_pos ||
-	    !g->work || !g->owner)
+	if (!track_first || !track_spans || !fill || !g->chain || !g->chain_start || !g->work || !g->owner_in)
 		goto done;
 	for (uint32_t l = 0; l < g->nspans; l++) {
 		track_first[local_track[l] + 1]++;
@@ -425,14 +452,14 @@ static int make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 		uint32_t begin = tr;
 		while (tr < g->tracks && (j + 1 == k || g->chain_start[tr] < share))
 			tr++;
-		jobs[j] = (chain_job){g, track_spans, track_first, closed, begin, tr, -1};
+		jobs[j] = (chain_job){g, track_spans, track_first, begin, tr, -1};
 	}
 	causal_run_jobs(chain_range, jobs, sizeof *jobs, k);
 	rc = 0;
 	for (unsigned j = 0; j < k; j++)
 		rc |= jobs[j].rc;
 done:
-	free(track_first), free(track_spans), free(fill), free(closed);
+	free(track_first), free(track_spans), free(fill);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's %u chains", g->tracks) : 0;
 }
 

@@ -92,9 +92,9 @@ typedef struct causal_graph {
 	uint32_t *track;        /* local -> global track */
 	uint32_t *chain;        /* n point ids, track after track */
 	uint32_t *chain_start;  /* tracks + 1 */
-	uint32_t *chain_pos;    /* n: point -> its position in chain */
 	uint8_t *work;          /* n, by chain position */
-	uint32_t *owner;        /* n, by chain position: the gap's owner (local span), GT_NONE */
+	uint32_t *owner_in;     /* n, by point: the owner (local span) of the gap from its chain
+	                         * predecessor, GT_NONE when idle or first */
 	uint32_t m;             /* cross edges */
 	uint32_t *edge_src, *edge_dst;
 	uint8_t *edge_kind;

@@ -85,7 +85,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			break;
 		}
 		default: {
-			uint32_t owner = g->owner[g->chain_pos[v] - 1];
+			uint32_t owner = g->owner_in[v];
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v),
 					     owner == GT_NONE ? GT_CAUSAL_IDLE : GT_CAUSAL_WORK,
 					     owner == GT_NONE ? GT_NONE : g->span[owner], track_of_point(t, g, v), GT_NONE,
@@ -123,28 +123,38 @@ static int cmp_share(const void *x, const void *y)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* Sums the hops by (kind, key); shares of no time are left out. */
+/* Sums the hops by (kind, key); shares of no time are left out. Runs of
+ * hops with one key (a span's nested work) are summed first, so the sort
+ * and the sums read small arrays. */
 static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
 {
-	uint32_t n = win->hop_count;
+	uint32_t n = win->hop_count, runs = 0;
 	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
 	uint32_t *idx = alloc(n, sizeof *idx), *tv = alloc(n, sizeof *tv);
+	int64_t *dur = alloc(n, sizeof *dur);
 	win->breakdown = alloc(n, sizeof *win->breakdown);
-	if (!key || !tk || !idx || !tv || !win->breakdown) {
-		free(key), free(tk), free(idx), free(tv);
+	if (!key || !tk || !idx || !tv || !dur || !win->breakdown) {
+		free(key), free(tk), free(idx), free(tv), free(dur);
 		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", n);
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		idx[i] = i;
-		key[i] = (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i]);
+		uint64_t k = (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i]);
+		if (runs && key[runs - 1] == k) {
+			dur[runs - 1] += win->hops[i].duration_ns;
+			continue;
+		}
+		key[runs] = k;
+		dur[runs] = win->hops[i].duration_ns;
+		idx[runs] = runs;
+		runs++;
 	}
-	causal_sort_u64(key, idx, n, tk, tv);
+	causal_sort_u64(key, idx, runs, tk, tv);
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n;) {
+	for (uint32_t i = 0; i < runs;) {
 		int64_t sum = 0;
 		uint32_t j = i;
-		for (; j < n && key[j] == key[i]; j++)
-			sum += win->hops[idx[j]].duration_ns;
+		for (; j < runs && key[j] == key[i]; j++)
+			sum += dur[idx[j]];
 		if (sum > 0)
 			win->breakdown[k++] = (gt_causal_share){(uint8_t)(key[i] >> 32), (uint32_t)key[i], sum};
 		i = j;
@@ -152,28 +162,27 @@ static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_ca
 	win->breakdown_count = k;
 	if (k)
 		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
-	free(key), free(tk), free(idx), free(tv);
+	free(key), free(tk), free(idx), free(tv), free(dur);
 	return 0;
 }
 
 /* A point bound by a flow or wait edge waited from its chain predecessor's
  * time to its source's; its span waited, the source's span caused it. */
-static void attribute_waits(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_row *rows)
+static void attribute_waits(const causal_graph *g, const causal_steps *s, gt_causal_row *rows)
 {
-	for (uint32_t v = 0; v < g->n; v++) {
-		uint8_t kind = s->bind.kind[v];
-		if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
-			continue;
-		uint32_t pos = g->chain_pos[v];
-		if (pos == 0 || track_of_point(t, g, g->chain[pos - 1]) != track_of_point(t, g, v))
-			continue; /* first on its track: nothing before it to wait after */
-		uint32_t u = s->bind.parent[v];
-		int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
-		if (waited <= 0)
-			continue;
-		rows[g->point_span[v]].waited_ns += waited;
-		rows[g->point_span[u]].caused_wait_ns += waited;
-	}
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t pos = g->chain_start[k] + 1; pos < g->chain_start[k + 1]; pos++) {
+			uint32_t v = g->chain[pos];
+			uint8_t kind = s->bind.kind[v];
+			if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
+				continue;
+			uint32_t u = s->bind.parent[v];
+			int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
+			if (waited <= 0)
+				continue;
+			rows[g->point_span[v]].waited_ns += waited;
+			rows[g->point_span[u]].caused_wait_ns += waited;
+		}
 }
 
 static int make_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_window *win,
@@ -196,7 +205,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 		if (h->kind == GT_CAUSAL_WORK)
 			win->rows[t->local_of[h->owner]].critical_ns += h->duration_ns;
 	}
-	attribute_waits(t, g, s, win->rows);
+	attribute_waits(g, s, win->rows);
 	return 0;
 }
 

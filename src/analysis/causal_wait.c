@@ -11,14 +11,23 @@
 
 #include "causal_internal.h"
 
-typedef struct sort_buf {
-	uint64_t *key, *tk;
-	uint32_t *tv;
-} sort_buf;
+/* What the sweep reads of each candidate flow, gathered once so that the
+ * sorts and the sweep never chase flow and span records again. */
+typedef struct candidates {
+	uint32_t *target;  /* the device span */
+	uint32_t *process; /* the source's process */
+	int64_t *end;      /* E(target) */
+	int64_t *dep;      /* the departure */
+} candidates;
 
 static uint32_t process_of(const gt_model *m, uint32_t span)
 {
 	return m->tracks[m->spans[span].track].process;
+}
+
+static void *alloc(size_t n, size_t size)
+{
+	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
 }
 
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
@@ -30,24 +39,33 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 	if (!nc || !nw)
 		return 0;
 	size_t big = nc > nw ? nc : nw;
-	sort_buf b = {malloc(big * sizeof *b.key), malloc(big * sizeof *b.tk), malloc(big * sizeof *b.tv)};
-	uint32_t *by_end = malloc((size_t)nc * sizeof *by_end); /* candidate indices, by (process, end, -id) */
-	uint32_t *rank = malloc((size_t)nc * sizeof *rank);     /* candidate -> position in by_end */
-	int64_t *ends = malloc((size_t)nc * sizeof *ends);      /* E(target) by position */
-	uint32_t *proc_first = calloc((size_t)m->process_count + 1, sizeof *proc_first);
-	uint32_t *tree = calloc((size_t)nc + 1, sizeof *tree);  /* per process, 1-based in its range */
-	uint32_t *by_dep = malloc((size_t)nc * sizeof *by_dep);
-	uint32_t *by_begin = malloc((size_t)nw * sizeof *by_begin);
-	if (!b.key || !b.tk || !b.tv || !by_end || !rank || !ends || !proc_first || !tree || !by_dep || !by_begin) {
-		free(b.key), free(b.tk), free(b.tv), free(by_end), free(rank), free(ends);
-		free(proc_first), free(tree), free(by_dep), free(by_begin);
-		return gt_fail(err, GT_EINPUT, "out of memory for %u wait spans", nw);
+	candidates c = {alloc(nc, sizeof *c.target), alloc(nc, sizeof *c.process), alloc(nc, sizeof *c.end),
+			alloc(nc, sizeof *c.dep)};
+	uint64_t *key = alloc(big, sizeof *key), *tk = alloc(big, sizeof *tk);
+	uint32_t *tv = alloc(big, sizeof *tv);
+	uint32_t *by_end = alloc(nc, sizeof *by_end); /* candidates by (process, end, -id) */
+	uint32_t *rank = alloc(nc, sizeof *rank);     /* candidate -> position in by_end */
+	int64_t *ends = alloc(nc, sizeof *ends);      /* E(target) by position */
+	uint32_t *proc_first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->process_count + 1, sizeof *proc_first);
+	uint32_t *tree = gt_fault_hit("alloc") ? NULL : calloc((size_t)nc + 1, sizeof *tree);
+	uint32_t *by_dep = alloc(nc, sizeof *by_dep);
+	uint32_t *by_begin = alloc(nw, sizeof *by_begin);
+	int rc = 0;
+	if (!c.target || !c.process || !c.end || !c.dep || !key || !tk || !tv || !by_end || !rank || !ends ||
+	    !proc_first || !tree || !by_dep || !by_begin) {
+		rc = gt_fail(err, GT_EINPUT, "out of memory for %u wait spans", nw);
+		goto done;
 	}
 	/* every time is compared as an offset from the earliest involved */
 	int64_t base = INT64_MAX;
 	for (uint32_t i = 0; i < nc; i++) {
-		const gt_span *k = &m->spans[m->flows[cand[i]].dst];
-		base = t->departure[cand[i]] < base ? t->departure[cand[i]] : base;
+		const gt_flow *f = &m->flows[cand[i]];
+		const gt_span *k = &m->spans[f->dst];
+		c.target[i] = f->dst;
+		c.process[i] = process_of(m, f->src);
+		c.end[i] = causal_end(k);
+		c.dep[i] = t->departure[cand[i]];
+		base = c.dep[i] < base ? c.dep[i] : base;
 		base = k->ts_ns < base ? k->ts_ns : base;
 	}
 	for (uint32_t i = 0; i < nw; i++)
@@ -56,42 +74,41 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 	/* (process, end, id descending): three stable passes, last key first */
 	for (uint32_t i = 0; i < nc; i++) {
 		by_end[i] = i;
-		b.key[i] = UINT32_MAX - m->flows[cand[i]].dst;
+		key[i] = UINT32_MAX - c.target[i];
 	}
-	causal_sort_u64(b.key, by_end, nc, b.tk, b.tv);
+	causal_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++)
-		b.key[i] = (uint64_t)(causal_end(&m->spans[m->flows[cand[by_end[i]]].dst]) - base);
-	causal_sort_u64(b.key, by_end, nc, b.tk, b.tv);
+		key[i] = (uint64_t)(c.end[by_end[i]] - base);
+	causal_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++)
-		b.key[i] = process_of(m, m->flows[cand[by_end[i]]].src);
-	causal_sort_u64(b.key, by_end, nc, b.tk, b.tv);
+		key[i] = c.process[by_end[i]];
+	causal_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++) {
-		uint32_t c = by_end[i];
-		rank[c] = i;
-		ends[i] = causal_end(&m->spans[m->flows[cand[c]].dst]);
-		proc_first[process_of(m, m->flows[cand[c]].src) + 1]++;
+		rank[by_end[i]] = i;
+		ends[i] = c.end[by_end[i]];
+		proc_first[c.process[by_end[i]] + 1]++;
 	}
 	for (uint32_t p = 0; p < m->process_count; p++)
 		proc_first[p + 1] += proc_first[p];
 
 	for (uint32_t i = 0; i < nc; i++) {
 		by_dep[i] = i;
-		b.key[i] = (uint64_t)(t->departure[cand[i]] - base);
+		key[i] = (uint64_t)(c.dep[i] - base);
 	}
-	causal_sort_u64(b.key, by_dep, nc, b.tk, b.tv);
+	causal_sort_u64(key, by_dep, nc, tk, tv);
 	for (uint32_t i = 0; i < nw; i++) {
 		by_begin[i] = i;
-		b.key[i] = (uint64_t)(m->spans[waits[i]].ts_ns - base);
+		key[i] = (uint64_t)(m->spans[waits[i]].ts_ns - base);
 	}
-	causal_sort_u64(b.key, by_begin, nw, b.tk, b.tv);
+	causal_sort_u64(key, by_begin, nw, tk, tv);
 
 	uint32_t next = 0;
 	for (uint32_t q = 0; q < nw; q++) {
 		uint32_t wi = by_begin[q];
 		const gt_span *w = &m->spans[waits[wi]];
-		for (; next < nc && t->departure[cand[by_dep[next]]] <= w->ts_ns; next++) {
-			uint32_t c = by_dep[next], p = process_of(m, m->flows[cand[c]].src);
-			uint32_t lo = proc_first[p], len = proc_first[p + 1] - lo, val = rank[c] - lo + 1;
+		for (; next < nc && c.dep[by_dep[next]] <= w->ts_ns; next++) {
+			uint32_t ci = by_dep[next], p = c.process[ci];
+			uint32_t lo = proc_first[p], len = proc_first[p + 1] - lo, val = rank[ci] - lo + 1;
 			for (uint32_t i = val; i <= len; i += i & -i)
 				if (tree[lo + i] < val)
 					tree[lo + i] = val;
@@ -112,9 +129,11 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		for (uint32_t i = a; i > 0; i -= i & -i)
 			best = tree[lo + i] > best ? tree[lo + i] : best;
 		if (best)
-			target[wi] = m->flows[cand[by_end[lo + best - 1]]].dst;
+			target[wi] = c.target[by_end[lo + best - 1]];
 	}
-	free(b.key), free(b.tk), free(b.tv), free(by_end), free(rank), free(ends);
+done:
+	free(c.target), free(c.process), free(c.end), free(c.dep);
+	free(key), free(tk), free(tv), free(by_end), free(rank), free(ends);
 	free(proc_first), free(tree), free(by_dep), free(by_begin);
-	return 0;
+	return rc;
 }

@@ -193,11 +193,15 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 }
 
 /* Finding the window of a time: the windows by (begin, index descending),
- * with the running maximum of their ends so that a search stops early. */
+ * their begins, and the running maximum of their ends so that a search
+ * stops early. Spans come roughly in time order, so each search gallops
+ * from where the last one ended. */
 typedef struct window_finder {
 	const causal_trace *t;
 	uint32_t *order;
+	int64_t *begin;
 	int64_t *max_end;
+	uint32_t hint;
 } window_finder;
 
 static const gt_causal_window *sort_windows_of;
@@ -214,17 +218,20 @@ static int cmp_window(const void *x, const void *y)
 static int finder_init(window_finder *f, const causal_trace *t)
 {
 	f->t = t;
+	f->hint = 0;
 	f->order = alloc(t->window_count, sizeof *f->order);
+	f->begin = alloc(t->window_count, sizeof *f->begin);
 	f->max_end = alloc(t->window_count, sizeof *f->max_end);
-	if (!f->order || !f->max_end)
+	if (!f->order || !f->begin || !f->max_end)
 		return -1;
 	for (uint32_t i = 0; i < t->window_count; i++)
 		f->order[i] = i;
 	sort_windows_of = t->windows; /* windows are few: qsort's global is fine here */
 	qsort(f->order, t->window_count, sizeof *f->order, cmp_window);
 	for (uint32_t i = 0; i < t->window_count; i++) {
-		int64_t e = t->windows[f->order[i]].end_ns;
-		f->max_end[i] = i && f->max_end[i - 1] > e ? f->max_end[i - 1] : e;
+		const gt_causal_window *w = &t->windows[f->order[i]];
+		f->begin[i] = w->begin_ns;
+		f->max_end[i] = i && f->max_end[i - 1] > w->end_ns ? f->max_end[i - 1] : w->end_ns;
 	}
 	return 0;
 }
@@ -232,22 +239,17 @@ static int finder_init(window_finder *f, const causal_trace *t)
 static void finder_free(window_finder *f)
 {
 	free(f->order);
+	free(f->begin);
 	free(f->max_end);
 }
 
 /* The window whose [begin, end] holds ts, the latest begun (ties: the
  * lowest index), or GT_NONE. */
-static uint32_t window_at(const window_finder *f, int64_t ts)
+static uint32_t window_at(window_finder *f, int64_t ts)
 {
 	const gt_causal_window *w = f->t->windows;
-	uint32_t lo = 0, hi = f->t->window_count; /* first with begin > ts */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (w[f->order[mid]].begin_ns <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = gt_search_from(f->begin, f->t->window_count, ts, true, f->hint); /* first begin > ts */
+	f->hint = lo;
 	for (uint32_t k = lo; k > 0 && f->max_end[k - 1] >= ts; k--)
 		if (w[f->order[k - 1]].end_ns >= ts)
 			return f->order[k - 1];

@@ -11,7 +11,14 @@
  * here is always a zero-gap cycle: then the stalled points of the latest
  * cursor time form a closed group (all their unfinished targets share that
  * time), and LT inside it is the least "base" (the bound from finished
- * targets, or T) among the points each reaches: the greatest fixed point. */
+ * targets, or T) among the points each reaches: the greatest fixed point.
+ *
+ * Sweeps over the chains run in windows of point ids: every track's cursor
+ * moves through its points below the window's limit (above, walking
+ * backward) before the next window starts. Arrays indexed by point id
+ * (time, the outputs, LT) are then touched a window at a time, which stays
+ * in cache, instead of once per track across the whole id range. The order
+ * of each track's points is kept, so the results do not depend on it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,49 +62,134 @@ static int check_chain_starts(const gt_cpm_graph *g, gt_error *err)
 	return 0;
 }
 
-static int check_permutation(const gt_cpm_graph *g, gt_error *err)
+/* Bit i of seen is set once point i appeared in the chains. */
+static bool seen_before(uint64_t *seen, uint32_t p)
 {
-	uint8_t *seen = gt_fault_hit("alloc") ? NULL : calloc(g->n ? g->n : 1, 1);
-	if (!seen)
-		return gt_fail(err, GT_EINPUT, "cpm: out of memory checking %u points", g->n);
-	int rc = 0;
-	for (uint32_t i = 0; i < g->n && rc == 0; i++) {
+	uint64_t bit = (uint64_t)1 << (p & 63);
+	bool was = seen[p >> 6] & bit;
+	seen[p >> 6] |= bit;
+	return was;
+}
+
+/* Ids per window of a windowed sweep: enough that going round every
+ * track's cursor once a window costs little. */
+static uint32_t sweep_window(const gt_cpm_graph *g)
+{
+	uint64_t w = (uint64_t)g->tracks * 8;
+	if (w < (1u << 14))
+		w = 1u << 14;
+	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+}
+
+/* Pulls a window's slice of an array indexed by point id into cache in
+ * one stream: the tracks' cursors then hit instead of missing at the
+ * irregular strides the prefetchers do not follow. */
+static void prefetch_ids(const void *array, size_t elem, uint32_t from, uint32_t to, bool for_write)
+{
+	const char *p = (const char *)array + (size_t)from * elem, *end = (const char *)array + (size_t)to * elem;
+	for (; p < end; p += 64) {
+		if (for_write)
+			__builtin_prefetch(p, 1, 3);
+		else
+			__builtin_prefetch(p, 0, 3);
+	}
+}
+
+/* The exclusive id limit of the window after the one ending at limit. */
+static uint32_t next_limit(uint32_t limit, uint32_t window, uint32_t n)
+{
+	return n - limit <= window ? n : limit + window;
+}
+
+static uint32_t *cursors_at_starts(const gt_cpm_graph *g)
+{
+	uint32_t *cursor = gt_fault_hit("alloc") ? NULL : malloc((g->tracks ? g->tracks : 1) * sizeof *cursor);
+	if (cursor)
+		for (uint32_t k = 0; k < g->tracks; k++)
+			cursor[k] = g->chain_start[k];
+	return cursor;
+}
+
+/* Checks track k's points from *cursor on while their ids are below limit
+ * (a point out of range is checked at once: it fails). */
+static int check_track_part(const gt_cpm_graph *g, uint32_t k, uint32_t *cursor, uint32_t limit,
+			    uint64_t *seen, gt_error *err)
+{
+	uint32_t begin = g->chain_start[k], end = g->chain_start[k + 1], i = *cursor;
+	int64_t prev = i > begin ? g->time[g->chain[i - 1]] : INT64_MIN;
+	for (; i < end; i++) {
 		uint32_t p = g->chain[i];
 		if (p >= g->n)
-			rc = gt_fail(err, GT_EINPUT, "cpm: chain[%u] = %u is not a point", i, p);
-		else if (seen[p])
-			rc = gt_fail(err, GT_EINPUT, "cpm: point %u appears twice in the chains", p);
-		else
-			seen[p] = 1;
+			return gt_fail(err, GT_EINPUT, "cpm: chain[%u] = %u is not a point", i, p);
+		if (p >= limit)
+			break;
+		if (seen_before(seen, p))
+			return gt_fail(err, GT_EINPUT, "cpm: point %u appears twice in the chains", p);
+		if (g->time[p] < prev)
+			return gt_fail(err, GT_EINPUT, "cpm: time goes backward on track %u at point %u", k, p);
+		prev = g->time[p];
+	}
+	*cursor = i;
+	return 0;
+}
+
+/* One windowed pass over the chains: a permutation of the points, time
+ * never decreasing along a track. */
+static int check_chains(const gt_cpm_graph *g, gt_error *err)
+{
+	uint64_t *seen = gt_fault_hit("alloc") ? NULL : calloc(g->n / 64 + 1, sizeof *seen);
+	uint32_t *cursor = cursors_at_starts(g);
+	int rc = 0;
+	if (!seen || !cursor)
+		rc = gt_fail(err, GT_EINPUT, "cpm: out of memory checking %u points", g->n);
+	uint32_t window = sweep_window(g);
+	for (uint32_t limit = 0; rc == 0 && limit < g->n;) {
+		uint32_t from = limit;
+		limit = next_limit(limit, window, g->n);
+		prefetch_ids(g->time, sizeof *g->time, from, limit, false);
+		for (uint32_t k = 0; k < g->tracks && rc == 0; k++)
+			rc = check_track_part(g, k, &cursor[k], limit, seen, err);
 	}
 	free(seen);
+	free(cursor);
 	return rc;
 }
 
-static int check_chain_times(const gt_cpm_graph *g, gt_error *err)
+/* Eight work flags at a time: each byte must be 0 or 1. */
+static int check_work(const gt_cpm_graph *g, gt_error *err)
 {
-	for (uint32_t k = 0; k < g->tracks; k++)
-		for (uint32_t i = g->chain_start[k] + 1; i < g->chain_start[k + 1]; i++)
-			if (g->time[g->chain[i]] < g->time[g->chain[i - 1]])
-				return gt_fail(err, GT_EINPUT, "cpm: time goes backward on track %u at point %u", k,
-					       g->chain[i]);
-	for (uint32_t i = 0; i < g->n; i++)
+	uint32_t i = 0;
+	for (; i + 8 <= g->n; i += 8) {
+		uint64_t w;
+		memcpy(&w, g->work + i, sizeof w);
+		if (w & 0xfefefefefefefefeull)
+			break;
+	}
+	for (; i < g->n; i++)
 		if (g->work[i] > 1)
 			return gt_fail(err, GT_EINPUT, "cpm: work[%u] is %u, not 0 or 1", i, g->work[i]);
 	return 0;
 }
 
+/* The earliest and latest times, from each track's ends (times never
+ * decrease along a track, and every point is on one). */
+static uint64_t time_span(const gt_cpm_graph *g)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t k = 0; k < g->tracks; k++) {
+		uint32_t begin = g->chain_start[k], end = g->chain_start[k + 1];
+		if (begin == end)
+			continue;
+		lo = min64(lo, g->time[g->chain[begin]]);
+		hi = g->time[g->chain[end - 1]] > hi ? g->time[g->chain[end - 1]] : hi;
+	}
+	return g->n ? (uint64_t)hi - (uint64_t)lo : 0;
+}
+
 /* Gaps are differences of times: the span must fit with room to spare. */
 static int check_time_span(const gt_cpm_graph *g, gt_error *err)
 {
-	if (!g->n)
-		return 0;
-	int64_t lo = g->time[0], hi = g->time[0];
-	for (uint32_t i = 1; i < g->n; i++) {
-		lo = min64(lo, g->time[i]);
-		hi = g->time[i] > hi ? g->time[i] : hi;
-	}
-	if ((uint64_t)hi - (uint64_t)lo > MAX_TIME_SPAN)
+	if (time_span(g) > MAX_TIME_SPAN)
 		return gt_fail(err, GT_EINPUT, "cpm: times span more than 2^62 ns");
 	return 0;
 }
@@ -122,8 +214,8 @@ static int check_edges(const gt_cpm_graph *g, gt_error *err)
 
 int gt_cpm_check(const gt_cpm_graph *g, gt_error *err)
 {
-	if (check_arrays(g, err) < 0 || check_chain_starts(g, err) < 0 || check_permutation(g, err) < 0 ||
-	    check_chain_times(g, err) < 0 || check_time_span(g, err) < 0 || check_edges(g, err) < 0)
+	if (check_arrays(g, err) < 0 || check_chain_starts(g, err) < 0 || check_chains(g, err) < 0 ||
+	    check_work(g, err) < 0 || check_time_span(g, err) < 0 || check_edges(g, err) < 0)
 		return -1;
 	return 0;
 }
@@ -132,31 +224,24 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
 {
 	if (gt_cpm_check(g, err) < 0)
 		return -1;
-	if (!g->n)
-		return 0;
-	int64_t lo = g->time[0], hi = g->time[0];
-	for (uint32_t i = 1; i < g->n; i++) {
-		lo = min64(lo, g->time[i]);
-		hi = g->time[i] > hi ? g->time[i] : hi;
-	}
 	/* span <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
-	int64_t span = (int64_t)((uint64_t)hi - (uint64_t)lo);
-	if (g->horizon < INT64_MIN + 2 * span)
+	int64_t span = (int64_t)time_span(g);
+	if (g->n && g->horizon < INT64_MIN + 2 * span)
 		return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)g->horizon);
 	return 0;
 }
 
 /* --- binding ---------------------------------------------------------------- */
 
-/* Whether the edge (source time ts, kind k, source s, index e) beats the
- * current choice of out for point v: latest source, then chain < flow <
- * wait, then lowest source id; full ties keep the lower edge index. */
+/* Whether the cross edge from s of kind k beats the current choice for
+ * point v: latest source, then chain < flow < wait, then lowest source id;
+ * full ties keep the lower edge index (edges come in index order). */
 static bool edge_beats(const gt_cpm_graph *g, const gt_cpm_binding *out, uint32_t v, uint32_t s, uint8_t k)
 {
 	uint32_t cur = out->parent[v];
 	if (cur == GT_CP_ROOT)
 		return true;
-	int64_t ts = g->time[s], tc = g->time[cur];
+	int64_t ts = g->time[s], tc = g->time[v] - out->gap[v];
 	if (ts != tc)
 		return ts > tc;
 	if (k != out->kind[v])
@@ -164,74 +249,119 @@ static bool edge_beats(const gt_cpm_graph *g, const gt_cpm_binding *out, uint32_
 	return s < cur;
 }
 
-static void bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out)
+/* Binds track k's points from *cursor on, while their ids are below
+ * limit, to their chain predecessors (the first to none: a root). */
+static void bind_track_part(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t k, uint32_t *cursor,
+			    uint32_t limit)
 {
-	for (uint32_t k = 0; k < g->tracks; k++) {
-		uint32_t begin = g->chain_start[k], end = g->chain_start[k + 1];
-		for (uint32_t i = begin; i < end; i++) {
-			uint32_t v = g->chain[i];
-			if (i == begin) {
-				out->parent[v] = GT_CP_ROOT;
-				out->kind[v] = GT_CPM_EDGE_NONE;
-			} else {
-				out->parent[v] = g->chain[i - 1];
-				out->kind[v] = GT_CPM_EDGE_CHAIN;
-			}
-			out->edge[v] = GT_CP_NONE;
-		}
+	uint32_t begin = g->chain_start[k], end = g->chain_start[k + 1], i = *cursor;
+	uint32_t prev = i > begin ? g->chain[i - 1] : GT_CP_ROOT;
+	int64_t prev_time = i > begin ? g->time[prev] : 0;
+	for (; i < end && g->chain[i] < limit; i++) {
+		uint32_t v = g->chain[i];
+		int64_t t = g->time[v];
+		out->parent[v] = prev;
+		out->kind[v] = prev == GT_CP_ROOT ? GT_CPM_EDGE_NONE : GT_CPM_EDGE_CHAIN;
+		out->gap[v] = prev == GT_CP_ROOT ? 0 : t - prev_time;
+		out->edge[v] = GT_CP_NONE;
+		prev = v;
+		prev_time = t;
 	}
+	*cursor = i;
+}
+
+static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	uint32_t *cursor = cursors_at_starts(g);
+	if (!cursor)
+		return gt_fail(err, GT_EINPUT, "cpm: out of memory binding %u points", g->n);
+	uint32_t window = sweep_window(g);
+	for (uint32_t limit = 0; limit < g->n;) {
+		uint32_t from = limit;
+		limit = next_limit(limit, window, g->n);
+		prefetch_ids(g->time, sizeof *g->time, from, limit, false);
+		prefetch_ids(out->parent, sizeof *out->parent, from, limit, true);
+		prefetch_ids(out->gap, sizeof *out->gap, from, limit, true);
+		prefetch_ids(out->kind, sizeof *out->kind, from, limit, true);
+		prefetch_ids(out->edge, sizeof *out->edge, from, limit, true);
+		for (uint32_t k = 0; k < g->tracks; k++)
+			bind_track_part(g, out, k, &cursor[k], limit);
+	}
+	free(cursor);
+	return 0;
 }
 
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 {
-	if (gt_cpm_check(g, err) < 0)
+	if (gt_cpm_check(g, err) < 0 || bind_chains(g, out, err) < 0)
 		return -1;
-	bind_chains(g, out);
 	for (uint32_t e = 0; e < g->m; e++) {
 		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
 		if (edge_beats(g, out, v, s, g->edge_kind[e])) {
 			out->parent[v] = s;
 			out->kind[v] = g->edge_kind[e];
 			out->edge[v] = e;
+			out->gap[v] = g->time[v] - g->time[s];
 		}
 	}
-	for (uint32_t v = 0; v < g->n; v++)
-		out->gap[v] = out->parent[v] == GT_CP_ROOT ? 0 : g->time[v] - g->time[out->parent[v]];
 	return 0;
 }
 
 /* --- float ------------------------------------------------------------------ */
 
-/* Cross edges by target: in_src[in_start[w]..in_start[w+1]] are the
- * sources of the edges into w. */
+/* The points with cross in-edges (or out-edges): a bitmap and, per 64-bit
+ * word, the count of set bits before it, so that each such point has a
+ * dense rank. Per-point state of the few points with cross edges lives in
+ * arrays by rank: the sweeps then touch little more than time and LT. */
 typedef struct {
-	uint32_t *in_start; /* n + 1 */
-	uint32_t *in_src;   /* m */
-} in_edges;
+	uint64_t *bits;
+	uint32_t *rank;
+	uint32_t count;
+} sparse_set;
 
-static int in_edges_build(const gt_cpm_graph *g, in_edges *ie, gt_error *err)
+static bool sparse_has(const sparse_set *s, uint32_t v)
 {
-	ie->in_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->n + 1, sizeof *ie->in_start);
-	ie->in_src = gt_fault_hit("alloc") ? NULL : malloc((g->m ? g->m : 1) * sizeof *ie->in_src);
-	if (!ie->in_start || !ie->in_src) {
-		free(ie->in_start);
-		free(ie->in_src);
-		ie->in_start = ie->in_src = NULL;
-		return gt_fail(err, GT_EINPUT, "cpm: out of memory for %u cross edges", g->m);
+	return s->bits[v >> 6] >> (v & 63) & 1;
+}
+
+static uint32_t sparse_rank(const sparse_set *s, uint32_t v)
+{
+	uint64_t below = s->bits[v >> 6] & (((uint64_t)1 << (v & 63)) - 1);
+	return s->rank[v >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint32_t m)
+{
+	size_t words = (size_t)n / 64 + 1;
+	s->bits = gt_fault_hit("alloc") ? NULL : calloc(words, sizeof *s->bits);
+	s->rank = gt_fault_hit("alloc") ? NULL : malloc(words * sizeof *s->rank);
+	if (!s->bits || !s->rank)
+		return -1;
+	for (uint32_t e = 0; e < m; e++)
+		s->bits[members[e] >> 6] |= (uint64_t)1 << (members[e] & 63);
+	uint32_t count = 0;
+	for (size_t w = 0; w < words; w++) {
+		s->rank[w] = count;
+		count += (uint32_t)__builtin_popcountll(s->bits[w]);
 	}
-	for (uint32_t e = 0; e < g->m; e++)
-		ie->in_start[g->edge_dst[e] + 1]++;
-	for (uint32_t v = 0; v < g->n; v++)
-		ie->in_start[v + 1] += ie->in_start[v];
-	/* Scatter with in_start[w] as w's cursor, then shift the offsets back. */
-	for (uint32_t e = 0; e < g->m; e++)
-		ie->in_src[ie->in_start[g->edge_dst[e]]++] = g->edge_src[e];
-	memmove(ie->in_start + 1, ie->in_start, (size_t)g->n * sizeof *ie->in_start);
-	ie->in_start[0] = 0;
+	s->count = count;
 	return 0;
 }
 
+static void sparse_free(sparse_set *s)
+{
+	free(s->bits);
+	free(s->rank);
+}
+
 #define BLOCKED 0x80000000u /* in pending: a cursor waits on this point */
+
+/* Per point with cross out-edges (by rank in the out set). */
+typedef struct {
+	int64_t bound;    /* min LT over its finished targets, from T */
+	uint32_t pending; /* unfinished targets, | BLOCKED */
+	uint32_t waiter;  /* the track blocked on it (with BLOCKED) */
+} source_state;
 
 typedef struct {
 	int64_t base;
@@ -250,32 +380,61 @@ typedef struct {
 
 typedef struct {
 	const gt_cpm_graph *g;
-	int64_t *lt;         /* final for finished points; else the bound so far */
-	in_edges ie;
-	uint32_t *pending;   /* unfinished cross targets, | BLOCKED */
-	uint32_t *waiter;    /* the track blocked on a point (set with BLOCKED) */
-	uint32_t *cursor;    /* per track: chain positions below it are unfinished */
-	uint32_t *ready;     /* stack of tracks that may advance */
+	int64_t *lt;          /* written once a point is final */
+	sparse_set out, in;   /* points with cross out-edges, in-edges */
+	source_state *src;    /* by rank in out */
+	uint32_t *in_start;   /* by rank in in: in_src[in_start[r]..in_start[r+1]] */
+	uint32_t *in_src;     /* the sources of the edges into each point */
+	uint32_t *cursor;     /* per track: chain positions below it are unfinished */
+	uint32_t *ready;      /* stack of tracks that may advance */
 	uint32_t nready;
 	uint32_t unfinished_tracks;
-	uint8_t *member;     /* n, on the first stall: 1 member, 2 assigned */
-	uint32_t *gidx;      /* n, on the first stall: a member's index in sg */
+	uint32_t low;         /* the window: cursors stop at ids below it */
+	uint8_t *member;      /* n, on the first stall: 1 member, 2 assigned */
+	uint32_t *gidx;       /* n, on the first stall: a member's index in sg */
 	stall_group sg;
 } float_run;
 
-/* Point v is final: pass its LT to the sources of its cross in-edges and
- * wake a track whose cursor waited on the last of them. */
-static void finish_point(float_run *r, uint32_t v)
+/* The bound on v from its cross out-edges' finished targets (T if none). */
+static int64_t cross_bound(const float_run *r, uint32_t v)
 {
-	int64_t t = r->lt[v];
-	for (uint32_t i = r->ie.in_start[v]; i < r->ie.in_start[v + 1]; i++) {
-		uint32_t u = r->ie.in_src[i];
-		r->lt[u] = min64(r->lt[u], t);
-		if (--r->pending[u] == BLOCKED) {
-			r->pending[u] = 0;
-			r->ready[r->nready++] = r->waiter[u];
-		}
+	return sparse_has(&r->out, v) ? r->src[sparse_rank(&r->out, v)].bound : r->g->horizon;
+}
+
+/* The source state of u, which has an edge into a point that just became
+ * final with LT x (skip: u is in the stalled group being finished). */
+static void notify_source(float_run *r, uint32_t u, int64_t x)
+{
+	source_state *st = &r->src[sparse_rank(&r->out, u)];
+	st->bound = min64(st->bound, x);
+	if (--st->pending == BLOCKED) {
+		st->pending = 0;
+		r->ready[r->nready++] = st->waiter;
 	}
+}
+
+/* Point v is final with LT x: pass x to the sources of its cross
+ * in-edges and wake a track whose cursor waited on the last of them. */
+static void finish_point(float_run *r, uint32_t v, int64_t x)
+{
+	if (!sparse_has(&r->in, v))
+		return;
+	uint32_t k = sparse_rank(&r->in, v);
+	for (uint32_t i = r->in_start[k]; i < r->in_start[k + 1]; i++)
+		notify_source(r, r->in_src[i], x);
+}
+
+/* Whether v waits on unfinished targets: then its track blocks on it. */
+static bool blocks(float_run *r, uint32_t v, uint32_t track)
+{
+	if (!sparse_has(&r->out, v))
+		return false;
+	source_state *st = &r->src[sparse_rank(&r->out, v)];
+	if (!st->pending)
+		return false;
+	st->pending |= BLOCKED;
+	st->waiter = track;
+	return true;
 }
 
 /* The bound on chain[pos] from its chain successor (already final). */
@@ -285,7 +444,9 @@ static int64_t chain_bound(const gt_cpm_graph *g, const int64_t *lt, uint32_t po
 	return lt[w] - (g->work[pos] ? g->time[w] - g->time[v] : 0);
 }
 
-/* Moves track k's cursor back as far as its points can be finished. */
+/* Moves track k's cursor back as far as its points can be finished and
+ * their ids are in the window; the successor's LT and time ride along in
+ * registers. */
 static void advance_track(float_run *r, uint32_t k)
 {
 	const gt_cpm_graph *g = r->g;
@@ -293,16 +454,20 @@ static void advance_track(float_run *r, uint32_t k)
 	uint32_t pos = r->cursor[k];
 	if (pos == begin)
 		return; /* finished already (woken twice) */
+	bool has_next = pos < end;
+	int64_t next_lt = has_next ? r->lt[g->chain[pos]] : 0, next_time = has_next ? g->time[g->chain[pos]] : 0;
 	while (pos > begin) {
 		uint32_t v = g->chain[pos - 1];
-		if (r->pending[v]) {
-			r->pending[v] |= BLOCKED;
-			r->waiter[v] = k;
+		if (v < r->low || blocks(r, v, k))
 			break;
-		}
-		if (pos < end)
-			r->lt[v] = min64(r->lt[v], chain_bound(g, r->lt, pos - 1));
-		finish_point(r, v);
+		int64_t t = g->time[v], x = cross_bound(r, v);
+		if (has_next)
+			x = min64(x, next_lt - (g->work[pos - 1] ? next_time - t : 0));
+		r->lt[v] = x;
+		finish_point(r, v, x);
+		next_lt = x;
+		next_time = t;
+		has_next = true;
 		pos--;
 	}
 	r->cursor[k] = pos;
@@ -343,7 +508,7 @@ static void collect_group(float_run *r, int64_t t)
 			first--;
 		for (uint32_t i = first; i < pos; i++) {
 			uint32_t v = g->chain[i];
-			int64_t base = r->lt[v];
+			int64_t base = cross_bound(r, v);
 			if (i + 1 == pos && pos < end)
 				base = min64(base, chain_bound(g, r->lt, i));
 			r->member[v] = 1;
@@ -391,8 +556,11 @@ static void flood_group(float_run *r)
 			uint32_t xi = sg->stack[--top], x = sg->pt[xi];
 			if (sg->has_pred[xi] && r->member[sg->pt[xi - 1]] == 1)
 				assign(r, &top, xi - 1, value);
-			for (uint32_t i = r->ie.in_start[x]; i < r->ie.in_start[x + 1]; i++) {
-				uint32_t u = r->ie.in_src[i];
+			if (!sparse_has(&r->in, x))
+				continue;
+			uint32_t k = sparse_rank(&r->in, x);
+			for (uint32_t i = r->in_start[k]; i < r->in_start[k + 1]; i++) {
+				uint32_t u = r->in_src[i];
 				if (r->member[u] == 1)
 					assign(r, &top, r->gidx[u], value);
 			}
@@ -407,16 +575,12 @@ static void finish_group(float_run *r)
 	stall_group *sg = &r->sg;
 	for (uint32_t j = 0; j < sg->count; j++) {
 		uint32_t v = sg->pt[j];
-		for (uint32_t i = r->ie.in_start[v]; i < r->ie.in_start[v + 1]; i++) {
-			uint32_t u = r->ie.in_src[i];
-			if (r->member[u])
-				continue;
-			r->lt[u] = min64(r->lt[u], r->lt[v]);
-			if (--r->pending[u] == BLOCKED) {
-				r->pending[u] = 0;
-				r->ready[r->nready++] = r->waiter[u];
-			}
-		}
+		if (!sparse_has(&r->in, v))
+			continue;
+		uint32_t k = sparse_rank(&r->in, v);
+		for (uint32_t i = r->in_start[k]; i < r->in_start[k + 1]; i++)
+			if (!r->member[r->in_src[i]])
+				notify_source(r, r->in_src[i], r->lt[v]);
 	}
 	for (uint32_t j = 0; j < sg->count; j++)
 		r->member[sg->pt[j]] = 0;
@@ -459,10 +623,11 @@ static int resolve_stall(float_run *r, gt_error *err)
 
 static void float_run_free(float_run *r)
 {
-	free(r->ie.in_start);
-	free(r->ie.in_src);
-	free(r->pending);
-	free(r->waiter);
+	sparse_free(&r->out);
+	sparse_free(&r->in);
+	free(r->src);
+	free(r->in_start);
+	free(r->in_src);
 	free(r->cursor);
 	free(r->ready);
 	free(r->member);
@@ -474,32 +639,64 @@ static void float_run_free(float_run *r)
 	free(r->sg.tracks);
 }
 
+/* The sources' states (bound T, pending = out-degree) and the in-edges by
+ * target rank (a counting sort). */
+static void cross_edges_build(float_run *r)
+{
+	const gt_cpm_graph *g = r->g;
+	for (uint32_t i = 0; i < r->out.count; i++)
+		r->src[i] = (source_state){g->horizon, 0, 0};
+	for (uint32_t e = 0; e < g->m; e++) {
+		r->src[sparse_rank(&r->out, g->edge_src[e])].pending++;
+		r->in_start[sparse_rank(&r->in, g->edge_dst[e]) + 1]++;
+	}
+	for (uint32_t i = 0; i < r->in.count; i++)
+		r->in_start[i + 1] += r->in_start[i];
+	/* Scatter with in_start[k] as k's cursor, then shift the offsets back. */
+	for (uint32_t e = 0; e < g->m; e++)
+		r->in_src[r->in_start[sparse_rank(&r->in, g->edge_dst[e])]++] = g->edge_src[e];
+	memmove(r->in_start + 1, r->in_start, (size_t)r->in.count * sizeof *r->in_start);
+	r->in_start[0] = 0;
+}
+
 static int float_run_init(float_run *r, const gt_cpm_graph *g, int64_t *lt, gt_error *err)
 {
 	memset(r, 0, sizeof *r);
 	r->g = g;
 	r->lt = lt;
-	size_t n = g->n ? g->n : 1, tracks = g->tracks ? g->tracks : 1;
-	r->pending = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *r->pending);
-	r->waiter = gt_fault_hit("alloc") ? NULL : malloc(n * sizeof *r->waiter);
+	size_t tracks = g->tracks ? g->tracks : 1, m = g->m ? g->m : 1;
+	if (sparse_build(&r->out, g->n, g->edge_src, g->m) < 0 || sparse_build(&r->in, g->n, g->edge_dst, g->m) < 0)
+		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
+	r->src = gt_fault_hit("alloc") ? NULL : malloc((r->out.count ? r->out.count : 1) * sizeof *r->src);
+	r->in_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)r->in.count + 1, sizeof *r->in_start);
+	r->in_src = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->in_src);
 	r->cursor = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->cursor);
 	r->ready = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->ready);
-	if (!r->pending || !r->waiter || !r->cursor || !r->ready)
+	if (!r->src || !r->in_start || !r->in_src || !r->cursor || !r->ready)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
-	if (in_edges_build(g, &r->ie, err) < 0)
-		return -1;
-	for (uint32_t v = 0; v < g->n; v++)
-		lt[v] = g->horizon;
-	for (uint32_t e = 0; e < g->m; e++)
-		r->pending[g->edge_src[e]]++;
+	cross_edges_build(r);
 	for (uint32_t k = 0; k < g->tracks; k++) {
 		r->cursor[k] = g->chain_start[k + 1];
-		if (g->chain_start[k] < g->chain_start[k + 1]) {
-			r->unfinished_tracks++;
-			r->ready[r->nready++] = k;
-		}
+		r->unfinished_tracks += g->chain_start[k] < g->chain_start[k + 1];
 	}
 	return 0;
+}
+
+/* Windows of ids from the top down; within each, every track advances,
+ * and the tracks they wake. */
+static void sweep_windows(float_run *r)
+{
+	const gt_cpm_graph *g = r->g;
+	uint32_t window = sweep_window(g);
+	for (uint32_t high = g->n; high > 0; high = r->low) {
+		r->low = high > window ? high - window : 0;
+		prefetch_ids(g->time, sizeof *g->time, r->low, high, false);
+		prefetch_ids(r->lt, sizeof *r->lt, r->low, high, true);
+		for (uint32_t k = 0; k < g->tracks; k++) {
+			advance_track(r, k);
+			drain_ready(r);
+		}
+	}
 }
 
 int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
@@ -508,11 +705,11 @@ int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *st
 		return -1;
 	float_run r;
 	int rc = float_run_init(&r, g, lt, err);
-	while (rc == 0) {
-		drain_ready(&r);
-		if (!r.unfinished_tracks)
-			break;
+	if (rc == 0)
+		sweep_windows(&r);
+	while (rc == 0 && r.unfinished_tracks) {
 		rc = resolve_stall(&r, err);
+		drain_ready(&r);
 	}
 	float_run_free(&r);
 	if (rc == 0 && stats)

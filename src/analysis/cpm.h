@@ -78,8 +78,10 @@ typedef struct gt_cpm_float_stats {
 } gt_cpm_float_stats;
 
 /* Checks the graph's shape (chain a permutation, chain_start monotone,
- * times non-decreasing along chains, cross edges in range and not
- * backward): GT_EINPUT with the first problem. Both steps call it. */
+ * times non-decreasing along chains, work flags 0 or 1, times spanning at
+ * most 2^62 ns, cross edges in range, not to themselves, not backward, of
+ * kind flow or wait): GT_EINPUT with the first problem. n = 0 with NULL
+ * arrays is a valid empty graph. Both steps call it. */
 int gt_cpm_check(const gt_cpm_graph *g, gt_error *err);
 /* gt_cpm_check, plus the range float needs so that no intermediate value
  * of the host or device computation overflows: times span at most 2^62 ns
