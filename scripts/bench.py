@@ -388,11 +388,12 @@ class Harness:
         # critical path over every ProfilerStep (or the whole first annotation HTA finds)
         cp = parse + (
             "import sys\n"
-            "df = a.t.get_trace(0); names = a.t.symbol_table.get_sym_table()\n"
+            "r = sorted(a.t.traces)[0]  # HTA keys a trace by its distributedInfo rank, not by file\n"
+            "df = a.t.get_trace(r); names = a.t.symbol_table.get_sym_table()\n"
             "steps = [i for i, n in enumerate(names) if n.startswith('ProfilerStep#')]\n"
             "k = int(df['name'].isin(steps).sum())\n"
             "if k == 0: sys.exit('no ProfilerStep annotation: HTA critical path needs one')\n"
-            "g, ok = a.critical_path_analysis(rank=0, annotation='ProfilerStep', instance_id=(0, k - 1))\n"
+            "g, ok = a.critical_path_analysis(rank=r, annotation='ProfilerStep', instance_id=(0, k - 1))\n"
             "if not ok: sys.exit('critical_path_analysis reported failure')\n"
             "print(len(g.critical_path_nodes))\n")
         if self.smoke:
