@@ -104,17 +104,22 @@ def main():
     if not labels <= lanes:
         fails.append("lane labels on lanes without spans: %s" % sorted(labels - lanes))
 
-    # critical-path hops: exactly those in the window whose rows are drawn
+    # critical-path hops: each one in the window whose rows are drawn, folded
+    # into elements as render.h says (runs along a row, repeats in a column)
     lane_of = {}
     with open(spath) as f:
         for row in csv.DictReader(f):
             lane_of[int(row["id"])] = int(row["lane"])
-    drawn = {}
+    drawn = []
     for ln in root.iter(NS + "line"):
         if ln.get("class") == "cp-hop":
-            drawn[int(ln.get("data-hop"))] = (ln.get("data-kind"), int(ln.get("data-from")), int(ln.get("data-to")))
-    want = {}
+            drawn.append((ln.get("data-kind"), int(ln.get("data-hop")), int(ln.get("data-hops")),
+                          tuple(int(v) for v in ln.get("data-cells").split()),
+                          tuple(int(v) for v in ln.get("data-lanes").split())))
+    want = []
     if len(sys.argv) > 7:
+        def cell(t):
+            return (t - t0) * W // D
         with open(sys.argv[7]) as f:
             for row in csv.DictReader(f):
                 if row["window"] != "0":
@@ -123,16 +128,37 @@ def main():
                 if b < t0 or a > t1:
                     continue
                 fs, ts = int(row["from_span"]), int(row["to_span"])
-                ends = [int(row["owner"])] if row["kind"] == "work" and row["owner"] else [fs, ts]
-                if all(lane_of[e] in lanes for e in ends):
-                    want[int(row["hop"])] = (row["kind"], fs, ts)
+                work = row["kind"] == "work" and row["owner"] != ""
+                ends = (int(row["owner"]),) * 2 if work else (fs, ts)
+                if not all(lane_of[e] in lanes for e in ends):
+                    continue
+                seg = [row["kind"], int(row["hop"]), 1, [cell(max(a, t0)), cell(min(b, t1))],
+                       (lane_of[ends[0]], lane_of[ends[1]])]
+                last = want[-1] if want else None
+                if (last and seg[4][0] == seg[4][1] and last[4][0] == last[4][1] == seg[4][0] and
+                        last[0] == seg[0] and last[3][1] == seg[3][0]):
+                    last[3][1] = max(last[3][1], seg[3][1])
+                    last[2] += 1
+                    continue
+                same = None
+                for e in reversed(want[-64:]):
+                    if e[3][0] != seg[3][0]:
+                        break
+                    if e[0] == seg[0] and e[3] == seg[3] and e[4] == seg[4]:
+                        same = e
+                        break
+                if same:
+                    same[2] += 1
+                else:
+                    want.append(seg)
+        want = [(k, h, n, tuple(c), l) for k, h, n, c, l in want]
     elif drawn:
         fails.append("hops drawn but no path given to check them")
     if drawn != want:
-        extra = sorted(set(drawn) - set(want))[:5]
-        missing = sorted(set(want) - set(drawn))[:5]
-        wrong = [h for h in set(drawn) & set(want) if drawn[h] != want[h]][:5]
-        fails.append("critical-path hops: extra %s, missing %s, wrong %s" % (extra, missing, wrong))
+        diff = [(i, d, w) for i, (d, w) in enumerate(zip(drawn, want)) if d != w][:3]
+        fails.append("critical-path elements: %d drawn, %d expected; first differences %s" % (len(drawn), len(want), diff))
+    if len(drawn) > 4 * W * max(len(lanes), 1):
+        fails.append("critical path: %d elements for %d px" % (len(drawn), W))
     for f in fails:
         print("FAIL: %s: %s" % (svg, f))
     print("%s: %d spans, %d boxes, %d density cells" % (svg, len(spans), len(got_box), len(got_dens)))

@@ -499,50 +499,109 @@ static void draw_density(struct ctx *c, const struct slots *L, uint32_t lane, ui
 	}
 }
 
-/* The y of a span's row centre, or -1 when its lane has no drawn row. */
-static double row_y(const struct ctx *c, uint32_t span)
+/* The drawn row of a span's lane, or NULL when its lane has no row. */
+static const struct slots *row_of(const struct ctx *c, uint32_t span)
 {
 	if (span >= c->m->span_count)
-		return -1;
+		return NULL;
 	uint32_t lane = c->m->spans[span].lane;
-	if (lane < c->lane0 || lane - c->lane0 >= c->nlanes || !c->lanes[lane - c->lane0])
-		return -1;
-	return (double)c->lanes[lane - c->lane0]->y + ROW_H / 2.0;
+	if (lane < c->lane0 || lane - c->lane0 >= c->nlanes)
+		return NULL;
+	return c->lanes[lane - c->lane0];
 }
 
-/* One hop as a line, clipped to the window (y follows the clip). */
-static bool draw_hop(struct ctx *c, const gt_causal_hop *h, uint32_t index)
+/* A hop as the picture sees it: the pixel cells of its ends, clipped to
+ * the window, and the lanes of its rows (a work hop: its owner's). */
+struct hop_seg {
+	uint8_t kind;
+	uint32_t xa, xb, la, lb;
+	uint32_t first, count; /* hops drawn by this element */
+};
+
+static bool hop_seg(const struct ctx *c, const gt_causal_hop *h, struct hop_seg *s)
 {
-	int64_t a = h->from.ts_ns, b = h->to.ts_ns, t0 = c->o->q.t0, t1 = c->o->q.t1;
 	bool work = h->kind == GT_CAUSAL_WORK && h->owner != GT_NONE;
-	double ya = row_y(c, work ? h->owner : h->from.span), yb = row_y(c, work ? h->owner : h->to.span);
-	if (ya < 0 || yb < 0)
+	uint32_t sa = work ? h->owner : h->from.span, sb = work ? h->owner : h->to.span;
+	if (!row_of(c, sa) || !row_of(c, sb))
 		return false;
-	int64_t ca = a > t0 ? a : t0, cb = b < t1 ? b : t1;
-	double fa = b > a ? (double)(ca - a) / (double)(b - a) : 0, fb = b > a ? (double)(cb - a) / (double)(b - a) : 1;
-	fprintf(c->out,
-		"<line class=\"cp-hop\" data-hop=\"%u\" data-kind=\"%s\" data-from=\"%u\" data-to=\"%u\" "
-		"x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
-		index, gt_causal_kind_names[h->kind], h->from.span, h->to.span, x_of(c, ca), ya + (yb - ya) * fa,
-		x_of(c, cb), ya + (yb - ya) * fb);
+	int64_t a = h->from.ts_ns > c->o->q.t0 ? h->from.ts_ns : c->o->q.t0;
+	int64_t b = h->to.ts_ns < c->o->q.t1 ? h->to.ts_ns : c->o->q.t1;
+	*s = (struct hop_seg){.kind = h->kind, .xa = cell_of(c, a), .xb = cell_of(c, b),
+			      .la = c->m->spans[sa].lane, .lb = c->m->spans[sb].lane, .count = 1};
 	return true;
 }
 
-static void draw_path(struct ctx *c, gt_render_stats *st)
+/* Folds a hop into the elements drawn so far: it extends a run of work (or
+ * idle) along one row, or repeats an element of its own pixel column, or is
+ * a new element. So the path costs a few elements per pixel column, not one
+ * per hop. Returns false when out of memory. */
+enum { COLUMN_LOOKBACK = 64 };
+static bool fold_hop(struct hop_seg **el, uint32_t *n, uint32_t *cap, const struct hop_seg *s)
+{
+	struct hop_seg *last = *n ? &(*el)[*n - 1] : NULL;
+	if (last && s->la == s->lb && last->la == last->lb && last->la == s->la && last->kind == s->kind &&
+	    last->xb == s->xa) {
+		if (s->xb > last->xb)
+			last->xb = s->xb;
+		last->count++;
+		return true;
+	}
+	for (uint32_t k = *n, seen = 0; k-- > 0 && (*el)[k].xa == s->xa && seen < COLUMN_LOOKBACK; seen++) {
+		struct hop_seg *e = &(*el)[k];
+		if (e->kind == s->kind && e->xb == s->xb && e->la == s->la && e->lb == s->lb) {
+			e->count++;
+			return true;
+		}
+	}
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 256;
+		struct hop_seg *g = realloc(*el, (size_t)nc * sizeof *g);
+		if (!g)
+			return false;
+		*el = g, *cap = nc;
+	}
+	(*el)[(*n)++] = *s;
+	return true;
+}
+
+static int draw_path(struct ctx *c, gt_render_stats *st, gt_error *err)
 {
 	const gt_render_opts *o = c->o;
-	fputs("<g class=\"critical-path\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-opacity=\"0.9\">\n",
-	      c->out);
+	struct hop_seg *el = NULL, s;
+	uint32_t n = 0, cap = 0;
 	for (uint32_t i = 0; i < o->hop_count; i++) {
 		const gt_causal_hop *h = &o->hops[i];
 		if (h->to.ts_ns < o->q.t0 || h->from.ts_ns > o->q.t1)
 			continue;
-		if (draw_hop(c, h, i))
-			st->path_hops++;
-		else
+		if (!hop_seg(c, h, &s)) {
 			st->path_hops_hidden++;
+			continue;
+		}
+		s.first = i;
+		if (!fold_hop(&el, &n, &cap, &s)) {
+			free(el);
+			return gt_fail(err, GT_EINPUT, "out of memory drawing the critical path");
+		}
+		st->path_hops++;
+	}
+	fputs("<g class=\"critical-path\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-opacity=\"0.9\">\n",
+	      c->out);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct hop_seg *e = &el[k];
+		bool flat = e->la == e->lb;
+		double ya = (double)c->lanes[e->la - c->lane0]->y + ROW_H / 2.0;
+		double yb = (double)c->lanes[e->lb - c->lane0]->y + ROW_H / 2.0;
+		/* a run along a row covers its cells; a hop across rows joins their middles */
+		double xa = LABEL_W + e->xa + (flat ? 0 : 0.5), xb = LABEL_W + e->xb + (flat ? 1 : 0.5);
+		fprintf(c->out,
+			"<line class=\"cp-hop\" data-kind=\"%s\" data-hop=\"%u\" data-hops=\"%u\" "
+			"data-cells=\"%u %u\" data-lanes=\"%u %u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+			gt_causal_kind_names[e->kind], e->first, e->count, e->xa, e->xb, e->la, e->lb, xa, ya, xb, yb);
 	}
 	fputs("</g>\n", c->out);
+	st->path_elements = n;
+	free(el);
+	return 0;
 }
 
 static void mark_on_path(uint8_t *bits, uint32_t span, uint32_t n)
@@ -650,7 +709,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 				draw_boxes(&c, c.lanes[l], c.lane0 + l, st);
 		fputs("</g>\n", out);
 		if (o->hops)
-			draw_path(&c, st);
+			rc = draw_path(&c, st, err);
 		fprintf(out, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%" PRIu64 " spans: %" PRIu64 " boxes, %" PRIu64
 			     " density cells; %u lanes</text>\n",
 			y + 16, st->spans, st->boxes, st->density_cells, st->rows);

@@ -23,13 +23,18 @@
  * order, labelled with process and thread names. Boxes are coloured by
  * renderer group from a fixed palette and named where the name fits.
  * With a critical path (the causal one, causal.h), the spans of its points
- * that meet the viewport are outlined, and each hop that meets the time
- * window is one <line class="cp-hop" data-hop=I data-kind=KIND
- * data-from=SPAN data-to=SPAN>, in path order, clipped to the window: a work
- * hop runs along its owner's row, every other hop from the row of its
- * from-point's span to the row of its to-point's span, so the path reads as
- * time-ordered segments across the tracks. A hop whose rows are not drawn is
- * left out (counted in path_hops_hidden). */
+ * that meet the viewport are outlined, and its hops that meet the time window
+ * are drawn, in path order, as <line class="cp-hop"> elements over pixel
+ * cells: a hop spans the cells of its ends clipped to the window (cell(t) as
+ * above), on its owner's row for work, else from the row of the span it
+ * leaves to the row of the span it reaches. A hop whose rows are not drawn
+ * is left out (path_hops_hidden). A hop extends the previous element when
+ * both run along the same row with the same kind and it starts in the cell
+ * where that one ends; it is counted in an element of its own start cell
+ * (up to 64 elements back) that has its kind, cells and rows; else it is a
+ * new element. Each element says data-kind, data-hop (its first hop),
+ * data-hops (how many it stands for), data-cells and data-lanes, so the
+ * path costs a few elements per pixel column, not one per hop. */
 #ifndef GT_RENDER_H
 #define GT_RENDER_H
 
@@ -64,6 +69,7 @@ typedef struct gt_render_stats {
 	uint32_t path_spans;    /* critical-path spans outlined (drawn as boxes) */
 	uint32_t path_hops;     /* hops drawn */
 	uint32_t path_hops_hidden; /* hops in the window whose rows are not drawn */
+	uint32_t path_elements; /* <line> elements they were drawn as */
 } gt_render_stats;
 
 /* Writes the SVG for the candidate batches cand[0..ncand) of ix (in
