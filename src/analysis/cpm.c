@@ -226,8 +226,11 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
 		return -1;
 	/* span <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
 	int64_t span = (int64_t)time_span(g);
-	if (g->n && g->horizon < INT64_MIN + 2 * span)
-		return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)g->horizon);
+	for (uint32_t k = 0; k < g->tracks; k++) {
+		int64_t t = gt_cpm_horizon(g, k);
+		if (g->chain_start[k] < g->chain_start[k + 1] && t < INT64_MIN + 2 * span)
+			return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)t);
+	}
 	return 0;
 }
 
@@ -358,7 +361,7 @@ static void sparse_free(sparse_set *s)
 
 /* Per point with cross out-edges (by rank in the out set). */
 typedef struct {
-	int64_t bound;    /* min LT over its finished targets, from T */
+	int64_t bound;    /* min LT over its finished targets (INT64_MAX: none) */
 	uint32_t pending; /* unfinished targets, | BLOCKED */
 	uint32_t waiter;  /* the track blocked on it (with BLOCKED) */
 } source_state;
@@ -395,10 +398,12 @@ typedef struct {
 	stall_group sg;
 } float_run;
 
-/* The bound on v from its cross out-edges' finished targets (T if none). */
-static int64_t cross_bound(const float_run *r, uint32_t v)
+/* The bound on v, on track k, from T and its cross out-edges' finished
+ * targets. */
+static int64_t cross_bound(const float_run *r, uint32_t v, uint32_t k)
 {
-	return sparse_has(&r->out, v) ? r->src[sparse_rank(&r->out, v)].bound : r->g->horizon;
+	int64_t t = gt_cpm_horizon(r->g, k);
+	return sparse_has(&r->out, v) ? min64(t, r->src[sparse_rank(&r->out, v)].bound) : t;
 }
 
 /* The source state of u, which has an edge into a point that just became
@@ -460,7 +465,7 @@ static void advance_track(float_run *r, uint32_t k)
 		uint32_t v = g->chain[pos - 1];
 		if (v < r->low || blocks(r, v, k))
 			break;
-		int64_t t = g->time[v], x = cross_bound(r, v);
+		int64_t t = g->time[v], x = cross_bound(r, v, k);
 		if (has_next)
 			x = min64(x, next_lt - (g->work[pos - 1] ? next_time - t : 0));
 		r->lt[v] = x;
@@ -508,7 +513,7 @@ static void collect_group(float_run *r, int64_t t)
 			first--;
 		for (uint32_t i = first; i < pos; i++) {
 			uint32_t v = g->chain[i];
-			int64_t base = cross_bound(r, v);
+			int64_t base = cross_bound(r, v, k);
 			if (i + 1 == pos && pos < end)
 				base = min64(base, chain_bound(g, r->lt, i));
 			r->member[v] = 1;
@@ -639,13 +644,13 @@ static void float_run_free(float_run *r)
 	free(r->sg.tracks);
 }
 
-/* The sources' states (bound T, pending = out-degree) and the in-edges by
- * target rank (a counting sort). */
+/* The sources' states (no bound yet, pending = out-degree) and the
+ * in-edges by target rank (a counting sort). */
 static void cross_edges_build(float_run *r)
 {
 	const gt_cpm_graph *g = r->g;
 	for (uint32_t i = 0; i < r->out.count; i++)
-		r->src[i] = (source_state){g->horizon, 0, 0};
+		r->src[i] = (source_state){INT64_MAX, 0, 0};
 	for (uint32_t e = 0; e < g->m; e++) {
 		r->src[sparse_rank(&r->out, g->edge_src[e])].pending++;
 		r->in_start[sparse_rank(&r->in, g->edge_dst[e]) + 1]++;
