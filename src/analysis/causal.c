@@ -74,14 +74,12 @@ static void steps_free(causal_steps *s)
 
 static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
 {
-	size_t n = points ? points : 1;
-	bool oom = gt_fault_hit("alloc");
 	*s = (causal_steps){0};
-	s->bind.parent = oom ? NULL : malloc(n * sizeof *s->bind.parent);
-	s->bind.gap = oom ? NULL : malloc(n * sizeof *s->bind.gap);
-	s->bind.kind = oom ? NULL : malloc(n * sizeof *s->bind.kind);
-	s->bind.edge = oom ? NULL : malloc(n * sizeof *s->bind.edge);
-	s->lt = oom ? NULL : malloc(n * sizeof *s->lt);
+	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
+	s->bind.gap = gt_big_malloc(points, sizeof *s->bind.gap);
+	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
+	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
+	s->lt = gt_big_malloc(points, sizeof *s->lt);
 	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
 	return gt_cp_rows_alloc(&s->rows, points, err);
@@ -223,8 +221,8 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 			   gt_causal_result *out, gt_error *err)
 {
 	uint64_t budget = opt->batch_points ? opt->batch_points : BATCH_POINTS;
-	gt_error *errs = gt_fault_hit("alloc") ? NULL : calloc(t->window_count, sizeof *errs);
-	causal_graph *graphs = gt_fault_hit("alloc") ? NULL : calloc(t->window_count, sizeof *graphs);
+	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
+	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
 	if (!errs || !graphs) {
 		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
@@ -260,7 +258,7 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
-	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
+	out->windows = gt_big_calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);

@@ -8,7 +8,7 @@
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 static gt_causal_point point_of(const causal_graph *g, uint32_t p)

@@ -11,7 +11,7 @@
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 void causal_union_free(causal_union *u)

@@ -103,7 +103,7 @@ static uint32_t next_limit(uint32_t limit, uint32_t window, uint32_t n)
 
 static uint32_t *cursors_at_starts(const gt_cpm_graph *g)
 {
-	uint32_t *cursor = gt_fault_hit("alloc") ? NULL : malloc((g->tracks ? g->tracks : 1) * sizeof *cursor);
+	uint32_t *cursor = gt_big_malloc(g->tracks, sizeof *cursor);
 	if (cursor)
 		for (uint32_t k = 0; k < g->tracks; k++)
 			cursor[k] = g->chain_start[k];
@@ -137,7 +137,7 @@ static int check_track_part(const gt_cpm_graph *g, uint32_t k, uint32_t *cursor,
  * never decreasing along a track. */
 static int check_chains(const gt_cpm_graph *g, gt_error *err)
 {
-	uint64_t *seen = gt_fault_hit("alloc") ? NULL : calloc(g->n / 64 + 1, sizeof *seen);
+	uint64_t *seen = gt_big_calloc(g->n / 64 + 1, sizeof *seen);
 	uint32_t *cursor = cursors_at_starts(g);
 	int rc = 0;
 	if (!seen || !cursor)
@@ -336,8 +336,8 @@ static uint32_t sparse_rank(const sparse_set *s, uint32_t v)
 static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint32_t m)
 {
 	size_t words = (size_t)n / 64 + 1;
-	s->bits = gt_fault_hit("alloc") ? NULL : calloc(words, sizeof *s->bits);
-	s->rank = gt_fault_hit("alloc") ? NULL : malloc(words * sizeof *s->rank);
+	s->bits = gt_big_calloc(words, sizeof *s->bits);
+	s->rank = gt_big_malloc(words, sizeof *s->rank);
 	if (!s->bits || !s->rank)
 		return -1;
 	for (uint32_t e = 0; e < m; e++)
@@ -602,13 +602,13 @@ static int stall_alloc(float_run *r, gt_error *err)
 {
 	uint32_t n = r->g->n;
 	stall_group *sg = &r->sg;
-	r->member = gt_fault_hit("alloc") ? NULL : calloc(n, 1);
-	r->gidx = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *r->gidx);
-	sg->pt = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->pt);
-	sg->has_pred = gt_fault_hit("alloc") ? NULL : malloc(n);
-	sg->seeds = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->seeds);
-	sg->stack = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->stack);
-	sg->tracks = gt_fault_hit("alloc") ? NULL : malloc((size_t)r->g->tracks * sizeof *sg->tracks);
+	r->member = gt_big_calloc(n, 1);
+	r->gidx = gt_big_malloc(n, sizeof *r->gidx);
+	sg->pt = gt_big_malloc(n, sizeof *sg->pt);
+	sg->has_pred = gt_big_malloc(n, 1);
+	sg->seeds = gt_big_malloc(n, sizeof *sg->seeds);
+	sg->stack = gt_big_malloc(n, sizeof *sg->stack);
+	sg->tracks = gt_big_malloc(r->g->tracks, sizeof *sg->tracks);
 	if (!r->member || !r->gidx || !sg->pt || !sg->has_pred || !sg->seeds || !sg->stack || !sg->tracks)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for a zero-gap cycle of %u points", n);
 	return 0;
@@ -672,11 +672,11 @@ static int float_run_init(float_run *r, const gt_cpm_graph *g, int64_t *lt, gt_e
 	size_t tracks = g->tracks ? g->tracks : 1, m = g->m ? g->m : 1;
 	if (sparse_build(&r->out, g->n, g->edge_src, g->m) < 0 || sparse_build(&r->in, g->n, g->edge_dst, g->m) < 0)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
-	r->src = gt_fault_hit("alloc") ? NULL : malloc((r->out.count ? r->out.count : 1) * sizeof *r->src);
-	r->in_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)r->in.count + 1, sizeof *r->in_start);
-	r->in_src = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->in_src);
-	r->cursor = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->cursor);
-	r->ready = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->ready);
+	r->src = gt_big_malloc(r->out.count, sizeof *r->src);
+	r->in_start = gt_big_calloc((size_t)r->in.count + 1, sizeof *r->in_start);
+	r->in_src = gt_big_malloc(m, sizeof *r->in_src);
+	r->cursor = gt_big_malloc(tracks, sizeof *r->cursor);
+	r->ready = gt_big_malloc(tracks, sizeof *r->ready);
 	if (!r->src || !r->in_start || !r->in_src || !r->cursor || !r->ready)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
 	cross_edges_build(r);
