@@ -169,26 +169,38 @@ static long entering(__local const long *A, __local const long *B, __local const
 
 /* --- float: kernels ------------------------------------------------------------ */
 
-__kernel void cpm_float_setup(uint n, long horizon, __global const uint *chain, __global const uchar *pos_flags,
+/* LT starts at the position's T (horizon[k], k its track: a binary search
+ * of chain_start). A tail's lag is -1 - k, so that relax finds its T. */
+__kernel void cpm_float_setup(uint n, uint tracks, __global const uint *chain_start, __global const long *horizon,
+			      __global const uint *chain, __global const uchar *pos_flags,
 			      __global const long *time, __global long *lag, __global long *lt)
 {
 	uint i = (uint)get_global_id(0);
 	if (i >= n)
 		return;
+	uint lo = 0, hi = tracks; /* chain_start[lo] <= i < chain_start[hi] */
+	while (hi - lo > 1) {
+		uint mid = lo + (hi - lo) / 2;
+		if (chain_start[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
 	uchar fl = pos_flags[i];
-	long l = -1;
+	long l = -1 - (long)lo;
 	if (!(fl & TAIL))
 		l = fl & WORK ? time[chain[i + 1]] - time[chain[i]] : 0;
 	lag[i] = l;
-	lt[i] = horizon;
+	lt[i] = horizon[lo];
 }
 
-/* Relaxation of the cross edges (c_i = min(T, LT of each out-edge's
- * target)) fused with the first step of the scan: each work-group's
+/* Relaxation of the cross edges (c_i = min(T at a tail, LT of each
+ * out-edge's target); T elsewhere comes in through the chain, the lags
+ * being >= 0) fused with the first step of the scan: each work-group's
  * composed link. lt is read only (this round's scan writes it later). */
-__kernel void cpm_relax_reduce(uint n, long horizon, __global const uint *out_start, __global const uint *out_dst,
-			       __global const long *lag, __global const long *lt, __global long *c,
-			       __global long *agg_a, __global long *agg_b, __global int *agg_f,
+__kernel void cpm_relax_reduce(uint n, __global const long *horizon, __global const uint *out_start,
+			       __global const uint *out_dst, __global const long *lag, __global const long *lt,
+			       __global long *c, __global long *agg_a, __global long *agg_b, __global int *agg_f,
 			       __local long *A, __local long *B, __local int *F)
 {
 	uint first = (uint)get_global_id(0) * ITEMS;
@@ -197,12 +209,13 @@ __kernel void cpm_relax_reduce(uint n, long horizon, __global const uint *out_st
 		uint i = first + (uint)j;
 		if (i >= n)
 			continue;
-		long ci = horizon;
+		long li = lag[i];
+		long ci = li < 0 ? horizon[-1 - li] : LONG_MAX;
 		uint end = out_start[i + 1];
 		for (uint s = out_start[i]; s < end; s++)
 			ci = min(ci, lt[out_dst[s]]);
 		c[i] = ci;
-		link_fn mine = link_of(ci, lag[i]);
+		link_fn mine = link_of(ci, li);
 		acc = i + 1 < n && j < ITEMS - 1 ? compose(mine, acc) : mine;
 	}
 	suffix_scan(A, B, F, acc);

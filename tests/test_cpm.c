@@ -32,7 +32,7 @@ static uint64_t rnd(void)
 /* A graph owning its arrays; g points into them. */
 typedef struct {
 	gt_cpm_graph g;
-	int64_t *time;
+	int64_t *time, *horizon; /* horizon: NULL, or per chain */
 	uint32_t *chain, *chain_start, *edge_src, *edge_dst;
 	uint8_t *work, *edge_kind;
 } graph;
@@ -69,6 +69,7 @@ static void graph_free(graph *a)
 	free(a->edge_src);
 	free(a->edge_dst);
 	free(a->edge_kind);
+	free(a->horizon);
 }
 
 /* Hand-built graphs: tracks as strings of point ids separated by '|' in
@@ -245,8 +246,9 @@ static void brute_bind(const gt_cpm_graph *g, uint32_t v, gt_cpm_binding *out)
  * track, so that a sweep carries a value down a whole track.) */
 static void brute_float(const gt_cpm_graph *g, int64_t *lt)
 {
-	for (uint32_t v = 0; v < g->n; v++)
-		lt[v] = g->horizon;
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t i = g->chain_start[k]; i < g->chain_start[k + 1]; i++)
+			lt[g->chain[i]] = gt_cpm_horizon(g, k);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (uint32_t k = 0; k < g->tracks; k++)
@@ -335,6 +337,16 @@ static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
 	return rounds;
 }
 
+/* The lowest T of a chain with points. */
+static int64_t lowest_horizon(const gt_cpm_graph *g)
+{
+	int64_t t = INT64_MAX;
+	for (uint32_t k = 0; k < g->tracks; k++)
+		if (g->chain_start[k] < g->chain_start[k + 1] && gt_cpm_horizon(g, k) < t)
+			t = gt_cpm_horizon(g, k);
+	return t;
+}
+
 /* Host results, checked against the oracles (those are slow: small n). */
 static void check_host(const graph *a, const char *what)
 {
@@ -352,8 +364,11 @@ static void check_host(const graph *a, const char *what)
 	ck_assert_uint_eq(fs.rounds, 1);
 	brute_float(g, lt_brute);
 	assert_lt_equal(lt, lt_brute, g->n, what);
+	int64_t lowest = lowest_horizon(g), latest = INT64_MIN;
 	for (uint32_t v = 0; v < g->n; v++)
-		ck_assert(g->horizon < g->time[v] || lt[v] >= g->time[v]);
+		latest = g->time[v] > latest ? g->time[v] : latest;
+	for (uint32_t v = 0; v < g->n; v++)
+		ck_assert(lowest < latest || lt[v] >= g->time[v]);
 	compare_devices(g, what);
 	free(lt);
 	free(lt_brute);
@@ -638,6 +653,123 @@ START_TEST(malformed_rejected)
 }
 END_TEST
 
+START_TEST(float_horizon_per_chain)
+{
+	/* Track 0: 0(0) -work- 1(10); track 1: 2(10) -work- 3(20); flow 1 -> 2.
+	 * T = (50, 30): LT(3) = 30, LT(2) = 20, LT(1) = min(50, 20), LT(0) = 10.
+	 * T = (15, 30): LT(1) = min(15, 20) = 15, LT(0) = 5. */
+	static const int64_t time[] = {0, 10, 10, 20};
+	static const hand_edge edges[] = {{1, 2, FLOW}};
+	static const int64_t t1[] = {50, 30}, t2[] = {15, 30}, want1[] = {10, 20, 20, 30}, want2[] = {5, 15, 20, 30};
+	const int64_t *ts[] = {t1, t2}, *wants[] = {want1, want2};
+	for (int c = 0; c < 2; c++) {
+		graph a = hand_graph(time, 4, "0 *1 | 2 *3", edges, 1, 99);
+		a.g.horizon_of_chain = ts[c];
+		hand_result r;
+		run_hand(&a, &r);
+		for (int v = 0; v < 4; v++)
+			ck_assert_msg(r.lt[v] == wants[c][v], "case %d: LT(%d) = %" PRId64, c, v, r.lt[v]);
+		binding_free(&r.bs);
+		graph_free(&a);
+	}
+	/* A chain's T too far below the times is rejected; an empty chain's
+	 * T is not read. */
+	static const uint32_t starts[] = {0, 0, 2};
+	static const uint32_t chain[] = {0, 1};
+	static const uint8_t work[] = {0, 0};
+	static const int64_t two[] = {5, 9}, low[] = {INT64_MIN, 9}, bad[] = {9, INT64_MIN + 7};
+	gt_cpm_graph g = {.n = 2, .time = two, .tracks = 2, .chain = chain, .chain_start = starts, .work = work,
+			  .horizon_of_chain = low};
+	int64_t lt[2];
+	gt_error err = {0};
+	ck_assert_msg(gt_cpm_float_host(&g, lt, NULL, &err) == 0 && lt[0] == 9 && lt[1] == 9, "%s", err.msg);
+	g.horizon_of_chain = bad;
+	ck_assert(gt_cpm_float_host(&g, lt, NULL, &err) < 0 && err.status == GT_EINPUT);
+	ck_assert_msg(strstr(err.msg, "horizon"), "%s", err.msg);
+}
+END_TEST
+
+/* The disjoint union of several graphs (ids, positions, tracks and edges
+ * offset; each chain keeps its graph's T): each part's binding and LT are
+ * the part's own, shifted. This is how the causal driver runs many
+ * windows in one call. */
+static graph graph_union(const graph *parts, uint32_t count)
+{
+	uint32_t n = 0, tracks = 0, m = 0;
+	for (uint32_t i = 0; i < count; i++)
+		n += parts[i].g.n, tracks += parts[i].g.tracks, m += parts[i].g.m;
+	graph u = graph_new(n, tracks, m);
+	u.horizon = xcalloc(tracks, sizeof *u.horizon);
+	u.g.horizon_of_chain = u.horizon;
+	u.g.horizon = INT64_MIN; /* not read */
+	uint32_t pb = 0, tb = 0, eb = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const gt_cpm_graph *p = &parts[i].g;
+		for (uint32_t v = 0; v < p->n; v++) {
+			u.time[pb + v] = p->time[v];
+			u.chain[pb + v] = p->chain[v] + pb;
+			u.work[pb + v] = p->work[v];
+		}
+		for (uint32_t k = 0; k < p->tracks; k++) {
+			u.chain_start[tb + k] = p->chain_start[k] + pb;
+			u.horizon[tb + k] = gt_cpm_horizon(p, k);
+		}
+		for (uint32_t e = 0; e < p->m; e++) {
+			u.edge_src[eb + e] = p->edge_src[e] + pb;
+			u.edge_dst[eb + e] = p->edge_dst[e] + pb;
+			u.edge_kind[eb + e] = p->edge_kind[e];
+		}
+		pb += p->n, tb += p->tracks, eb += p->m;
+	}
+	u.chain_start[tracks] = n;
+	return u;
+}
+
+START_TEST(random_union_vs_parts)
+{
+	rng_state = 500 + (uint64_t)_i;
+	enum { PARTS = 6 };
+	graph parts[PARTS];
+	for (uint32_t i = 0; i < PARTS; i++) {
+		uint32_t n = 1 + (uint32_t)(rnd() % (_i ? 400 : 40)), tracks = 1 + (uint32_t)(rnd() % 6);
+		parts[i] = random_graph(n, tracks, n > 1 ? (uint32_t)(rnd() % (n + 1)) : 0, rnd() % 2 ? 4 : 1000, 60);
+		/* T far apart between parts: a leak across them would show */
+		parts[i].g.horizon += (int64_t)(rnd() % 5) * 1000000;
+	}
+	graph u = graph_union(parts, PARTS);
+	check_host(&u, "union");
+	gt_error err = {0};
+	binding_store us;
+	gt_cpm_binding ub = binding_new(u.g.n, &us);
+	int64_t *ult = xcalloc(u.g.n, sizeof *ult);
+	ck_assert_msg(gt_cpm_bind_host(&u.g, &ub, &err) == 0 && gt_cpm_float_host(&u.g, ult, NULL, &err) == 0, "%s",
+		      err.msg);
+	uint32_t pb = 0, eb = 0;
+	for (uint32_t i = 0; i < PARTS; i++) {
+		const gt_cpm_graph *p = &parts[i].g;
+		binding_store ps;
+		gt_cpm_binding pbnd = binding_new(p->n, &ps);
+		int64_t *plt = xcalloc(p->n, sizeof *plt);
+		ck_assert(gt_cpm_bind_host(p, &pbnd, &err) == 0 && gt_cpm_float_host(p, plt, NULL, &err) == 0);
+		for (uint32_t v = 0; v < p->n; v++) {
+			uint32_t up = ub.parent[pb + v], ue = ub.edge[pb + v];
+			ck_assert_uint_eq(up == R ? R : up - pb, pbnd.parent[v]);
+			ck_assert_uint_eq(ue == NONE ? NONE : ue - eb, pbnd.edge[v]);
+			ck_assert(ub.gap[pb + v] == pbnd.gap[v] && ub.kind[pb + v] == pbnd.kind[v]);
+			ck_assert_msg(ult[pb + v] == plt[v], "part %u point %u: %" PRId64 " vs %" PRId64, i, v,
+				      ult[pb + v], plt[v]);
+		}
+		free(plt);
+		binding_free(&ps);
+		pb += p->n, eb += p->m;
+		graph_free(&parts[i]);
+	}
+	free(ult);
+	binding_free(&us);
+	graph_free(&u);
+}
+END_TEST
+
 /* --- property tests ----------------------------------------------------------- */
 
 START_TEST(random_small_vs_brute_force)
@@ -748,12 +880,14 @@ static Suite *suite(void)
 	tcase_add_test(h, float_zero_gap_cycle);
 	tcase_add_test(h, lonely_point_and_empty_graph);
 	tcase_add_test(h, malformed_rejected);
+	tcase_add_test(h, float_horizon_per_chain);
 	suite_add_tcase(s, h);
 	TCase *p = tcase_create("property");
 	tcase_set_timeout(p, 120);
 	tcase_add_loop_test(p, random_small_vs_brute_force, 0, 12);
 	tcase_add_loop_test(p, random_medium_vs_brute_force, 0, 4);
 	tcase_add_loop_test(p, random_windows_vs_relaxation, 0, 3);
+	tcase_add_loop_test(p, random_union_vs_parts, 0, 4);
 	tcase_add_test(p, device_rounds_follow_cross_hops);
 	suite_add_tcase(s, p);
 	TCase *d = tcase_create("device");

@@ -1,7 +1,8 @@
-/* The causal critical path's driver: the trace-wide facts once, then each
- * window on its own (windows in parallel when there are several, a
- * window's tracks in parallel when there is one): its graph, the engine's
- * three graph steps, and the result. */
+/* The causal critical path's driver: the trace-wide facts once, then the
+ * windows in batches of bounded size: their graphs (windows in parallel
+ * when there are several, a window's tracks in parallel when there is
+ * one), the engine's three graph steps once over the batch's union, and
+ * each window's result. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,12 +16,10 @@ const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT] = {"no_dependencies
 const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", "not_taking_part",
 									 "other_window"};
 
-/* The engine's steps, or the host references where it has none; a device
- * engine is called by one window at a time. */
-typedef struct steps_runner {
-	const gt_causal_engine *eng;
-	pthread_mutex_t lock;
-} steps_runner;
+/* Windows go to the engine in batches of at most this many points (an
+ * upper bound per window: 2 per span and 1 per flow), so that memory
+ * stays bounded however long the trace. */
+#define BATCH_POINTS ((uint64_t)1 << 26)
 
 typedef struct float_job {
 	const gt_cpm_graph *g;
@@ -37,35 +36,29 @@ static void *host_floats(void *arg)
 	return NULL;
 }
 
-/* Binding then path; the floats need neither, so on the host they run
- * beside them when there is a thread to spare. */
-static int run_steps(steps_runner *r, const causal_graph *g, causal_steps *s, unsigned threads,
-		     gt_causal_window *win, gt_error *err)
+/* The engine's steps, or the host references where it has none: binding
+ * then path; the floats need neither, so on the host they run beside them
+ * when there is a thread to spare. */
+static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, unsigned threads,
+		     uint32_t *rounds, gt_error *err)
 {
-	const gt_causal_engine *e = r->eng;
-	gt_cpm_graph cg = causal_cpm_graph(g);
-	float_job fj = {&cg, s->lt, {0}, {0}, 0};
+	float_job fj = {cg, s->lt, {0}, {0}, 0};
 	pthread_t tid;
 	bool beside = threads > 1 && !(e && e->floats) && pthread_create(&tid, NULL, host_floats, &fj) == 0;
-	bool device = e && (e->bind || e->path || e->floats);
-	if (device)
-		pthread_mutex_lock(&r->lock);
-	int rc = e && e->bind ? e->bind(e->ctx, &cg, &s->bind, err) : gt_cpm_bind_host(&cg, &s->bind, err);
+	int rc = e && e->bind ? e->bind(e->ctx, cg, &s->bind, err) : gt_cpm_bind_host(cg, &s->bind, err);
 	if (rc == 0)
-		rc = e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, g->n, &s->rows, &s->sum, err)
-				  : gt_critpath_host(s->bind.parent, s->bind.gap, g->n, NULL, &s->rows, &s->sum, err);
+		rc = e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err)
+				  : gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
 	if (beside) {
 		pthread_join(tid, NULL);
 		if (rc == 0 && fj.rc < 0)
 			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
 	} else if (rc == 0) {
-		fj.rc = e && e->floats ? e->floats(e->ctx, &cg, s->lt, &fj.stats, err)
-				       : gt_cpm_float_host(&cg, s->lt, &fj.stats, err);
+		fj.rc = e && e->floats ? e->floats(e->ctx, cg, s->lt, &fj.stats, err)
+				       : gt_cpm_float_host(cg, s->lt, &fj.stats, err);
 		rc = fj.rc;
 	}
-	if (device)
-		pthread_mutex_unlock(&r->lock);
-	win->float_rounds = fj.stats.rounds;
+	*rounds = fj.stats.rounds;
 	return rc;
 }
 
@@ -79,58 +72,136 @@ static void steps_free(causal_steps *s)
 	free(s->lt);
 }
 
-static int analyze_window(const causal_trace *t, uint32_t w, const gt_causal_options *opt, steps_runner *r,
-			  unsigned threads, gt_causal_window *win, gt_error *err)
+static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
 {
-	causal_graph g;
-	if (causal_graph_build(t, w, threads, &g, win, err) < 0)
-		return -1;
-	size_t n = g.n ? g.n : 1;
+	*s = (causal_steps){0};
+	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
+	s->bind.gap = gt_big_malloc(points, sizeof *s->bind.gap);
+	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
+	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
+	s->lt = gt_big_malloc(points, sizeof *s->lt);
+	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt)
+		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
+	return gt_cp_rows_alloc(&s->rows, points, err);
+}
+
+/* A batch of windows [first, first + count): their graphs, and where
+ * each window's result and error go. */
+typedef struct batch {
+	const causal_trace *t;
+	const gt_causal_options *opt;
+	const gt_causal_engine *eng;
+	unsigned threads;
+	uint32_t first, count;
+	causal_graph *graphs;     /* count */
+	gt_causal_window *out;    /* every window's */
+	gt_error *errs;           /* every window's */
+	/* the union being filled in: its first graph, the union, its steps */
+	uint32_t at;
+	const causal_union *u;
+	const causal_steps *s;
+} batch;
+
+typedef struct batch_job {
+	batch *b;
+	void (*fn)(batch *b, uint32_t i);
+	atomic_uint *next;
+	uint32_t end;
+} batch_job;
+
+static void *batch_worker(void *arg)
+{
+	batch_job *j = arg;
+	for (uint32_t i; (i = atomic_fetch_add(j->next, 1)) < j->end;)
+		j->fn(j->b, i);
+	return NULL;
+}
+
+/* fn(b, i) for i in [0, end), on up to b->threads threads. */
+static void for_each_window(batch *b, uint32_t end, void (*fn)(batch *b, uint32_t i))
+{
+	atomic_uint next = 0;
+	unsigned k = b->threads < end ? b->threads : end;
+	batch_job jobs[CAUSAL_MAX_THREADS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (batch_job){b, fn, &next, end};
+	causal_run_jobs(batch_worker, jobs, sizeof *jobs, k ? k : 1);
+}
+
+static void build_graph(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + i;
+	/* one window alone has the threads for its tracks */
+	unsigned threads = b->count == 1 ? b->threads : 1;
+	causal_graph_build(b->t, w, threads, &b->graphs[i], &b->out[w], &b->errs[w]);
+}
+
+static void fill_result(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + b->at + i;
+	causal_steps view;
+	if (causal_union_view(b->u, b->s, i, &view, &b->errs[w]) == 0)
+		causal_result_fill(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]);
+}
+
+/* The graphs [at, at + count) as one union through the engine, then each
+ * window's result. Fails (with err) only where the union's steps do;
+ * a window's own failure goes to its error. */
+static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
+{
+	causal_union u;
 	causal_steps s = {0};
-	bool oom = gt_fault_hit("alloc");
-	s.bind.parent = oom ? NULL : malloc(n * sizeof *s.bind.parent);
-	s.bind.gap = oom ? NULL : malloc(n * sizeof *s.bind.gap);
-	s.bind.kind = oom ? NULL : malloc(n * sizeof *s.bind.kind);
-	s.bind.edge = oom ? NULL : malloc(n * sizeof *s.bind.edge);
-	s.lt = oom ? NULL : malloc(n * sizeof *s.lt);
-	int rc = 0;
-	if (!s.bind.parent || !s.bind.gap || !s.bind.kind || !s.bind.edge || !s.lt)
-		rc = gt_fail(err, GT_EINPUT, "out of memory for a window of %u points", g.n);
+	uint32_t rounds = 0;
+	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = gt_cp_rows_alloc(&s.rows, g.n, err);
+		rc = steps_alloc(&s, u.cpm.n, err);
 	if (rc == 0)
-		rc = run_steps(r, &g, &s, threads, win, err);
-	if (rc == 0)
-		rc = causal_result_fill(t, &g, &s, opt, win, err);
+		rc = run_steps(b->eng, &u.cpm, &s, b->threads, &rounds, err);
+	if (rc == 0) {
+		/* the rounds of the one float call, told once */
+		b->out[b->first + at].float_rounds = rounds;
+		b->at = at;
+		b->u = &u;
+		b->s = &s;
+		if (count == 1)
+			fill_result(b, 0);
+		else
+			for_each_window(b, count, fill_result);
+	}
 	steps_free(&s);
-	causal_graph_free(&g);
+	causal_union_free(&u);
 	return rc;
 }
 
-typedef struct window_job {
-	const causal_trace *t;
-	const gt_causal_options *opt;
-	steps_runner *r;
-	gt_causal_window *out;
-	atomic_uint *next;
-	gt_error *errs; /* per window */
-	int rc;
-} window_job;
-
-/* Takes windows until none is left; the first failing window's error is
- * the one reported, whatever the threads' timing. */
-static void *window_worker(void *arg)
+static bool failed(const batch *b, uint32_t i)
 {
-	window_job *j = arg;
-	j->rc = 0;
-	for (;;) {
-		uint32_t w = atomic_fetch_add(j->next, 1);
-		if (w >= j->t->window_count)
-			break;
-		if (analyze_window(j->t, w, j->opt, j->r, 1, &j->out[w], &j->errs[w]) < 0)
-			j->rc = -1;
+	return b->errs[b->first + i].status != 0;
+}
+
+/* Builds the batch's graphs, runs them through the engine as one union
+ * and fills the results. The graphs before the first that failed to build
+ * go on (an earlier window's error is the one reported); where the
+ * union's steps fail, each window runs alone, so that the error is the
+ * first failing window's as it would be one window at a time. */
+static void analyze_batch(batch *b)
+{
+	if (b->count == 1)
+		build_graph(b, 0);
+	else
+		for_each_window(b, b->count, build_graph);
+	uint32_t built = 0;
+	while (built < b->count && !failed(b, built))
+		built++;
+	gt_error err = {0};
+	if (built && run_union(b, 0, built, &err) < 0) {
+		if (built == 1)
+			b->errs[b->first] = err;
+		else
+			for (uint32_t i = 0; i < built; i++)
+				run_union(b, i, 1, &b->errs[b->first + i]);
 	}
-	return NULL;
+	for (uint32_t i = 0; i < b->count; i++)
+		causal_graph_free(&b->graphs[i]);
 }
 
 static unsigned thread_count(unsigned asked)
@@ -139,30 +210,40 @@ static unsigned thread_count(unsigned asked)
 	return cores < 1 ? 1u : cores > CAUSAL_MAX_THREADS ? CAUSAL_MAX_THREADS : (unsigned)cores;
 }
 
-static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, steps_runner *r,
+/* Points a window can have at most: B and E of each span, a departure
+ * point per flow. */
+static uint64_t points_bound(const causal_trace *t, uint32_t w)
+{
+	return 2 * (uint64_t)(t->span_first[w + 1] - t->span_first[w]) + (t->flow_first[w + 1] - t->flow_first[w]);
+}
+
+static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
-	unsigned threads = thread_count(opt->threads);
-	if (t->window_count == 1 || threads == 1) {
-		for (uint32_t w = 0; w < t->window_count; w++)
-			if (analyze_window(t, w, opt, r, threads, &out->windows[w], err) < 0)
-				return -1;
-		return 0;
-	}
-	gt_error *errs = gt_fault_hit("alloc") ? NULL : calloc(t->window_count, sizeof *errs);
-	if (!errs)
+	uint64_t budget = opt->batch_points ? opt->batch_points : BATCH_POINTS;
+	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
+	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
+	if (!errs || !graphs) {
+		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
-	atomic_uint next = 0;
-	unsigned k = threads < t->window_count ? threads : t->window_count;
-	window_job jobs[CAUSAL_MAX_THREADS];
-	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (window_job){t, opt, r, out->windows, &next, errs, 0};
-	causal_run_jobs(window_worker, jobs, sizeof *jobs, k);
+	}
+	batch b = {.t = t, .opt = opt, .eng = eng, .threads = thread_count(opt->threads), .graphs = graphs,
+		   .out = out->windows, .errs = errs};
 	int rc = 0;
-	for (uint32_t w = 0; w < t->window_count && rc == 0; w++)
-		if (errs[w].status)
-			rc = gt_fail(err, errs[w].status, "%s", errs[w].msg);
+	for (uint32_t w = 0; w < t->window_count && rc == 0;) {
+		uint64_t points = points_bound(t, w);
+		uint32_t end = w + 1;
+		for (; end < t->window_count && points + points_bound(t, end) <= budget; end++)
+			points += points_bound(t, end);
+		b.first = w;
+		b.count = end - w;
+		analyze_batch(&b);
+		for (; w < end && rc == 0; w++)
+			if (errs[w].status)
+				rc = gt_fail(err, errs[w].status, "%s", errs[w].msg);
+	}
 	free(errs);
+	free(graphs);
 	return rc;
 }
 
@@ -177,16 +258,14 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
-	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
+	out->windows = gt_big_calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);
 	}
 	out->window_count = t.window_count;
 	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
-	steps_runner r = {eng, PTHREAD_MUTEX_INITIALIZER};
-	int rc = analyze_windows(&t, opt, &r, out, err);
-	pthread_mutex_destroy(&r.lock);
+	int rc = analyze_windows(&t, opt, eng, out, err);
 	causal_trace_free(&t);
 	if (rc < 0)
 		gt_causal_result_free(out);

@@ -105,6 +105,8 @@ typedef struct gt_causal_options {
 	uint8_t by;                             /* enum gt_causal_by */
 	bool rows;                              /* fill per-span rows */
 	unsigned threads;                       /* 0: one per core */
+	uint32_t batch_points;                  /* windows per engine call: at most about this
+	                                         * many points (0: 64M); results do not depend on it */
 } gt_causal_options;
 
 /* A point, named for output. */
@@ -161,7 +163,8 @@ typedef struct gt_causal_window {
 	uint64_t backward_edges, isolated_tracks;
 	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
 	uint32_t flags;         /* GT_CAUSAL_* */
-	uint32_t float_rounds;
+	uint32_t float_rounds;  /* the rounds of the float call that took this window
+	                         * (several windows go in one call: on its first, 0 on the others) */
 	gt_causal_hop *hops;    /* root first */
 	uint32_t hop_count;
 	gt_causal_share *breakdown; /* by kind, then critical_ns descending, then key */

@@ -8,7 +8,7 @@
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 void causal_graph_free(causal_graph *g)
@@ -50,11 +50,11 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 	const uint32_t *fl = t->flows_by_window + t->flow_first[w], nf = t->flow_first[w + 1] - t->flow_first[w];
 	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
 	/* zeroed: the compiler cannot see that only filled entries are read */
-	uint32_t *cand = gt_fault_hit("alloc") ? NULL : calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0;
+	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0;
 	e->flows = alloc(nf, sizeof *e->flows);
 	for (uint32_t i = 0; i < ns; i++)
 		nw += (t->span_class[sp[i]] & CAUSAL_WAIT) != 0;
-	uint32_t *waits = gt_fault_hit("alloc") ? NULL : calloc(nw ? nw : 1, sizeof *waits), *target = alloc(nw, sizeof *target);
+	uint32_t *waits = gt_big_calloc(nw ? nw : 1, sizeof *waits), *target = alloc(nw, sizeof *target);
 	e->wait_k = alloc(nw, sizeof *e->wait_k);
 	e->wait_w = alloc(nw, sizeof *e->wait_w);
 	if (!cand || !e->flows || !waits || !target || !e->wait_k || !e->wait_w) {
@@ -101,7 +101,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 {
 	const gt_model *m = t->m;
 	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
-	uint8_t *mark = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, 1);
+	uint8_t *mark = gt_big_calloc(m->track_count ? m->track_count : 1, 1);
 	uint32_t *track_local = alloc(m->track_count, sizeof *track_local);
 	g->span = alloc(ns, sizeof *g->span);
 	*local_track = alloc(ns, sizeof **local_track);
@@ -168,7 +168,7 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	}
 	uint64_t *key = alloc(nd, sizeof *key), *tk = alloc(nd, sizeof *tk);
 	uint32_t *val = alloc(nd, sizeof *val), *tv = alloc(nd, sizeof *tv);
-	uint32_t *ndep = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->nspans + 1, sizeof *ndep);
+	uint32_t *ndep = gt_big_calloc((size_t)g->nspans + 1, sizeof *ndep);
 	*dep_time = alloc(nd, sizeof **dep_time);
 	g->first_point = alloc((size_t)g->nspans + 1, sizeof *g->first_point);
 	if (!key || !tk || !val || !tv || !ndep || !*dep_time || !g->first_point) {
@@ -421,11 +421,11 @@ static void *chain_range(void *arg)
 
 static int make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err)
 {
-	uint32_t *track_first = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->tracks + 1, sizeof *track_first);
+	uint32_t *track_first = gt_big_calloc((size_t)g->tracks + 1, sizeof *track_first);
 	uint32_t *track_spans = alloc(g->nspans, sizeof *track_spans);
 	uint32_t *fill = alloc(g->tracks, sizeof *fill);
 	g->chain = alloc(g->n, sizeof *g->chain);
-	g->chain_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->tracks + 1, sizeof *g->chain_start);
+	g->chain_start = gt_big_calloc((size_t)g->tracks + 1, sizeof *g->chain_start);
 	g->work = alloc(g->n, sizeof *g->work);
 	g->owner_in = alloc(g->n, sizeof *g->owner_in);
 	int rc = -1;

@@ -4,6 +4,7 @@
  *   causal_window.c  taking part, device tracks, windows and membership
  *   causal_wait.c    the wait edges of a window
  *   causal_graph.c   one window's points, chains and cross edges
+ *   causal_union.c   several windows' graphs as one for the graph steps
  *   causal_result.c  hops, breakdown and rows from the graph steps' output
  *   causal.c         the driver */
 #ifndef GT_CAUSAL_INTERNAL_H
@@ -112,21 +113,41 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		       gt_causal_window *win, gt_error *err);
 void causal_graph_free(causal_graph *g);
 
-static inline gt_cpm_graph causal_cpm_graph(const causal_graph *g)
-{
-	return (gt_cpm_graph){g->n, g->time, g->tracks, g->chain, g->chain_start, g->work,
-			      g->m, g->edge_src, g->edge_dst, g->edge_kind, g->last_time};
-}
+/* --- causal_union.c -------------------------------------------------- */
 
-/* --- causal_result.c ------------------------------------------------- */
+/* Windows' graphs as one disjoint union, so that each graph step is one
+ * engine call however many windows there are: point ids (and so chain
+ * positions), tracks and cross edges offset by the windows before, each
+ * chain's T its window's last time. One graph is used as it is. */
+typedef struct causal_union {
+	gt_cpm_graph cpm;
+	uint32_t count;
+	uint32_t *point_base; /* count + 1: window i's points start here */
+	uint32_t *edge_base;  /* count + 1: and its cross edges here */
+	int64_t *time, *horizon; /* owned (count > 1) */
+	uint32_t *chain, *chain_start, *edge_src, *edge_dst;
+	uint8_t *work, *edge_kind;
+} causal_union;
 
-/* What the graph steps gave for one window. */
+int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, gt_error *err);
+void causal_union_free(causal_union *u);
+
+/* What the graph steps gave: for the union, and as a window's view of it. */
 typedef struct causal_steps {
 	gt_cpm_binding bind;
 	gt_cp_rows rows;
 	gt_cp_summary sum;
 	int64_t *lt;
+	uint32_t point_base, edge_base; /* a view: the ids bind.parent and bind.edge
+	                                 * hold are the window's plus these */
 } causal_steps;
+
+/* Window i's view of the union's steps (s: the union's), with the summary
+ * critpath.h gives for the window alone. */
+int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, causal_steps *view,
+		      gt_error *err);
+
+/* --- causal_result.c ------------------------------------------------- */
 
 /* Fills the window's path, hops, breakdown and (opt->rows) rows. */
 int causal_result_fill(const causal_trace *t, const causal_graph *g, const causal_steps *s,

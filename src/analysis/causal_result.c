@@ -8,7 +8,7 @@
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 static gt_causal_point point_of(const causal_graph *g, uint32_t p)
@@ -67,7 +67,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 	}
 	path[n] = e;
 	for (uint32_t i = n; i > 0; i--)
-		path[i - 1] = s->bind.parent[path[i]];
+		path[i - 1] = s->bind.parent[path[i]] - s->point_base;
 	win->root = point_of(g, path[0]);
 	win->endpoint = point_of(g, e);
 	uint32_t k = 0;
@@ -76,10 +76,10 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		gt_causal_hop *h = &win->hops[k];
 		switch (s->bind.kind[v]) {
 		case GT_CPM_EDGE_FLOW:
-			k += flow_hops(t, g, u, v, g->edge_ref[s->bind.edge[v]], h);
+			k += flow_hops(t, g, u, v, g->edge_ref[s->bind.edge[v] - s->edge_base], h);
 			continue;
 		case GT_CPM_EDGE_WAIT: {
-			uint32_t w = g->edge_ref[s->bind.edge[v]];
+			uint32_t w = g->edge_ref[s->bind.edge[v] - s->edge_base];
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_WAIT, w, t->m->spans[w].track,
 					     GT_NONE, s->bind.gap[v]};
 			break;
@@ -176,7 +176,7 @@ static void attribute_waits(const causal_graph *g, const causal_steps *s, gt_cau
 			uint8_t kind = s->bind.kind[v];
 			if (kind != GT_CPM_EDGE_FLOW && kind != GT_CPM_EDGE_WAIT)
 				continue;
-			uint32_t u = s->bind.parent[v];
+			uint32_t u = s->bind.parent[v] - s->point_base;
 			int64_t waited = g->time[u] - g->time[g->chain[pos - 1]];
 			if (waited <= 0)
 				continue;

@@ -27,7 +27,7 @@ static uint32_t process_of(const gt_model *m, uint32_t span)
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
@@ -46,8 +46,8 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 	uint32_t *by_end = alloc(nc, sizeof *by_end); /* candidates by (process, end, -id) */
 	uint32_t *rank = alloc(nc, sizeof *rank);     /* candidate -> position in by_end */
 	int64_t *ends = alloc(nc, sizeof *ends);      /* E(target) by position */
-	uint32_t *proc_first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->process_count + 1, sizeof *proc_first);
-	uint32_t *tree = gt_fault_hit("alloc") ? NULL : calloc((size_t)nc + 1, sizeof *tree);
+	uint32_t *proc_first = gt_big_calloc((size_t)m->process_count + 1, sizeof *proc_first);
+	uint32_t *tree = gt_big_calloc((size_t)nc + 1, sizeof *tree);
 	uint32_t *by_dep = alloc(nc, sizeof *by_dep);
 	uint32_t *by_begin = alloc(nw, sizeof *by_begin);
 	int rc = 0;

@@ -25,12 +25,12 @@ static bool device_category(const char *cat)
 
 static void *alloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * size);
+	return gt_big_malloc(n, size);
 }
 
 static void *zalloc(size_t n, size_t size)
 {
-	return gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, size);
+	return gt_big_calloc(n, size);
 }
 
 typedef struct wait_patterns {

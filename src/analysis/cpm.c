@@ -103,7 +103,7 @@ static uint32_t next_limit(uint32_t limit, uint32_t window, uint32_t n)
 
 static uint32_t *cursors_at_starts(const gt_cpm_graph *g)
 {
-	uint32_t *cursor = gt_fault_hit("alloc") ? NULL : malloc((g->tracks ? g->tracks : 1) * sizeof *cursor);
+	uint32_t *cursor = gt_big_malloc(g->tracks, sizeof *cursor);
 	if (cursor)
 		for (uint32_t k = 0; k < g->tracks; k++)
 			cursor[k] = g->chain_start[k];
@@ -137,7 +137,7 @@ static int check_track_part(const gt_cpm_graph *g, uint32_t k, uint32_t *cursor,
  * never decreasing along a track. */
 static int check_chains(const gt_cpm_graph *g, gt_error *err)
 {
-	uint64_t *seen = gt_fault_hit("alloc") ? NULL : calloc(g->n / 64 + 1, sizeof *seen);
+	uint64_t *seen = gt_big_calloc(g->n / 64 + 1, sizeof *seen);
 	uint32_t *cursor = cursors_at_starts(g);
 	int rc = 0;
 	if (!seen || !cursor)
@@ -226,8 +226,11 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
 		return -1;
 	/* span <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
 	int64_t span = (int64_t)time_span(g);
-	if (g->n && g->horizon < INT64_MIN + 2 * span)
-		return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)g->horizon);
+	for (uint32_t k = 0; k < g->tracks; k++) {
+		int64_t t = gt_cpm_horizon(g, k);
+		if (g->chain_start[k] < g->chain_start[k + 1] && t < INT64_MIN + 2 * span)
+			return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)t);
+	}
 	return 0;
 }
 
@@ -333,8 +336,8 @@ static uint32_t sparse_rank(const sparse_set *s, uint32_t v)
 static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint32_t m)
 {
 	size_t words = (size_t)n / 64 + 1;
-	s->bits = gt_fault_hit("alloc") ? NULL : calloc(words, sizeof *s->bits);
-	s->rank = gt_fault_hit("alloc") ? NULL : malloc(words * sizeof *s->rank);
+	s->bits = gt_big_calloc(words, sizeof *s->bits);
+	s->rank = gt_big_malloc(words, sizeof *s->rank);
 	if (!s->bits || !s->rank)
 		return -1;
 	for (uint32_t e = 0; e < m; e++)
@@ -358,7 +361,7 @@ static void sparse_free(sparse_set *s)
 
 /* Per point with cross out-edges (by rank in the out set). */
 typedef struct {
-	int64_t bound;    /* min LT over its finished targets, from T */
+	int64_t bound;    /* min LT over its finished targets (INT64_MAX: none) */
 	uint32_t pending; /* unfinished targets, | BLOCKED */
 	uint32_t waiter;  /* the track blocked on it (with BLOCKED) */
 } source_state;
@@ -395,10 +398,12 @@ typedef struct {
 	stall_group sg;
 } float_run;
 
-/* The bound on v from its cross out-edges' finished targets (T if none). */
-static int64_t cross_bound(const float_run *r, uint32_t v)
+/* The bound on v, on track k, from T and its cross out-edges' finished
+ * targets. */
+static int64_t cross_bound(const float_run *r, uint32_t v, uint32_t k)
 {
-	return sparse_has(&r->out, v) ? r->src[sparse_rank(&r->out, v)].bound : r->g->horizon;
+	int64_t t = gt_cpm_horizon(r->g, k);
+	return sparse_has(&r->out, v) ? min64(t, r->src[sparse_rank(&r->out, v)].bound) : t;
 }
 
 /* The source state of u, which has an edge into a point that just became
@@ -460,7 +465,7 @@ static void advance_track(float_run *r, uint32_t k)
 		uint32_t v = g->chain[pos - 1];
 		if (v < r->low || blocks(r, v, k))
 			break;
-		int64_t t = g->time[v], x = cross_bound(r, v);
+		int64_t t = g->time[v], x = cross_bound(r, v, k);
 		if (has_next)
 			x = min64(x, next_lt - (g->work[pos - 1] ? next_time - t : 0));
 		r->lt[v] = x;
@@ -508,7 +513,7 @@ static void collect_group(float_run *r, int64_t t)
 			first--;
 		for (uint32_t i = first; i < pos; i++) {
 			uint32_t v = g->chain[i];
-			int64_t base = cross_bound(r, v);
+			int64_t base = cross_bound(r, v, k);
 			if (i + 1 == pos && pos < end)
 				base = min64(base, chain_bound(g, r->lt, i));
 			r->member[v] = 1;
@@ -597,13 +602,13 @@ static int stall_alloc(float_run *r, gt_error *err)
 {
 	uint32_t n = r->g->n;
 	stall_group *sg = &r->sg;
-	r->member = gt_fault_hit("alloc") ? NULL : calloc(n, 1);
-	r->gidx = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *r->gidx);
-	sg->pt = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->pt);
-	sg->has_pred = gt_fault_hit("alloc") ? NULL : malloc(n);
-	sg->seeds = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->seeds);
-	sg->stack = gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *sg->stack);
-	sg->tracks = gt_fault_hit("alloc") ? NULL : malloc((size_t)r->g->tracks * sizeof *sg->tracks);
+	r->member = gt_big_calloc(n, 1);
+	r->gidx = gt_big_malloc(n, sizeof *r->gidx);
+	sg->pt = gt_big_malloc(n, sizeof *sg->pt);
+	sg->has_pred = gt_big_malloc(n, 1);
+	sg->seeds = gt_big_malloc(n, sizeof *sg->seeds);
+	sg->stack = gt_big_malloc(n, sizeof *sg->stack);
+	sg->tracks = gt_big_malloc(r->g->tracks, sizeof *sg->tracks);
 	if (!r->member || !r->gidx || !sg->pt || !sg->has_pred || !sg->seeds || !sg->stack || !sg->tracks)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for a zero-gap cycle of %u points", n);
 	return 0;
@@ -639,13 +644,13 @@ static void float_run_free(float_run *r)
 	free(r->sg.tracks);
 }
 
-/* The sources' states (bound T, pending = out-degree) and the in-edges by
- * target rank (a counting sort). */
+/* The sources' states (no bound yet, pending = out-degree) and the
+ * in-edges by target rank (a counting sort). */
 static void cross_edges_build(float_run *r)
 {
 	const gt_cpm_graph *g = r->g;
 	for (uint32_t i = 0; i < r->out.count; i++)
-		r->src[i] = (source_state){g->horizon, 0, 0};
+		r->src[i] = (source_state){INT64_MAX, 0, 0};
 	for (uint32_t e = 0; e < g->m; e++) {
 		r->src[sparse_rank(&r->out, g->edge_src[e])].pending++;
 		r->in_start[sparse_rank(&r->in, g->edge_dst[e]) + 1]++;
@@ -667,11 +672,11 @@ static int float_run_init(float_run *r, const gt_cpm_graph *g, int64_t *lt, gt_e
 	size_t tracks = g->tracks ? g->tracks : 1, m = g->m ? g->m : 1;
 	if (sparse_build(&r->out, g->n, g->edge_src, g->m) < 0 || sparse_build(&r->in, g->n, g->edge_dst, g->m) < 0)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
-	r->src = gt_fault_hit("alloc") ? NULL : malloc((r->out.count ? r->out.count : 1) * sizeof *r->src);
-	r->in_start = gt_fault_hit("alloc") ? NULL : calloc((size_t)r->in.count + 1, sizeof *r->in_start);
-	r->in_src = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->in_src);
-	r->cursor = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->cursor);
-	r->ready = gt_fault_hit("alloc") ? NULL : malloc(tracks * sizeof *r->ready);
+	r->src = gt_big_malloc(r->out.count, sizeof *r->src);
+	r->in_start = gt_big_calloc((size_t)r->in.count + 1, sizeof *r->in_start);
+	r->in_src = gt_big_malloc(m, sizeof *r->in_src);
+	r->cursor = gt_big_malloc(tracks, sizeof *r->cursor);
+	r->ready = gt_big_malloc(tracks, sizeof *r->ready);
 	if (!r->src || !r->in_start || !r->in_src || !r->cursor || !r->ready)
 		return gt_fail(err, GT_EINPUT, "cpm: out of memory for the float of %u points", g->n);
 	cross_edges_build(r);

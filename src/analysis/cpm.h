@@ -29,12 +29,15 @@
  * edges and roots). A zero-gap cycle in the result is possible; critpath.h
  * flags it.
  *
- * Float. T = horizon. lag(e) = the gap for work chain edges, 0 for idle
- * chain edges and for cross edges. LT(v) = min over v's outgoing edges
- * v -> w of LT(w) - lag(e), and T when v has none. Where zero-gap edges
- * form a cycle LT is the greatest fixed point (the largest LT satisfying
- * every edge) that is at most T. LT(v) >= time[v] whenever horizon >=
- * every time. */
+ * Float. T(v) = horizon_of_chain[k] for v on chain k, or horizon for
+ * every point when horizon_of_chain is NULL (several windows' graphs in
+ * one disjoint union each keep their own T). lag(e) = the gap for work
+ * chain edges, 0 for idle chain edges and for cross edges. LT(v) = the
+ * min of T(v) and, over v's outgoing edges v -> w, LT(w) - lag(e). (With
+ * one T that is the usual rule: T when v has no outgoing edge, else the
+ * min over them.) Where zero-gap edges form a cycle LT is the greatest
+ * fixed point (the largest LT satisfying every edge and LT(v) <= T(v)).
+ * LT(v) >= time[v] whenever every T is >= every time. */
 #ifndef GT_CPM_H
 #define GT_CPM_H
 
@@ -61,8 +64,15 @@ typedef struct gt_cpm_graph {
 	const uint32_t *edge_src;    /* m */
 	const uint32_t *edge_dst;    /* m */
 	const uint8_t *edge_kind;    /* m: GT_CPM_EDGE_FLOW or GT_CPM_EDGE_WAIT */
-	int64_t horizon;             /* T */
+	int64_t horizon;             /* T, where horizon_of_chain is NULL */
+	const int64_t *horizon_of_chain; /* NULL, or tracks entries: T per chain */
 } gt_cpm_graph;
+
+/* T of chain k. */
+static inline int64_t gt_cpm_horizon(const gt_cpm_graph *g, uint32_t k)
+{
+	return g->horizon_of_chain ? g->horizon_of_chain[k] : g->horizon;
+}
 
 /* Caller-owned binding output, n elements each. */
 typedef struct gt_cpm_binding {
@@ -85,8 +95,9 @@ typedef struct gt_cpm_float_stats {
 int gt_cpm_check(const gt_cpm_graph *g, gt_error *err);
 /* gt_cpm_check, plus the range float needs so that no intermediate value
  * of the host or device computation overflows: times span at most 2^62 ns
- * (gt_cpm_check asks that of both steps) and horizon >= INT64_MIN +
- * 2 * span. The float steps call it. */
+ * (gt_cpm_check asks that of both steps) and every T (horizon, or each
+ * horizon_of_chain entry of a chain with points) >= INT64_MIN + 2 * span.
+ * The float steps call it. */
 int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err);
 
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);

@@ -14,12 +14,12 @@ const char *const gt_cp_flag_names[GT_CP_FLAG_COUNT] = {
 int gt_cp_rows_alloc(gt_cp_rows *r, uint32_t n, gt_error *err)
 {
 	size_t m = n ? n : 1;
-	r->path_duration = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->path_duration);
-	r->slack = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->slack);
-	r->critical_predecessor = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->critical_predecessor);
-	r->root = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->root);
-	r->hop_count = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *r->hop_count);
-	r->critical_mask = gt_fault_hit("alloc") ? NULL : malloc(m);
+	r->path_duration = gt_big_malloc(m, sizeof *r->path_duration);
+	r->slack = gt_big_malloc(m, sizeof *r->slack);
+	r->critical_predecessor = gt_big_malloc(m, sizeof *r->critical_predecessor);
+	r->root = gt_big_malloc(m, sizeof *r->root);
+	r->hop_count = gt_big_malloc(m, sizeof *r->hop_count);
+	r->critical_mask = gt_big_malloc(m, 1);
 	if (!r->path_duration || !r->slack || !r->critical_predecessor || !r->root ||
 	    !r->hop_count || !r->critical_mask) {
 		gt_cp_rows_free(r);
@@ -120,8 +120,8 @@ int gt_critpath_host(const uint32_t *parent, const int64_t *dur, uint32_t n,
 		return gt_fail(err, GT_EINPUT, "critical path: %u rows exceed the limit of %u", n,
 			       GT_CP_MAX_ROWS);
 	uint32_t max_len = opt && opt->max_path_length ? opt->max_path_length : GT_CP_NONE;
-	uint8_t *state = gt_fault_hit("alloc") ? NULL : calloc(n ? n : 1, 1);
-	uint32_t *stack = gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * sizeof *stack);
+	uint8_t *state = gt_big_calloc(n, 1);
+	uint32_t *stack = gt_big_malloc(n, sizeof *stack);
 	if (!state || !stack) {
 		free(state);
 		free(stack);

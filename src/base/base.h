@@ -1,10 +1,11 @@
 /* base/: what every room of the library uses and nothing else: the error
  * struct the core fills instead of printing (gt_error.h), fault injection
- * for tests (fault.h) and the galloping search over sorted runs
- * (sorted_search.h). It includes nothing of the project's. */
+ * for tests (fault.h), the galloping search over sorted runs
+ * (sorted_search.h) and large arrays on huge pages (big_alloc.h). It includes nothing of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
 
+#include "big_alloc.h"
 #include "gt_error.h"
 #include "fault.h"
 #include "sorted_search.h"

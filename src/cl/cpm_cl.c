@@ -11,8 +11,12 @@
  * Float. LT lives by chain position, so each track is a contiguous segment.
  * The host builds a CSR of the cross edges by source position (counting
  * sort), with targets as positions: every position reduces its own
- * out-edges, and no 64-bit atomics are needed. LT starts at T. A round:
- *   1. relax_reduce: c_i = min(T, min over i's cross out-edges of LT(dst));
+ * out-edges, and no 64-bit atomics are needed. LT starts at T of the
+ * position's track (a per-track array; setup finds the track by a binary
+ * search and leaves it in a tail's lag as -1 - track). A round:
+ *   1. relax_reduce: c_i = min(T at a track's tail, min over i's cross
+ *      out-edges of LT(dst)) (T reaches the other positions through the
+ *      chain: lags are >= 0);
  *      then each work-group (L work-items of ITEMS positions each) composes
  *      its positions' links (below) into one;
  *   2. scan_groups: one work-group scans the groups' links from the right:
@@ -408,8 +412,8 @@ static const char *const float_kernel_names[FK_COUNT] = {
 	"cpm_mark_tracks", "cpm_float_setup", "cpm_relax_reduce", "cpm_scan_groups", "cpm_scan_apply", "cpm_scatter",
 };
 
-enum { FB_CHAIN, FB_FLAGS, FB_TIME, FB_STARTS, FB_OUT_START, FB_OUT_DST, FB_LAG, FB_LT, FB_C, FB_AGG_A,
-       FB_AGG_B, FB_AGG_F, FB_ENTER, FB_CHANGED, FB_COUNT };
+enum { FB_CHAIN, FB_FLAGS, FB_TIME, FB_STARTS, FB_OUT_START, FB_OUT_DST, FB_HORIZON, FB_LAG, FB_LT, FB_C,
+       FB_AGG_A, FB_AGG_B, FB_AGG_F, FB_ENTER, FB_CHANGED, FB_COUNT };
 
 /* Link scratch per work-item: a, b (long) and f (int). */
 #define LINK_BYTES (8 + 8 + 4)
@@ -418,8 +422,8 @@ typedef struct {
 	const gt_cpm_graph *g;
 	cl_kernel *k;
 	cl_mem *b;
-	cl_uint n, groups;
-	cl_long horizon;
+	cl_uint n, groups, tracks;
+	const int64_t *horizon; /* T per track */
 } float_job;
 
 static int float_setup(struct run *r, const float_job *j, const by_source *s)
@@ -428,7 +432,8 @@ static int float_setup(struct run *r, const float_job *j, const by_source *s)
 	uint64_t n = g->n, m = g->m, groups = j->groups;
 	const uint64_t sizes[FB_COUNT] = {
 		[FB_CHAIN] = 4 * n, [FB_FLAGS] = n, [FB_TIME] = 8 * n, [FB_STARTS] = 4ull * (g->tracks + 1),
-		[FB_OUT_START] = 4 * (n + 1), [FB_OUT_DST] = 4 * m, [FB_LAG] = 8 * n, [FB_LT] = 8 * n,
+		[FB_OUT_START] = 4 * (n + 1), [FB_OUT_DST] = 4 * m, [FB_HORIZON] = 8ull * g->tracks,
+		[FB_LAG] = 8 * n, [FB_LT] = 8 * n,
 		[FB_C] = 8 * n, [FB_AGG_A] = 8 * groups, [FB_AGG_B] = 8 * groups, [FB_AGG_F] = 4 * groups,
 		[FB_ENTER] = 8 * groups, [FB_CHANGED] = CHANGED_BYTES,
 	};
@@ -437,17 +442,18 @@ static int float_setup(struct run *r, const float_job *j, const by_source *s)
 		return -1;
 	const void *src[FB_COUNT] = {
 		[FB_CHAIN] = g->chain, [FB_FLAGS] = g->work, [FB_TIME] = g->time, [FB_STARTS] = g->chain_start,
-		[FB_OUT_START] = s->start, [FB_OUT_DST] = s->dst,
+		[FB_OUT_START] = s->start, [FB_OUT_DST] = s->dst, [FB_HORIZON] = j->horizon,
 	};
-	for (int i = 0; i <= FB_OUT_DST; i++)
+	for (int i = 0; i <= FB_HORIZON; i++)
 		if (upload(r, b[i], src[i], sizes[i]) < 0)
 			return -1;
 	if (mark_tracks(r, j->k[FK_MARK], g, b[FB_STARTS], b[FB_FLAGS]) < 0)
 		return -1;
-	if (set_args(r, j->k[FK_SETUP], "cpm_float_setup", 7, ARG(j->n), ARG(j->horizon), ARG(b[FB_CHAIN]),
-		     ARG(b[FB_FLAGS]), ARG(b[FB_TIME]), ARG(b[FB_LAG]), ARG(b[FB_LT])) < 0)
+	if (set_args(r, j->k[FK_SETUP], "cpm_float_setup", 9, ARG(j->n), ARG(j->tracks), ARG(b[FB_STARTS]),
+		     ARG(b[FB_HORIZON]), ARG(b[FB_CHAIN]), ARG(b[FB_FLAGS]), ARG(b[FB_TIME]), ARG(b[FB_LAG]),
+		     ARG(b[FB_LT])) < 0)
 		return -1;
-	return launch(r, j->k[FK_SETUP], "cpm_float_setup", n, r->local, n * (1 + 4 + 4 + 8 + 8 + 8 + 8));
+	return launch(r, j->k[FK_SETUP], "cpm_float_setup", n, r->local, n * (1 + 4 + 4 + 8 + 8 + 8 + 8 + 8));
 }
 
 /* Arguments that stay the same every round. */
@@ -455,7 +461,7 @@ static int set_round_args(struct run *r, const float_job *j)
 {
 	cl_mem *b = j->b;
 	size_t scratch = r->local * 8, flags = r->local * 4;
-	return set_args(r, j->k[FK_RELAX], "cpm_relax_reduce", 13, ARG(j->n), ARG(j->horizon), ARG(b[FB_OUT_START]),
+	return set_args(r, j->k[FK_RELAX], "cpm_relax_reduce", 13, ARG(j->n), ARG(b[FB_HORIZON]), ARG(b[FB_OUT_START]),
 			ARG(b[FB_OUT_DST]), ARG(b[FB_LAG]), ARG(b[FB_LT]), ARG(b[FB_C]), ARG(b[FB_AGG_A]),
 			ARG(b[FB_AGG_B]), ARG(b[FB_AGG_F]), LOCAL_ARG(scratch), LOCAL_ARG(scratch),
 			LOCAL_ARG(flags)) < 0 ||
@@ -532,13 +538,20 @@ int gt_cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_
 	cl_kernel k[FK_COUNT] = {0};
 	cl_mem b[FB_COUNT] = {0};
 	by_source s = {0};
+	int64_t *horizon = gt_fault_hit("alloc") ? NULL : malloc((size_t)g->tracks * sizeof *horizon);
 	int rc = -1;
+	if (!horizon) {
+		gt_fail(err, GT_EDEVICE, "out of memory for %u tracks' horizons", g->tracks);
+		goto done;
+	}
+	for (uint32_t t = 0; t < g->tracks; t++)
+		horizon[t] = gt_cpm_horizon(g, t);
 	if (by_source_build(g, &s, err) < 0 || get_kernels(&r, float_kernel_names, k, FK_COUNT) < 0 ||
 	    choose_local(&r, k, FK_COUNT, LINK_BYTES) < 0)
 		goto done;
 	uint64_t tile = (uint64_t)r.local * ITEMS;
 	float_job j = {.g = g, .k = k, .b = b, .n = g->n, .groups = (cl_uint)((g->n + tile - 1) / tile),
-		       .horizon = g->horizon};
+		       .tracks = g->tracks, .horizon = horizon};
 	rc = float_on_device(&r, &j, &s, lt, fs);
 	if (rc == 0)
 		fill_stats(&r, stats);
@@ -547,6 +560,7 @@ done:
 		clFinish(r.q);
 	run_free(&r, b, FB_COUNT, k, FK_COUNT);
 	by_source_free(&s);
+	free(horizon);
 	return rc;
 }
 
