@@ -5,7 +5,7 @@
  * with the host's, field by field, before it is timed. One JSON line per
  * measurement.
  *
- *   bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host]
+ *   bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] [--no-rows]
  *                [--device INDEX|NAME] TRACE|INDEX.gtx */
 #include <inttypes.h>
 #include <stdio.h>
@@ -104,10 +104,12 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (strcmp(argv[i], "--no-host") == 0)
 			host = false;
+		else if (strcmp(argv[i], "--no-rows") == 0)
+			opt.rows = false; /* the path alone: no float */
 		else if (argv[i][0] != '-' && !path)
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] "
+			fprintf(stderr, "usage: bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] [--no-rows] "
 					"[--device SPEC] TRACE|INDEX.gtx\n");
 			return 2;
 		}

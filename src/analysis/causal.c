@@ -32,30 +32,60 @@ typedef struct float_job {
 static void *host_floats(void *arg)
 {
 	float_job *j = arg;
-	j->rc = gt_cpm_float_host(j->g, j->lt, &j->stats, &j->err);
+	j->rc = gt_cpm_float_host_checked(j->g, j->lt, &j->stats, &j->err);
 	return NULL;
+}
+
+/* critpath.h's rows in full, for an engine's path or a binding with a
+ * cycle (steps_alloc gives path_duration only). */
+static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
+{
+	gt_cp_rows_free(&s->rows);
+	return gt_cp_rows_alloc(&s->rows, n, err);
+}
+
+/* The path step: the engine's, or on the host the reduced one (critpath's
+ * where the binding holds a cycle, for its flags and invalid rows). */
+static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	if (e && e->path)
+		return full_rows(s, cg->n, err) < 0
+			       ? -1
+			       : e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err);
+	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, s->rows.path_duration);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+	if (rc == 0)
+		return 0;
+	if (full_rows(s, cg->n, err) < 0)
+		return -1;
+	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
 }
 
 /* The engine's steps, or the host references where it has none: binding
  * then path; the floats need neither, so on the host they run beside them
- * when there is a thread to spare. */
+ * when there is a thread to spare. Only per-span rows read the floats:
+ * without them the step is left out. */
 static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, unsigned threads,
-		     uint32_t *rounds, gt_error *err)
+		     bool floats, uint32_t *rounds, gt_error *err)
 {
 	float_job fj = {cg, s->lt, {0}, {0}, 0};
 	pthread_t tid;
-	bool beside = threads > 1 && !(e && e->floats) && pthread_create(&tid, NULL, host_floats, &fj) == 0;
-	int rc = e && e->bind ? e->bind(e->ctx, cg, &s->bind, err) : gt_cpm_bind_host(cg, &s->bind, err);
+	/* the host steps share one check of the graph */
+	bool host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
+	if ((host_bind || host_floats_) && (host_floats_ ? gt_cpm_check_float(cg, err) : gt_cpm_check(cg, err)) < 0)
+		return -1;
+	bool beside = host_floats_ && threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
+	int rc = host_bind ? gt_cpm_bind_host_checked(cg, &s->bind, err) : e->bind(e->ctx, cg, &s->bind, err);
 	if (rc == 0)
-		rc = e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err)
-				  : gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
+		rc = run_path(e, cg, s, err);
 	if (beside) {
 		pthread_join(tid, NULL);
 		if (rc == 0 && fj.rc < 0)
 			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
-	} else if (rc == 0) {
-		fj.rc = e && e->floats ? e->floats(e->ctx, cg, s->lt, &fj.stats, err)
-				       : gt_cpm_float_host(cg, s->lt, &fj.stats, err);
+	} else if (rc == 0 && floats) {
+		fj.rc = host_floats_ ? gt_cpm_float_host_checked(cg, s->lt, &fj.stats, err)
+				     : e->floats(e->ctx, cg, s->lt, &fj.stats, err);
 		rc = fj.rc;
 	}
 	*rounds = fj.stats.rounds;
@@ -80,9 +110,10 @@ static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
 	s->lt = gt_big_malloc(points, sizeof *s->lt);
-	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt)
+	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
+	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt || !s->rows.path_duration)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
-	return gt_cp_rows_alloc(&s->rows, points, err);
+	return 0;
 }
 
 /* A batch of windows [first, first + count): their graphs, and where
@@ -156,7 +187,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	if (rc == 0)
 		rc = steps_alloc(&s, u.cpm.n, err);
 	if (rc == 0)
-		rc = run_steps(b->eng, &u.cpm, &s, b->threads, &rounds, err);
+		rc = run_steps(b->eng, &u.cpm, &s, b->threads, b->opt->rows, &rounds, err);
 	if (rc == 0) {
 		/* the rounds of the one float call, told once */
 		b->out[b->first + at].float_rounds = rounds;

@@ -5,6 +5,7 @@
  *   causal_wait.c    the wait edges of a window
  *   causal_graph.c   one window's points, chains and cross edges
  *   causal_union.c   several windows' graphs as one for the graph steps
+ *   causal_path.c    the path step on the host, as the result needs it
  *   causal_result.c  hops, breakdown and rows from the graph steps' output
  *   causal.c         the driver */
 #ifndef GT_CAUSAL_INTERNAL_H
@@ -132,7 +133,14 @@ typedef struct causal_union {
 int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, gt_error *err);
 void causal_union_free(causal_union *u);
 
-/* What the graph steps gave: for the union, and as a window's view of it. */
+/* --- causal_path.c --------------------------------------------------- */
+
+/* path_duration of every point of a binding (critpath.h's, where every gap
+ * is time[v] - time[parent]); 1 where it holds a cycle, -1 out of memory. */
+int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration);
+
+/* What the graph steps gave: for the union, and as a window's view of it.
+ * Of the rows only path_duration is read (the others may be NULL). */
 typedef struct causal_steps {
 	gt_cpm_binding bind;
 	gt_cp_rows rows;

@@ -58,7 +58,9 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		win->root = win->endpoint = (gt_causal_point){GT_NONE, GT_NONE, 0, 0};
 		return 0;
 	}
-	uint32_t n = s->rows.hop_count[e];
+	uint32_t n = 0; /* hops: the endpoint's row is valid, its way up ends at a root */
+	for (uint32_t v = e; s->bind.parent[v] != GT_CP_ROOT; v = s->bind.parent[v] - s->point_base)
+		n++;
 	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
 	win->hops = alloc(2 * (size_t)n, sizeof *win->hops); /* a flow hop may split in two */
 	if (!path || !win->hops) {

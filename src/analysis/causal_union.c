@@ -131,15 +131,10 @@ int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, 
 	uint32_t pb = u->point_base[i], n = u->point_base[i + 1] - pb;
 	*view = (causal_steps){
 		.bind = {s->bind.parent + pb, s->bind.gap + pb, s->bind.kind + pb, s->bind.edge + pb},
-		.rows = {s->rows.path_duration + pb, s->rows.slack + pb, s->rows.critical_predecessor + pb,
-			 s->rows.root + pb, s->rows.hop_count + pb, s->rows.critical_mask + pb},
+		.rows = {.path_duration = s->rows.path_duration + pb},
 		.lt = s->lt + pb,
 		.point_base = pb,
 		.edge_base = u->edge_base[i],
 	};
-	if (u->count == 1) {
-		view->sum = s->sum;
-		return 0;
-	}
 	return window_summary(view, n, &view->sum, err);
 }

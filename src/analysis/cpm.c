@@ -296,7 +296,12 @@ static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err
 
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 {
-	if (gt_cpm_check(g, err) < 0 || bind_chains(g, out, err) < 0)
+	return gt_cpm_check(g, err) < 0 ? -1 : gt_cpm_bind_host_checked(g, out, err);
+}
+
+int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	if (bind_chains(g, out, err) < 0)
 		return -1;
 	for (uint32_t e = 0; e < g->m; e++) {
 		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
@@ -706,8 +711,11 @@ static void sweep_windows(float_run *r)
 
 int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
 {
-	if (gt_cpm_check_float(g, err) < 0)
-		return -1;
+	return gt_cpm_check_float(g, err) < 0 ? -1 : gt_cpm_float_host_checked(g, lt, stats, err);
+}
+
+int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
+{
 	float_run r;
 	int rc = float_run_init(&r, g, lt, err);
 	if (rc == 0)

@@ -103,5 +103,10 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err);
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
 /* lt: n elements, caller-owned; stats may be NULL. */
 int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
+/* The same without their checks, for a caller that has run
+ * gt_cpm_check_float on g once for both (the check is a pass over every
+ * point, as long as binding itself). */
+int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
+int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
 
 #endif
