@@ -3,6 +3,7 @@
  *   causal_jobs.c    running pieces of a step on several threads
  *   causal_window.c  taking part, device tracks, windows and membership
  *   causal_wait.c    the wait edges of a window
+ *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_graph.c   one window's points, chains and cross edges
  *   causal_union.c   several windows' graphs as one for the graph steps
  *   causal_path.c    the path step on the host, as the result needs it
@@ -77,6 +78,14 @@ void causal_trace_free(causal_trace *t);
  * flow indices, each with a device target and a source taking part). */
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
 			uint32_t nw, uint32_t *target, gt_error *err);
+
+/* --- causal_wait_ordered.c ------------------------------------------- */
+
+/* The same where in every process the waits by begin end in order too
+ * (the common case, without sorting the candidates): 0, -1 with err, or 1
+ * where that does not hold (nothing written). */
+int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
+				uint32_t nw, uint32_t *target, gt_error *err);
 
 /* --- causal_graph.c -------------------------------------------------- */
 

@@ -38,6 +38,9 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		target[i] = GT_NONE;
 	if (!nc || !nw)
 		return 0;
+	int ordered = causal_wait_targets_ordered(t, cand, nc, waits, nw, target, err);
+	if (ordered <= 0)
+		return ordered;
 	size_t big = nc > nw ? nc : nw;
 	candidates c = {alloc(nc, sizeof *c.target), alloc(nc, sizeof *c.process), alloc(nc, sizeof *c.end),
 			alloc(nc, sizeof *c.dep)};
