@@ -2,7 +2,7 @@
  * process the waits taken by begin also end in that order (a thread's
  * blocking waits do not overlap, and few threads block). Waits are few,
  * flows many: each candidate is placed among its process's waits by two
- * binary searches instead of three radix sorts and a sweep.
+ * galloping searches instead of three radix sorts and a sweep.
  *
  * With W_0..W_k-1 a process's waits by (begin, end), begins and ends both
  * ascending, candidate c (dep, end) is seen by W_i iff dep <= B(W_i) and
@@ -22,20 +22,6 @@ static void *alloc(size_t n, size_t size)
 static uint32_t process_of(const gt_model *m, uint32_t span)
 {
 	return m->tracks[m->spans[span].track].process;
-}
-
-/* The first of a[0..n) (ascending) that is >= x. */
-static uint32_t first_at_least(const int64_t *a, uint32_t n, int64_t x)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* Whether target span a beats b: the later end, ties the lower id. */
@@ -92,13 +78,15 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 	}
 	for (uint32_t p = 0; p < m->process_count; p++)
 		proc_first[p + 1] += proc_first[p];
+	/* flows come roughly in time order: each search gallops from the last */
+	uint32_t q = 0, r = 0;
 	for (uint32_t i = 0; i < nc; i++) {
 		const gt_flow *f = &m->flows[cand[i]];
 		uint32_t p = process_of(m, f->src), lo = proc_first[p], len = proc_first[p + 1] - lo;
 		if (!len)
 			continue;
-		uint32_t q = first_at_least(begin + lo, len, t->departure[cand[i]]);
-		uint32_t r = first_at_least(end + lo, len, causal_end(&m->spans[f->dst]));
+		q = gt_search_from(begin + lo, len, t->departure[cand[i]], false, q);
+		r = gt_search_from(end + lo, len, causal_end(&m->spans[f->dst]), false, r);
 		uint32_t j = lo + (q > r ? q : r);
 		if (j < lo + len && beats(m, f->dst, best[j]))
 			best[j] = f->dst;
