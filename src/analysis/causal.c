@@ -71,9 +71,10 @@ static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_s
 {
 	float_job fj = {cg, s->lt, {0}, {0}, 0};
 	pthread_t tid;
-	/* the host steps share one check of the graph */
+	/* the host steps share one check of the graph, of its ranges alone:
+	 * causal_graph builds the shape */
 	bool host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
-	if ((host_bind || host_floats_) && (host_floats_ ? gt_cpm_check_float(cg, err) : gt_cpm_check(cg, err)) < 0)
+	if ((host_bind || host_floats_) && gt_cpm_check_range(cg, host_floats_, err) < 0)
 		return -1;
 	bool beside = host_floats_ && threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
 	int rc = host_bind ? gt_cpm_bind_host_checked(cg, &s->bind, err) : e->bind(e->ctx, cg, &s->bind, err);

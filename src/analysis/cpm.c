@@ -220,11 +220,10 @@ int gt_cpm_check(const gt_cpm_graph *g, gt_error *err)
 	return 0;
 }
 
-int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
+/* Every T of a chain with points far enough above INT64_MIN; the span is
+ * <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
+static int check_horizons(const gt_cpm_graph *g, gt_error *err)
 {
-	if (gt_cpm_check(g, err) < 0)
-		return -1;
-	/* span <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
 	int64_t span = (int64_t)time_span(g);
 	for (uint32_t k = 0; k < g->tracks; k++) {
 		int64_t t = gt_cpm_horizon(g, k);
@@ -232,6 +231,18 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
 			return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)t);
 	}
 	return 0;
+}
+
+int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
+{
+	return gt_cpm_check(g, err) < 0 ? -1 : check_horizons(g, err);
+}
+
+int gt_cpm_check_range(const gt_cpm_graph *g, bool floats, gt_error *err)
+{
+	if (check_arrays(g, err) < 0 || check_chain_starts(g, err) < 0 || check_time_span(g, err) < 0)
+		return -1;
+	return floats ? check_horizons(g, err) : 0;
 }
 
 /* --- binding ---------------------------------------------------------------- */
@@ -327,6 +338,15 @@ typedef struct {
 	uint32_t count;
 } sparse_set;
 
+/* Inline: without -mpopcnt __builtin_popcountll is a libgcc call. */
+static uint32_t popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 static bool sparse_has(const sparse_set *s, uint32_t v)
 {
 	return s->bits[v >> 6] >> (v & 63) & 1;
@@ -335,7 +355,7 @@ static bool sparse_has(const sparse_set *s, uint32_t v)
 static uint32_t sparse_rank(const sparse_set *s, uint32_t v)
 {
 	uint64_t below = s->bits[v >> 6] & (((uint64_t)1 << (v & 63)) - 1);
-	return s->rank[v >> 6] + (uint32_t)__builtin_popcountll(below);
+	return s->rank[v >> 6] + popcount64(below);
 }
 
 static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint32_t m)
@@ -350,7 +370,7 @@ static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint
 	uint32_t count = 0;
 	for (size_t w = 0; w < words; w++) {
 		s->rank[w] = count;
-		count += (uint32_t)__builtin_popcountll(s->bits[w]);
+		count += popcount64(s->bits[w]);
 	}
 	s->count = count;
 	return 0;
