@@ -95,12 +95,14 @@ static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_s
 
 static void steps_free(causal_steps *s)
 {
-	free(s->bind.parent);
-	free(s->bind.gap);
-	free(s->bind.kind);
-	free(s->bind.edge);
+	gt_big_free(s->bind.parent);
+	gt_big_free(s->bind.gap);
+	gt_big_free(s->bind.kind);
+	gt_big_free(s->bind.edge);
+	gt_big_free(s->rows.path_duration);
+	s->rows.path_duration = NULL;
 	gt_cp_rows_free(&s->rows);
-	free(s->lt);
+	gt_big_free(s->lt);
 }
 
 static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
@@ -279,10 +281,9 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 	return rc;
 }
 
-int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
-		      gt_causal_result *out, gt_error *err)
+static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		   gt_causal_result *out, gt_error *err)
 {
-	memset(out, 0, sizeof *out);
 	causal_trace t;
 	if (causal_trace_init(&t, m, opt, err) < 0) {
 		causal_trace_free(&t);
@@ -290,7 +291,7 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
-	out->windows = gt_big_calloc(t.window_count, sizeof *out->windows);
+	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);
@@ -299,6 +300,15 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
 	int rc = analyze_windows(&t, opt, eng, out, err);
 	causal_trace_free(&t);
+	return rc;
+}
+
+int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		      gt_causal_result *out, gt_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = analyze(m, opt, eng, out, err);
+	gt_big_trim(); /* the working arrays kept for reuse between the steps */
 	if (rc < 0)
 		gt_causal_result_free(out);
 	return rc;

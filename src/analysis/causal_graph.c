@@ -13,19 +13,19 @@ static void *alloc(size_t n, size_t size)
 
 void causal_graph_free(causal_graph *g)
 {
-	free(g->span);
-	free(g->first_point);
-	free(g->time);
-	free(g->point_span);
-	free(g->track);
-	free(g->chain);
-	free(g->chain_start);
-	free(g->work);
-	free(g->owner_in);
-	free(g->edge_src);
-	free(g->edge_dst);
-	free(g->edge_kind);
-	free(g->edge_ref);
+	gt_big_free(g->span);
+	gt_big_free(g->first_point);
+	gt_big_free(g->time);
+	gt_big_free(g->point_span);
+	gt_big_free(g->track);
+	gt_big_free(g->chain);
+	gt_big_free(g->chain_start);
+	gt_big_free(g->work);
+	gt_big_free(g->owner_in);
+	gt_big_free(g->edge_src);
+	gt_big_free(g->edge_dst);
+	gt_big_free(g->edge_kind);
+	gt_big_free(g->edge_ref);
 	memset(g, 0, sizeof *g);
 }
 
@@ -39,9 +39,9 @@ typedef struct window_edges {
 
 static void window_edges_free(window_edges *e)
 {
-	free(e->flows);
-	free(e->wait_k);
-	free(e->wait_w);
+	gt_big_free(e->flows);
+	gt_big_free(e->wait_k);
+	gt_big_free(e->wait_w);
 }
 
 static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e, gt_error *err)
@@ -58,7 +58,7 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 	e->wait_k = alloc(nw, sizeof *e->wait_k);
 	e->wait_w = alloc(nw, sizeof *e->wait_w);
 	if (!cand || !e->flows || !waits || !target || !e->wait_k || !e->wait_w) {
-		free(cand), free(waits), free(target);
+		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
 	}
 	for (uint32_t i = 0; i < nf; i++) {
@@ -90,7 +90,7 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 			e->wait_k[e->nwaits] = target[i];
 			e->wait_w[e->nwaits++] = waits[i];
 		}
-	free(cand), free(waits), free(target);
+	gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 	return rc;
 }
 
@@ -106,7 +106,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 	g->span = alloc(ns, sizeof *g->span);
 	*local_track = alloc(ns, sizeof **local_track);
 	if (!mark || !track_local || !g->span || !*local_track) {
-		free(mark), free(track_local);
+		gt_big_free(mark), gt_big_free(track_local);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
 	enum { HAS_SPANS = 1, HAS_EDGE = 2 };
@@ -135,7 +135,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 	}
 	g->track = alloc(g->tracks, sizeof *g->track);
 	if (!g->track) {
-		free(mark), free(track_local);
+		gt_big_free(mark), gt_big_free(track_local);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
 	for (uint32_t tr = 0; tr < m->track_count; tr++)
@@ -150,7 +150,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		(*local_track)[g->nspans] = lt;
 		g->span[g->nspans++] = sp[i];
 	}
-	free(mark), free(track_local);
+	gt_big_free(mark), gt_big_free(track_local);
 	return 0;
 }
 
@@ -172,7 +172,7 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	*dep_time = alloc(nd, sizeof **dep_time);
 	g->first_point = alloc((size_t)g->nspans + 1, sizeof *g->first_point);
 	if (!key || !tk || !val || !tv || !ndep || !*dep_time || !g->first_point) {
-		free(key), free(tk), free(val), free(tv), free(ndep);
+		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(ndep);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u departures", nd);
 	}
 	int64_t base = INT64_MAX;
@@ -209,18 +209,18 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	}
 	for (uint32_t i = 0; i < kept; i++)
 		times[i] = (int64_t)tk[i];
-	free(key), free(tk), free(val), free(tv);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv);
 	uint64_t n = 0;
 	for (uint32_t l = 0; l < g->nspans; l++) {
 		g->first_point[l] = (uint32_t)n;
 		n += 2 + (uint64_t)ndep[l];
 		if (n > GT_CP_MAX_ROWS) {
-			free(ndep);
+			gt_big_free(ndep);
 			return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
 		}
 	}
 	g->first_point[g->nspans] = (uint32_t)n;
-	free(ndep);
+	gt_big_free(ndep);
 	g->n = (uint32_t)n;
 	g->time = alloc(n, sizeof *g->time);
 	g->point_span = alloc(n, sizeof *g->point_span);
@@ -393,8 +393,8 @@ static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uin
 
 static void scratch_free(track_scratch *x)
 {
-	free(x->b), free(x->e), free(x->span), free(x->ord), free(x->out), free(x->tag), free(x->time);
-	free(x->key), free(x->tk), free(x->tv), free(x->tv2), free(x->stack), free(x->closed), free(x->next);
+	gt_big_free(x->b), gt_big_free(x->e), gt_big_free(x->span), gt_big_free(x->ord), gt_big_free(x->out), gt_big_free(x->tag), gt_big_free(x->time);
+	gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2), gt_big_free(x->stack), gt_big_free(x->closed), gt_big_free(x->next);
 }
 
 static void *chain_range(void *arg)
@@ -459,7 +459,7 @@ static int make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 	for (unsigned j = 0; j < k; j++)
 		rc |= jobs[j].rc;
 done:
-	free(track_first), free(track_spans), free(fill);
+	gt_big_free(track_first), gt_big_free(track_spans), gt_big_free(fill);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's %u chains", g->tracks) : 0;
 }
 
@@ -524,12 +524,12 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		rc = choose_spans(t, w, &e, g, &local_track, win, err);
 	if (rc == 0)
 		rc = make_points(t, &e, g, &dep_time, err);
-	free(dep_time);
+	gt_big_free(dep_time);
 	if (rc == 0)
 		rc = make_chains(g, local_track, threads, err);
 	if (rc == 0)
 		rc = make_cross_edges(t, &e, g, err);
-	free(local_track);
+	gt_big_free(local_track);
 	if (rc == 0) {
 		win->points = g->n;
 		win->spans = g->nspans;

@@ -61,6 +61,6 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, in
 		while (top)
 			u = walk[--top], path_duration[u] = time[u] - root_time;
 	}
-	free(walk);
+	gt_big_free(walk);
 	return rc;
 }

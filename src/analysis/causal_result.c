@@ -64,7 +64,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
 	win->hops = alloc(2 * (size_t)n, sizeof *win->hops); /* a flow hop may split in two */
 	if (!path || !win->hops) {
-		free(path);
+		gt_big_free(path);
 		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
 	}
 	path[n] = e;
@@ -97,7 +97,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		k++;
 	}
 	win->hop_count = k;
-	free(path);
+	gt_big_free(path);
 	return 0;
 }
 
@@ -136,7 +136,7 @@ static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_ca
 	int64_t *dur = alloc(n, sizeof *dur);
 	win->breakdown = alloc(n, sizeof *win->breakdown);
 	if (!key || !tk || !idx || !tv || !dur || !win->breakdown) {
-		free(key), free(tk), free(idx), free(tv), free(dur);
+		gt_big_free(key), gt_big_free(tk), gt_big_free(idx), gt_big_free(tv), gt_big_free(dur);
 		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", n);
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -164,7 +164,7 @@ static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_ca
 	win->breakdown_count = k;
 	if (k)
 		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
-	free(key), free(tk), free(idx), free(tv), free(dur);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(idx), gt_big_free(tv), gt_big_free(dur);
 	return 0;
 }
 

@@ -16,16 +16,16 @@ static void *alloc(size_t n, size_t size)
 
 void causal_union_free(causal_union *u)
 {
-	free(u->point_base);
-	free(u->edge_base);
-	free(u->time);
-	free(u->horizon);
-	free(u->chain);
-	free(u->chain_start);
-	free(u->edge_src);
-	free(u->edge_dst);
-	free(u->work);
-	free(u->edge_kind);
+	gt_big_free(u->point_base);
+	gt_big_free(u->edge_base);
+	gt_big_free(u->time);
+	gt_big_free(u->horizon);
+	gt_big_free(u->chain);
+	gt_big_free(u->chain_start);
+	gt_big_free(u->edge_src);
+	gt_big_free(u->edge_dst);
+	gt_big_free(u->work);
+	gt_big_free(u->edge_kind);
 	memset(u, 0, sizeof *u);
 }
 
@@ -120,7 +120,7 @@ static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum,
 		parent[p] = v->bind.parent[p] == GT_CP_ROOT ? GT_CP_ROOT : v->bind.parent[p] - v->point_base;
 	if (rc == 0)
 		rc = gt_critpath_host(parent, v->bind.gap, n, NULL, &rows, sum, err);
-	free(parent);
+	gt_big_free(parent);
 	gt_cp_rows_free(&rows);
 	return rc;
 }

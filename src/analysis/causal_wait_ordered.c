@@ -100,6 +100,6 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 		}
 	rc = 0;
 done:
-	free(order), free(tv), free(best), free(key), free(tk), free(begin), free(end), free(proc_first);
+	gt_big_free(order), gt_big_free(tv), gt_big_free(best), gt_big_free(key), gt_big_free(tk), gt_big_free(begin), gt_big_free(end), gt_big_free(proc_first);
 	return rc;
 }
