@@ -57,6 +57,13 @@ static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_st
 		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
 	if (rc == 0)
 		return 0;
+	if (!s->bind.gap) { /* the host binding leaves the gaps out */
+		s->bind.gap = gt_big_malloc(cg->n, sizeof *s->bind.gap);
+		if (!s->bind.gap)
+			return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+		for (uint32_t v = 0; v < cg->n; v++)
+			s->bind.gap[v] = s->bind.parent[v] == GT_CP_ROOT ? 0 : cg->time[v] - cg->time[s->bind.parent[v]];
+	}
 	if (full_rows(s, cg->n, err) < 0)
 		return -1;
 	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
@@ -105,16 +112,18 @@ static void steps_free(causal_steps *s)
 	gt_big_free(s->lt);
 }
 
-static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
+static int steps_alloc(causal_steps *s, uint32_t points, bool host_bind, bool floats, gt_error *err)
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
-	s->bind.gap = gt_big_malloc(points, sizeof *s->bind.gap);
+	/* the host binding leaves the gaps out: only an engine needs them */
+	s->bind.gap = host_bind ? NULL : gt_big_malloc(points, sizeof *s->bind.gap);
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
-	s->lt = gt_big_malloc(points, sizeof *s->lt);
+	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
 	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
-	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt || !s->rows.path_duration)
+	if (!s->bind.parent || (!host_bind && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
+	    !s->rows.path_duration)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
 	return 0;
 }
@@ -188,7 +197,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	uint32_t rounds = 0;
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, err);
+		rc = steps_alloc(&s, u.cpm.n, !(b->eng && b->eng->bind), b->opt->rows, err);
 	if (rc == 0)
 		rc = run_steps(b->eng, &u.cpm, &s, b->threads, b->opt->rows, &rounds, err);
 	if (rc == 0) {

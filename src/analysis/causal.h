@@ -135,10 +135,10 @@ typedef struct gt_causal_share {
 	int64_t critical_ns; /* share of path_duration: critical_ns / path_duration_ns */
 } gt_causal_share;
 
-typedef struct gt_causal_row {
+typedef struct gt_causal_row { /* 40 bytes: a million spans, a million rows */
 	uint32_t span;
-	int64_t float_ns;
 	bool on_path;
+	int64_t float_ns;
 	int64_t critical_ns;    /* its work on the path */
 	int64_t waited_ns;
 	int64_t caused_wait_ns;

@@ -83,7 +83,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		case GT_CPM_EDGE_WAIT: {
 			uint32_t w = g->edge_ref[s->bind.edge[v] - s->edge_base];
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_WAIT, w, t->m->spans[w].track,
-					     GT_NONE, s->bind.gap[v]};
+					     GT_NONE, g->time[v] - g->time[u]};
 			break;
 		}
 		default: {
@@ -91,7 +91,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v),
 					     owner == GT_NONE ? GT_CAUSAL_IDLE : GT_CAUSAL_WORK,
 					     owner == GT_NONE ? GT_NONE : g->span[owner], track_of_point(t, g, v), GT_NONE,
-					     s->bind.gap[v]};
+					     g->time[v] - g->time[u]};
 		}
 		}
 		k++;
@@ -196,7 +196,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 	win->row_count = g->nspans;
 	for (uint32_t l = 0; l < g->nspans; l++) {
 		uint32_t e = causal_graph_e(g, l);
-		win->rows[l] = (gt_causal_row){g->span[l], s->lt[e] - g->time[e], false, 0, 0, 0};
+		win->rows[l] = (gt_causal_row){.span = g->span[l], .float_ns = s->lt[e] - g->time[e]};
 	}
 	if (s->sum.endpoint != GT_CP_NONE)
 		win->rows[g->point_span[win->root.point]].on_path = true;

@@ -99,7 +99,8 @@ int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, g
 /* critpath.h's summary of rows [0, n) taken alone: a row's outputs depend
  * on its own chain only, so the union's rows are the window's. A row left
  * invalid (a zero-gap cycle, or an overflow) does not tell which: then
- * the window alone is run again for its flags. */
+ * the window alone is run again for its flags (the gaps are there: the
+ * steps fill them where a row is invalid). */
 static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum, gt_error *err)
 {
 	*sum = (gt_cp_summary){0, GT_CP_NONE, 0, 0, 0, 0};
@@ -130,9 +131,10 @@ int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, 
 {
 	uint32_t pb = u->point_base[i], n = u->point_base[i + 1] - pb;
 	*view = (causal_steps){
-		.bind = {s->bind.parent + pb, s->bind.gap + pb, s->bind.kind + pb, s->bind.edge + pb},
+		.bind = {s->bind.parent + pb, s->bind.gap ? s->bind.gap + pb : NULL, s->bind.kind + pb,
+			 s->bind.edge + pb},
 		.rows = {.path_duration = s->rows.path_duration + pb},
-		.lt = s->lt + pb,
+		.lt = s->lt ? s->lt + pb : NULL,
 		.point_base = pb,
 		.edge_base = u->edge_base[i],
 	};

@@ -255,7 +255,7 @@ static bool edge_beats(const gt_cpm_graph *g, const gt_cpm_binding *out, uint32_
 	uint32_t cur = out->parent[v];
 	if (cur == GT_CP_ROOT)
 		return true;
-	int64_t ts = g->time[s], tc = g->time[v] - out->gap[v];
+	int64_t ts = g->time[s], tc = g->time[cur];
 	if (ts != tc)
 		return ts > tc;
 	if (k != out->kind[v])
@@ -276,7 +276,8 @@ static void bind_track_part(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t
 		int64_t t = g->time[v];
 		out->parent[v] = prev;
 		out->kind[v] = prev == GT_CP_ROOT ? GT_CPM_EDGE_NONE : GT_CPM_EDGE_CHAIN;
-		out->gap[v] = prev == GT_CP_ROOT ? 0 : t - prev_time;
+		if (out->gap)
+			out->gap[v] = prev == GT_CP_ROOT ? 0 : t - prev_time;
 		out->edge[v] = GT_CP_NONE;
 		prev = v;
 		prev_time = t;
@@ -295,7 +296,8 @@ static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err
 		limit = next_limit(limit, window, g->n);
 		prefetch_ids(g->time, sizeof *g->time, from, limit, false);
 		prefetch_ids(out->parent, sizeof *out->parent, from, limit, true);
-		prefetch_ids(out->gap, sizeof *out->gap, from, limit, true);
+		if (out->gap)
+			prefetch_ids(out->gap, sizeof *out->gap, from, limit, true);
 		prefetch_ids(out->kind, sizeof *out->kind, from, limit, true);
 		prefetch_ids(out->edge, sizeof *out->edge, from, limit, true);
 		for (uint32_t k = 0; k < g->tracks; k++)
@@ -320,7 +322,8 @@ int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_erro
 			out->parent[v] = s;
 			out->kind[v] = g->edge_kind[e];
 			out->edge[v] = e;
-			out->gap[v] = g->time[v] - g->time[s];
+			if (out->gap)
+				out->gap[v] = g->time[v] - g->time[s];
 		}
 	}
 	return 0;

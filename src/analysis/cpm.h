@@ -115,7 +115,8 @@ int gt_cpm_check_range(const gt_cpm_graph *g, bool floats, gt_error *err);
 
 /* The steps without their checks, for a caller that has checked g once
  * for both (the full check is a pass over every point, as long as binding
- * itself). */
+ * itself). The binding's gap may be NULL: not written (it is
+ * time[v] - time[parent[v]]). */
 int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
 int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
 
