@@ -4,7 +4,8 @@
  *   causal_window.c  taking part, device tracks, windows and membership
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
- *   causal_graph.c   one window's points, chains and cross edges
+ *   causal_graph.c   one window's points and cross edges
+ *   causal_chain.c   ... and its chains
  *   causal_union.c   several windows' graphs as one for the graph steps
  *   causal_path.c    the path step on the host, as the result needs it
  *   causal_result.c  hops, breakdown and rows from the graph steps' output
@@ -117,6 +118,10 @@ static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
 {
 	return g->first_point[local + 1] - 1;
 }
+
+/* causal_chain.c: the chains (chain, chain_start, work, owner_in) of a
+ * graph whose points are made, local_track[l] the local track of span l. */
+int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err);
 
 /* Builds window w's graph and fills its counters (w->points ... flags). */
 int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
