@@ -126,45 +126,95 @@ static int cmp_share(const void *x, const void *y)
 }
 
 /* Sums the hops by (kind, key); shares of no time are left out. Runs of
- * hops with one key (a span's nested work) are summed first, so the sort
- * and the sums read small arrays. */
+ * hops with one key (a span's nested work) are summed as they come, the
+ * runs in an open-addressing table that grows with the distinct keys:
+ * those are few (categories or names, tracks), the hops many, and sums do
+ * not depend on the order. */
+#define NO_KEY UINT64_MAX /* kinds are below 2^8: no (kind, key) is this */
+
+typedef struct share_table {
+	uint64_t *key;
+	int64_t *sum;
+	uint32_t bits, count;
+} share_table;
+
+static bool table_init(share_table *t, uint32_t bits)
+{
+	size_t cap = (size_t)1 << bits;
+	t->key = alloc(cap, sizeof *t->key);
+	t->sum = alloc(cap, sizeof *t->sum);
+	t->bits = bits;
+	t->count = 0;
+	for (size_t i = 0; t->key && i < cap; i++)
+		t->key[i] = NO_KEY;
+	return t->key && t->sum;
+}
+
+static void table_free(share_table *t)
+{
+	gt_big_free(t->key);
+	gt_big_free(t->sum);
+}
+
+static void table_add(share_table *t, uint64_t k, int64_t d)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1, h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - t->bits));
+	while (t->key[h] != NO_KEY && t->key[h] != k)
+		h = (h + 1) & mask;
+	if (t->key[h] == NO_KEY) {
+		t->key[h] = k;
+		t->sum[h] = 0;
+		t->count++;
+	}
+	t->sum[h] += d;
+}
+
+/* Half full: twice the slots. */
+static bool table_grow(share_table *t)
+{
+	share_table bigger;
+	if (!table_init(&bigger, t->bits + 1))
+		return table_free(&bigger), false;
+	for (size_t h = 0; h < (size_t)1 << t->bits; h++)
+		if (t->key[h] != NO_KEY)
+			table_add(&bigger, t->key[h], t->sum[h]);
+	table_free(t);
+	*t = bigger;
+	return true;
+}
+
 static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
 {
-	uint32_t n = win->hop_count, runs = 0;
-	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
-	uint32_t *idx = alloc(n, sizeof *idx), *tv = alloc(n, sizeof *tv);
-	int64_t *dur = alloc(n, sizeof *dur);
-	win->breakdown = alloc(n, sizeof *win->breakdown);
-	if (!key || !tk || !idx || !tv || !dur || !win->breakdown) {
-		gt_big_free(key), gt_big_free(tk), gt_big_free(idx), gt_big_free(tv), gt_big_free(dur);
-		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", n);
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i]);
-		if (runs && key[runs - 1] == k) {
-			dur[runs - 1] += win->hops[i].duration_ns;
+	share_table t;
+	bool ok = table_init(&t, 6);
+	uint64_t run = NO_KEY;
+	int64_t run_sum = 0;
+	for (uint32_t i = 0; ok && i <= win->hop_count; i++) {
+		uint64_t k = i < win->hop_count ? (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i])
+						: NO_KEY;
+		if (k == run && i < win->hop_count) {
+			run_sum += win->hops[i].duration_ns;
 			continue;
 		}
-		key[runs] = k;
-		dur[runs] = win->hops[i].duration_ns;
-		idx[runs] = runs;
-		runs++;
+		if (run != NO_KEY) {
+			table_add(&t, run, run_sum);
+			if (2 * t.count > (1u << t.bits))
+				ok = table_grow(&t);
+		}
+		run = k;
+		run_sum = i < win->hop_count ? win->hops[i].duration_ns : 0;
 	}
-	causal_sort_u64(key, idx, runs, tk, tv);
+	win->breakdown = ok ? alloc(t.count, sizeof *win->breakdown) : NULL;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < runs;) {
-		int64_t sum = 0;
-		uint32_t j = i;
-		for (; j < runs && key[j] == key[i]; j++)
-			sum += dur[idx[j]];
-		if (sum > 0)
-			win->breakdown[k++] = (gt_causal_share){(uint8_t)(key[i] >> 32), (uint32_t)key[i], sum};
-		i = j;
-	}
+	for (size_t h = 0; win->breakdown && h < (size_t)1 << t.bits; h++)
+		if (t.key[h] != NO_KEY && t.sum[h] > 0)
+			win->breakdown[k++] = (gt_causal_share){(uint8_t)(t.key[h] >> 32), (uint32_t)t.key[h], t.sum[h]};
+	table_free(&t);
+	if (!win->breakdown)
+		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", win->hop_count);
 	win->breakdown_count = k;
 	if (k)
 		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
-	gt_big_free(key), gt_big_free(tk), gt_big_free(idx), gt_big_free(tv), gt_big_free(dur);
 	return 0;
 }
 
