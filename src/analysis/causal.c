@@ -32,30 +32,68 @@ typedef struct float_job {
 static void *host_floats(void *arg)
 {
 	float_job *j = arg;
-	j->rc = gt_cpm_float_host(j->g, j->lt, &j->stats, &j->err);
+	j->rc = gt_cpm_float_host_checked(j->g, j->lt, &j->stats, &j->err);
 	return NULL;
+}
+
+/* critpath.h's rows in full, for an engine's path or a binding with a
+ * cycle (steps_alloc gives path_duration only). */
+static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
+{
+	gt_cp_rows_free(&s->rows);
+	return gt_cp_rows_alloc(&s->rows, n, err);
+}
+
+/* The path step: the engine's, or on the host the reduced one (critpath's
+ * where the binding holds a cycle, for its flags and invalid rows). */
+static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	if (e && e->path)
+		return full_rows(s, cg->n, err) < 0
+			       ? -1
+			       : e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err);
+	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, s->rows.path_duration);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+	if (rc == 0)
+		return 0;
+	if (!s->bind.gap) { /* the host binding leaves the gaps out */
+		s->bind.gap = gt_big_malloc(cg->n, sizeof *s->bind.gap);
+		if (!s->bind.gap)
+			return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+		for (uint32_t v = 0; v < cg->n; v++)
+			s->bind.gap[v] = s->bind.parent[v] == GT_CP_ROOT ? 0 : cg->time[v] - cg->time[s->bind.parent[v]];
+	}
+	if (full_rows(s, cg->n, err) < 0)
+		return -1;
+	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
 }
 
 /* The engine's steps, or the host references where it has none: binding
  * then path; the floats need neither, so on the host they run beside them
- * when there is a thread to spare. */
+ * when there is a thread to spare. Only per-span rows read the floats:
+ * without them the step is left out. */
 static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, unsigned threads,
-		     uint32_t *rounds, gt_error *err)
+		     bool floats, uint32_t *rounds, gt_error *err)
 {
 	float_job fj = {cg, s->lt, {0}, {0}, 0};
 	pthread_t tid;
-	bool beside = threads > 1 && !(e && e->floats) && pthread_create(&tid, NULL, host_floats, &fj) == 0;
-	int rc = e && e->bind ? e->bind(e->ctx, cg, &s->bind, err) : gt_cpm_bind_host(cg, &s->bind, err);
+	/* the host steps share one check of the graph, of its ranges alone:
+	 * causal_graph builds the shape */
+	bool host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
+	if ((host_bind || host_floats_) && gt_cpm_check_range(cg, host_floats_, err) < 0)
+		return -1;
+	bool beside = host_floats_ && threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
+	int rc = host_bind ? gt_cpm_bind_host_checked(cg, &s->bind, err) : e->bind(e->ctx, cg, &s->bind, err);
 	if (rc == 0)
-		rc = e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err)
-				  : gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
+		rc = run_path(e, cg, s, err);
 	if (beside) {
 		pthread_join(tid, NULL);
 		if (rc == 0 && fj.rc < 0)
 			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
-	} else if (rc == 0) {
-		fj.rc = e && e->floats ? e->floats(e->ctx, cg, s->lt, &fj.stats, err)
-				       : gt_cpm_float_host(cg, s->lt, &fj.stats, err);
+	} else if (rc == 0 && floats) {
+		fj.rc = host_floats_ ? gt_cpm_float_host_checked(cg, s->lt, &fj.stats, err)
+				     : e->floats(e->ctx, cg, s->lt, &fj.stats, err);
 		rc = fj.rc;
 	}
 	*rounds = fj.stats.rounds;
@@ -64,25 +102,30 @@ static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_s
 
 static void steps_free(causal_steps *s)
 {
-	free(s->bind.parent);
-	free(s->bind.gap);
-	free(s->bind.kind);
-	free(s->bind.edge);
+	gt_big_free(s->bind.parent);
+	gt_big_free(s->bind.gap);
+	gt_big_free(s->bind.kind);
+	gt_big_free(s->bind.edge);
+	gt_big_free(s->rows.path_duration);
+	s->rows.path_duration = NULL;
 	gt_cp_rows_free(&s->rows);
-	free(s->lt);
+	gt_big_free(s->lt);
 }
 
-static int steps_alloc(causal_steps *s, uint32_t points, gt_error *err)
+static int steps_alloc(causal_steps *s, uint32_t points, bool host_bind, bool floats, gt_error *err)
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
-	s->bind.gap = gt_big_malloc(points, sizeof *s->bind.gap);
+	/* the host binding leaves the gaps out: only an engine needs them */
+	s->bind.gap = host_bind ? NULL : gt_big_malloc(points, sizeof *s->bind.gap);
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
-	s->lt = gt_big_malloc(points, sizeof *s->lt);
-	if (!s->bind.parent || !s->bind.gap || !s->bind.kind || !s->bind.edge || !s->lt)
+	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
+	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
+	if (!s->bind.parent || (!host_bind && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
+	    !s->rows.path_duration)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
-	return gt_cp_rows_alloc(&s->rows, points, err);
+	return 0;
 }
 
 /* A batch of windows [first, first + count): their graphs, and where
@@ -154,9 +197,9 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	uint32_t rounds = 0;
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, err);
+		rc = steps_alloc(&s, u.cpm.n, !(b->eng && b->eng->bind), b->opt->rows, err);
 	if (rc == 0)
-		rc = run_steps(b->eng, &u.cpm, &s, b->threads, &rounds, err);
+		rc = run_steps(b->eng, &u.cpm, &s, b->threads, b->opt->rows, &rounds, err);
 	if (rc == 0) {
 		/* the rounds of the one float call, told once */
 		b->out[b->first + at].float_rounds = rounds;
@@ -247,10 +290,9 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 	return rc;
 }
 
-int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
-		      gt_causal_result *out, gt_error *err)
+static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		   gt_causal_result *out, gt_error *err)
 {
-	memset(out, 0, sizeof *out);
 	causal_trace t;
 	if (causal_trace_init(&t, m, opt, err) < 0) {
 		causal_trace_free(&t);
@@ -258,7 +300,7 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
-	out->windows = gt_big_calloc(t.window_count, sizeof *out->windows);
+	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);
@@ -267,6 +309,15 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
 	int rc = analyze_windows(&t, opt, eng, out, err);
 	causal_trace_free(&t);
+	return rc;
+}
+
+int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		      gt_causal_result *out, gt_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = analyze(m, opt, eng, out, err);
+	gt_big_trim(); /* the working arrays kept for reuse between the steps */
 	if (rc < 0)
 		gt_causal_result_free(out);
 	return rc;

@@ -103,7 +103,7 @@ typedef struct gt_causal_options {
 	const char *const *wait_names;          /* extra POSIX EREs, unanchored */
 	uint32_t wait_name_count;
 	uint8_t by;                             /* enum gt_causal_by */
-	bool rows;                              /* fill per-span rows */
+	bool rows;                              /* fill per-span rows (only they need the float) */
 	unsigned threads;                       /* 0: one per core */
 	uint32_t batch_points;                  /* windows per engine call: at most about this
 	                                         * many points (0: 64M); results do not depend on it */
@@ -135,10 +135,10 @@ typedef struct gt_causal_share {
 	int64_t critical_ns; /* share of path_duration: critical_ns / path_duration_ns */
 } gt_causal_share;
 
-typedef struct gt_causal_row {
+typedef struct gt_causal_row { /* 40 bytes: a million spans, a million rows */
 	uint32_t span;
-	int64_t float_ns;
 	bool on_path;
+	int64_t float_ns;
 	int64_t critical_ns;    /* its work on the path */
 	int64_t waited_ns;
 	int64_t caused_wait_ns;
@@ -164,7 +164,8 @@ typedef struct gt_causal_window {
 	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
 	uint32_t flags;         /* GT_CAUSAL_* */
 	uint32_t float_rounds;  /* the rounds of the float call that took this window
-	                         * (several windows go in one call: on its first, 0 on the others) */
+	                         * (several windows go in one call: on its first, 0 on
+	                         * the others; no call, 0, without opt->rows) */
 	gt_causal_hop *hops;    /* root first */
 	uint32_t hop_count;
 	gt_causal_share *breakdown; /* by kind, then critical_ns descending, then key */

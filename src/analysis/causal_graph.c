@@ -1,6 +1,6 @@
 /* One window's dependency graph (the rules are in causal.h): which flows
  * and waits become edges, which tracks stay, the points with their dense
- * ids, and each track's chain with the owners of its gaps. */
+ * ids; causal_chain.c adds each track's chain with the owners of its gaps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,19 +13,19 @@ static void *alloc(size_t n, size_t size)
 
 void causal_graph_free(causal_graph *g)
 {
-	free(g->span);
-	free(g->first_point);
-	free(g->time);
-	free(g->point_span);
-	free(g->track);
-	free(g->chain);
-	free(g->chain_start);
-	free(g->work);
-	free(g->owner_in);
-	free(g->edge_src);
-	free(g->edge_dst);
-	free(g->edge_kind);
-	free(g->edge_ref);
+	gt_big_free(g->span);
+	gt_big_free(g->first_point);
+	gt_big_free(g->time);
+	gt_big_free(g->point_span);
+	gt_big_free(g->track);
+	gt_big_free(g->chain);
+	gt_big_free(g->chain_start);
+	gt_big_free(g->work);
+	gt_big_free(g->owner_in);
+	gt_big_free(g->edge_src);
+	gt_big_free(g->edge_dst);
+	gt_big_free(g->edge_kind);
+	gt_big_free(g->edge_ref);
 	memset(g, 0, sizeof *g);
 }
 
@@ -39,9 +39,9 @@ typedef struct window_edges {
 
 static void window_edges_free(window_edges *e)
 {
-	free(e->flows);
-	free(e->wait_k);
-	free(e->wait_w);
+	gt_big_free(e->flows);
+	gt_big_free(e->wait_k);
+	gt_big_free(e->wait_w);
 }
 
 static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e, gt_error *err)
@@ -58,7 +58,7 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 	e->wait_k = alloc(nw, sizeof *e->wait_k);
 	e->wait_w = alloc(nw, sizeof *e->wait_w);
 	if (!cand || !e->flows || !waits || !target || !e->wait_k || !e->wait_w) {
-		free(cand), free(waits), free(target);
+		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
 	}
 	for (uint32_t i = 0; i < nf; i++) {
@@ -90,7 +90,7 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 			e->wait_k[e->nwaits] = target[i];
 			e->wait_w[e->nwaits++] = waits[i];
 		}
-	free(cand), free(waits), free(target);
+	gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 	return rc;
 }
 
@@ -106,7 +106,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 	g->span = alloc(ns, sizeof *g->span);
 	*local_track = alloc(ns, sizeof **local_track);
 	if (!mark || !track_local || !g->span || !*local_track) {
-		free(mark), free(track_local);
+		gt_big_free(mark), gt_big_free(track_local);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
 	enum { HAS_SPANS = 1, HAS_EDGE = 2 };
@@ -135,7 +135,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 	}
 	g->track = alloc(g->tracks, sizeof *g->track);
 	if (!g->track) {
-		free(mark), free(track_local);
+		gt_big_free(mark), gt_big_free(track_local);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
 	for (uint32_t tr = 0; tr < m->track_count; tr++)
@@ -150,7 +150,7 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		(*local_track)[g->nspans] = lt;
 		g->span[g->nspans++] = sp[i];
 	}
-	free(mark), free(track_local);
+	gt_big_free(mark), gt_big_free(track_local);
 	return 0;
 }
 
@@ -172,7 +172,7 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	*dep_time = alloc(nd, sizeof **dep_time);
 	g->first_point = alloc((size_t)g->nspans + 1, sizeof *g->first_point);
 	if (!key || !tk || !val || !tv || !ndep || !*dep_time || !g->first_point) {
-		free(key), free(tk), free(val), free(tv), free(ndep);
+		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(ndep);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u departures", nd);
 	}
 	int64_t base = INT64_MAX;
@@ -209,18 +209,18 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	}
 	for (uint32_t i = 0; i < kept; i++)
 		times[i] = (int64_t)tk[i];
-	free(key), free(tk), free(val), free(tv);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv);
 	uint64_t n = 0;
 	for (uint32_t l = 0; l < g->nspans; l++) {
 		g->first_point[l] = (uint32_t)n;
 		n += 2 + (uint64_t)ndep[l];
 		if (n > GT_CP_MAX_ROWS) {
-			free(ndep);
+			gt_big_free(ndep);
 			return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
 		}
 	}
 	g->first_point[g->nspans] = (uint32_t)n;
-	free(ndep);
+	gt_big_free(ndep);
 	g->n = (uint32_t)n;
 	g->time = alloc(n, sizeof *g->time);
 	g->point_span = alloc(n, sizeof *g->point_span);
@@ -244,223 +244,6 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 		g->last_time = causal_end(s) > g->last_time ? causal_end(s) : g->last_time;
 	}
 	return 0;
-}
-
-/* --- chains ----------------------------------------------------------- */
-
-/* One track's spans gathered into dense arrays (dense index i = the i-th
- * span of the track by id), so that ordering, walking and owners read
- * them in sequence instead of chasing point ids through the window. */
-typedef struct track_scratch {
-	int64_t *b, *e;     /* B and E times */
-	uint32_t *span;     /* local span */
-	uint32_t *ord;      /* dense indices in track order */
-	uint32_t *out;      /* the walk: point ids */
-	uint32_t *tag;      /* the walk: dense index << 2 | 0 B, 1 D, 2 E */
-	int64_t *time;      /* the walk: times */
-	uint64_t *key, *tk; /* sort scratch */
-	uint32_t *tv, *tv2;
-	uint32_t *stack;
-	uint8_t *closed;
-	uint32_t *next;     /* per dense span: its next departure point */
-} track_scratch;
-
-enum { TAG_B = 0, TAG_D = 1, TAG_E = 2 };
-
-typedef struct chain_job {
-	causal_graph *g;
-	const uint32_t *track_spans, *track_first; /* local spans by local track, by id */
-	uint32_t begin, end;                        /* local tracks */
-	int rc;
-} chain_job;
-
-/* The track's spans in (start, longer first, id) order, the order the
- * nesting forest is read in. */
-static void order_spans(track_scratch *x, uint32_t n, int64_t base)
-{
-	bool sorted = true;
-	for (uint32_t i = 0; i < n; i++)
-		x->ord[i] = i;
-	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = x->b[i - 1] < x->b[i] || (x->b[i - 1] == x->b[i] && x->e[i - 1] - x->b[i - 1] >= x->e[i] - x->b[i]);
-	if (sorted)
-		return;
-	for (uint32_t i = 0; i < n; i++)
-		x->key[i] = UINT64_MAX - (uint64_t)(x->e[i] - x->b[i]);
-	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
-	for (uint32_t i = 0; i < n; i++)
-		x->key[i] = (uint64_t)(x->b[x->ord[i]] - base);
-	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
-}
-
-static uint32_t emit(track_scratch *x, uint32_t k, uint32_t point, uint32_t tag, int64_t time)
-{
-	x->out[k] = point;
-	x->tag[k] = tag;
-	x->time[k] = time;
-	return k + 1;
-}
-
-/* Emits a popped span's remaining departure points and its E. */
-static uint32_t close_span(const causal_graph *g, track_scratch *x, uint32_t i, uint32_t k)
-{
-	uint32_t e = causal_graph_e(g, x->span[i]);
-	for (uint32_t p = x->next[i]; p < e; p++)
-		k = emit(x, k, p, i << 2 | TAG_D, g->time[p]);
-	return emit(x, k, e, i << 2 | TAG_E, x->e[i]);
-}
-
-/* The depth-first walk of the nesting forest (spans in track order, a span
- * nests in the open one whose end is not before its own): B(p), p's
- * departures and children merged by time (a departure before a child
- * starting at its time), E(p). Returns the points written. */
-static uint32_t walk_forest(const causal_graph *g, track_scratch *x, uint32_t n)
-{
-	uint32_t top = 0, k = 0;
-	for (uint32_t o = 0; o < n; o++) {
-		uint32_t i = x->ord[o];
-		while (top && x->e[x->stack[top - 1]] < x->e[i])
-			k = close_span(g, x, x->stack[--top], k);
-		if (top) {
-			uint32_t q = x->stack[top - 1], qe = causal_graph_e(g, x->span[q]);
-			for (; x->next[q] < qe && g->time[x->next[q]] <= x->b[i]; x->next[q]++)
-				k = emit(x, k, x->next[q], q << 2 | TAG_D, g->time[x->next[q]]);
-		}
-		k = emit(x, k, g->first_point[x->span[i]], i << 2 | TAG_B, x->b[i]);
-		x->next[i] = g->first_point[x->span[i]] + 1;
-		x->stack[top++] = i;
-	}
-	while (top)
-		k = close_span(g, x, x->stack[--top], k);
-	return k;
-}
-
-/* Owners: the latest-started span still open. Spans open in chain order,
- * so the latest started is the top of a stack from which closed spans are
- * dropped once they reach the top (a heap would hold the same order).
- * owner_in[v]: the owner of the gap from v's chain predecessor to v. */
-static void find_owners(causal_graph *g, track_scratch *x, uint32_t start, uint32_t n)
-{
-	uint32_t top = 0, owner = GT_NONE;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t p = x->out[k], i = x->tag[k] >> 2;
-		g->chain[start + k] = p;
-		g->owner_in[p] = owner;
-		if ((x->tag[k] & 3) == TAG_B)
-			x->stack[top++] = i;
-		else if ((x->tag[k] & 3) == TAG_E)
-			x->closed[i] = 1;
-		while (top && x->closed[x->stack[top - 1]])
-			top--;
-		owner = top && k + 1 < n ? x->span[x->stack[top - 1]] : GT_NONE;
-		g->work[start + k] = owner != GT_NONE;
-	}
-}
-
-static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, track_scratch *x)
-{
-	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
-	for (uint32_t i = 0; i < ns; i++) {
-		x->span[i] = spans[i];
-		x->b[i] = g->time[g->first_point[spans[i]]];
-		x->e[i] = g->time[causal_graph_e(g, spans[i])];
-		x->closed[i] = 0;
-	}
-	order_spans(x, ns, g->first_time);
-	walk_forest(g, x, ns);
-	/* improper nesting and departures of outer spans leave the walk out of
-	 * time order: a stable sort by time keeps the walk's order for ties */
-	bool sorted = true;
-	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = x->time[i - 1] <= x->time[i];
-	if (!sorted) {
-		for (uint32_t i = 0; i < n; i++) {
-			x->key[i] = (uint64_t)(x->time[i] - g->first_time);
-			x->tv2[i] = i;
-		}
-		causal_sort_u64(x->key, x->tv2, n, x->tk, x->tv);
-		for (uint32_t i = 0; i < n; i++) { /* permute out and tag through tv */
-			x->tv[i] = x->out[x->tv2[i]];
-			x->tk[i] = x->tag[x->tv2[i]];
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			x->out[i] = x->tv[i];
-			x->tag[i] = (uint32_t)x->tk[i];
-		}
-	}
-	find_owners(g, x, start, n);
-}
-
-static void scratch_free(track_scratch *x)
-{
-	free(x->b), free(x->e), free(x->span), free(x->ord), free(x->out), free(x->tag), free(x->time);
-	free(x->key), free(x->tk), free(x->tv), free(x->tv2), free(x->stack), free(x->closed), free(x->next);
-}
-
-static void *chain_range(void *arg)
-{
-	chain_job *j = arg;
-	causal_graph *g = j->g;
-	uint32_t most = 0; /* points of the largest track: spans are fewer */
-	for (uint32_t k = j->begin; k < j->end; k++) {
-		uint32_t n = g->chain_start[k + 1] - g->chain_start[k];
-		most = n > most ? n : most;
-	}
-	track_scratch x = {alloc(most, 8), alloc(most, 8), alloc(most, 4), alloc(most, 4), alloc(most, 4),
-			   alloc(most, 4), alloc(most, 8), alloc(most, 8), alloc(most, 8), alloc(most, 4),
-			   alloc(most, 4), alloc(most, 4), alloc(most, 1), alloc(most, 4)};
-	j->rc = x.b && x.e && x.span && x.ord && x.out && x.tag && x.time && x.key && x.tk && x.tv && x.tv2 &&
-			x.stack && x.closed && x.next
-		? 0
-		: -1;
-	for (uint32_t k = j->begin; k < j->end && j->rc == 0; k++)
-		build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
-	scratch_free(&x);
-	return NULL;
-}
-
-static int make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err)
-{
-	uint32_t *track_first = gt_big_calloc((size_t)g->tracks + 1, sizeof *track_first);
-	uint32_t *track_spans = alloc(g->nspans, sizeof *track_spans);
-	uint32_t *fill = alloc(g->tracks, sizeof *fill);
-	g->chain = alloc(g->n, sizeof *g->chain);
-	g->chain_start = gt_big_calloc((size_t)g->tracks + 1, sizeof *g->chain_start);
-	g->work = alloc(g->n, sizeof *g->work);
-	g->owner_in = alloc(g->n, sizeof *g->owner_in);
-	int rc = -1;
-	if (!track_first || !track_spans || !fill || !g->chain || !g->chain_start || !g->work || !g->owner_in)
-		goto done;
-	for (uint32_t l = 0; l < g->nspans; l++) {
-		track_first[local_track[l] + 1]++;
-		g->chain_start[local_track[l] + 1] += g->first_point[l + 1] - g->first_point[l];
-	}
-	for (uint32_t k = 0; k < g->tracks; k++) {
-		track_first[k + 1] += track_first[k];
-		g->chain_start[k + 1] += g->chain_start[k];
-	}
-	memcpy(fill, track_first, (size_t)g->tracks * sizeof *fill);
-	for (uint32_t l = 0; l < g->nspans; l++)
-		track_spans[fill[local_track[l]]++] = l;
-	/* tracks are independent: ranges of them, of about equal points */
-	unsigned k = threads > 1 && g->n >= 65536 ? threads : 1;
-	k = k > CAUSAL_MAX_THREADS ? CAUSAL_MAX_THREADS : k;
-	chain_job jobs[CAUSAL_MAX_THREADS];
-	uint32_t tr = 0;
-	for (unsigned j = 0; j < k; j++) {
-		uint64_t share = (uint64_t)g->n * (j + 1) / k;
-		uint32_t begin = tr;
-		while (tr < g->tracks && (j + 1 == k || g->chain_start[tr] < share))
-			tr++;
-		jobs[j] = (chain_job){g, track_spans, track_first, begin, tr, -1};
-	}
-	causal_run_jobs(chain_range, jobs, sizeof *jobs, k);
-	rc = 0;
-	for (unsigned j = 0; j < k; j++)
-		rc |= jobs[j].rc;
-done:
-	free(track_first), free(track_spans), free(fill);
-	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's %u chains", g->tracks) : 0;
 }
 
 /* --- cross edges ------------------------------------------------------ */
@@ -524,12 +307,12 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		rc = choose_spans(t, w, &e, g, &local_track, win, err);
 	if (rc == 0)
 		rc = make_points(t, &e, g, &dep_time, err);
-	free(dep_time);
+	gt_big_free(dep_time);
 	if (rc == 0)
-		rc = make_chains(g, local_track, threads, err);
+		rc = causal_make_chains(g, local_track, threads, err);
 	if (rc == 0)
 		rc = make_cross_edges(t, &e, g, err);
-	free(local_track);
+	gt_big_free(local_track);
 	if (rc == 0) {
 		win->points = g->n;
 		win->spans = g->nspans;

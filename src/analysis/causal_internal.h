@@ -3,8 +3,11 @@
  *   causal_jobs.c    running pieces of a step on several threads
  *   causal_window.c  taking part, device tracks, windows and membership
  *   causal_wait.c    the wait edges of a window
- *   causal_graph.c   one window's points, chains and cross edges
+ *   causal_wait_ordered.c  the same where no two waits of a process overlap
+ *   causal_graph.c   one window's points and cross edges
+ *   causal_chain.c   ... and its chains
  *   causal_union.c   several windows' graphs as one for the graph steps
+ *   causal_path.c    the path step on the host, as the result needs it
  *   causal_result.c  hops, breakdown and rows from the graph steps' output
  *   causal.c         the driver */
 #ifndef GT_CAUSAL_INTERNAL_H
@@ -77,6 +80,14 @@ void causal_trace_free(causal_trace *t);
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
 			uint32_t nw, uint32_t *target, gt_error *err);
 
+/* --- causal_wait_ordered.c ------------------------------------------- */
+
+/* The same where in every process the waits by begin end in order too
+ * (the common case, without sorting the candidates): 0, -1 with err, or 1
+ * where that does not hold (nothing written). */
+int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
+				uint32_t nw, uint32_t *target, gt_error *err);
+
 /* --- causal_graph.c -------------------------------------------------- */
 
 /* One window's dependency graph. Local spans are the window's graph spans
@@ -108,6 +119,10 @@ static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
 	return g->first_point[local + 1] - 1;
 }
 
+/* causal_chain.c: the chains (chain, chain_start, work, owner_in) of a
+ * graph whose points are made, local_track[l] the local track of span l. */
+int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err);
+
 /* Builds window w's graph and fills its counters (w->points ... flags). */
 int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
 		       gt_causal_window *win, gt_error *err);
@@ -132,7 +147,14 @@ typedef struct causal_union {
 int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, gt_error *err);
 void causal_union_free(causal_union *u);
 
-/* What the graph steps gave: for the union, and as a window's view of it. */
+/* --- causal_path.c --------------------------------------------------- */
+
+/* path_duration of every point of a binding (critpath.h's, where every gap
+ * is time[v] - time[parent]); 1 where it holds a cycle, -1 out of memory. */
+int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration);
+
+/* What the graph steps gave: for the union, and as a window's view of it.
+ * Of the rows only path_duration is read (the others may be NULL). */
 typedef struct causal_steps {
 	gt_cpm_binding bind;
 	gt_cp_rows rows;

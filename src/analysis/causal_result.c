@@ -58,11 +58,13 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		win->root = win->endpoint = (gt_causal_point){GT_NONE, GT_NONE, 0, 0};
 		return 0;
 	}
-	uint32_t n = s->rows.hop_count[e];
+	uint32_t n = 0; /* hops: the endpoint's row is valid, its way up ends at a root */
+	for (uint32_t v = e; s->bind.parent[v] != GT_CP_ROOT; v = s->bind.parent[v] - s->point_base)
+		n++;
 	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
 	win->hops = alloc(2 * (size_t)n, sizeof *win->hops); /* a flow hop may split in two */
 	if (!path || !win->hops) {
-		free(path);
+		gt_big_free(path);
 		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
 	}
 	path[n] = e;
@@ -81,7 +83,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		case GT_CPM_EDGE_WAIT: {
 			uint32_t w = g->edge_ref[s->bind.edge[v] - s->edge_base];
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_WAIT, w, t->m->spans[w].track,
-					     GT_NONE, s->bind.gap[v]};
+					     GT_NONE, g->time[v] - g->time[u]};
 			break;
 		}
 		default: {
@@ -89,13 +91,13 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v),
 					     owner == GT_NONE ? GT_CAUSAL_IDLE : GT_CAUSAL_WORK,
 					     owner == GT_NONE ? GT_NONE : g->span[owner], track_of_point(t, g, v), GT_NONE,
-					     s->bind.gap[v]};
+					     g->time[v] - g->time[u]};
 		}
 		}
 		k++;
 	}
 	win->hop_count = k;
-	free(path);
+	gt_big_free(path);
 	return 0;
 }
 
@@ -124,45 +126,95 @@ static int cmp_share(const void *x, const void *y)
 }
 
 /* Sums the hops by (kind, key); shares of no time are left out. Runs of
- * hops with one key (a span's nested work) are summed first, so the sort
- * and the sums read small arrays. */
+ * hops with one key (a span's nested work) are summed as they come, the
+ * runs in an open-addressing table that grows with the distinct keys:
+ * those are few (categories or names, tracks), the hops many, and sums do
+ * not depend on the order. */
+#define NO_KEY UINT64_MAX /* kinds are below 2^8: no (kind, key) is this */
+
+typedef struct share_table {
+	uint64_t *key;
+	int64_t *sum;
+	uint32_t bits, count;
+} share_table;
+
+static bool table_init(share_table *t, uint32_t bits)
+{
+	size_t cap = (size_t)1 << bits;
+	t->key = alloc(cap, sizeof *t->key);
+	t->sum = alloc(cap, sizeof *t->sum);
+	t->bits = bits;
+	t->count = 0;
+	for (size_t i = 0; t->key && i < cap; i++)
+		t->key[i] = NO_KEY;
+	return t->key && t->sum;
+}
+
+static void table_free(share_table *t)
+{
+	gt_big_free(t->key);
+	gt_big_free(t->sum);
+}
+
+static void table_add(share_table *t, uint64_t k, int64_t d)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1, h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - t->bits));
+	while (t->key[h] != NO_KEY && t->key[h] != k)
+		h = (h + 1) & mask;
+	if (t->key[h] == NO_KEY) {
+		t->key[h] = k;
+		t->sum[h] = 0;
+		t->count++;
+	}
+	t->sum[h] += d;
+}
+
+/* Half full: twice the slots. */
+static bool table_grow(share_table *t)
+{
+	share_table bigger;
+	if (!table_init(&bigger, t->bits + 1))
+		return table_free(&bigger), false;
+	for (size_t h = 0; h < (size_t)1 << t->bits; h++)
+		if (t->key[h] != NO_KEY)
+			table_add(&bigger, t->key[h], t->sum[h]);
+	table_free(t);
+	*t = bigger;
+	return true;
+}
+
 static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
 {
-	uint32_t n = win->hop_count, runs = 0;
-	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
-	uint32_t *idx = alloc(n, sizeof *idx), *tv = alloc(n, sizeof *tv);
-	int64_t *dur = alloc(n, sizeof *dur);
-	win->breakdown = alloc(n, sizeof *win->breakdown);
-	if (!key || !tk || !idx || !tv || !dur || !win->breakdown) {
-		free(key), free(tk), free(idx), free(tv), free(dur);
-		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", n);
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i]);
-		if (runs && key[runs - 1] == k) {
-			dur[runs - 1] += win->hops[i].duration_ns;
+	share_table t;
+	bool ok = table_init(&t, 6);
+	uint64_t run = NO_KEY;
+	int64_t run_sum = 0;
+	for (uint32_t i = 0; ok && i <= win->hop_count; i++) {
+		uint64_t k = i < win->hop_count ? (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i])
+						: NO_KEY;
+		if (k == run && i < win->hop_count) {
+			run_sum += win->hops[i].duration_ns;
 			continue;
 		}
-		key[runs] = k;
-		dur[runs] = win->hops[i].duration_ns;
-		idx[runs] = runs;
-		runs++;
+		if (run != NO_KEY) {
+			table_add(&t, run, run_sum);
+			if (2 * t.count > (1u << t.bits))
+				ok = table_grow(&t);
+		}
+		run = k;
+		run_sum = i < win->hop_count ? win->hops[i].duration_ns : 0;
 	}
-	causal_sort_u64(key, idx, runs, tk, tv);
+	win->breakdown = ok ? alloc(t.count, sizeof *win->breakdown) : NULL;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < runs;) {
-		int64_t sum = 0;
-		uint32_t j = i;
-		for (; j < runs && key[j] == key[i]; j++)
-			sum += dur[idx[j]];
-		if (sum > 0)
-			win->breakdown[k++] = (gt_causal_share){(uint8_t)(key[i] >> 32), (uint32_t)key[i], sum};
-		i = j;
-	}
+	for (size_t h = 0; win->breakdown && h < (size_t)1 << t.bits; h++)
+		if (t.key[h] != NO_KEY && t.sum[h] > 0)
+			win->breakdown[k++] = (gt_causal_share){(uint8_t)(t.key[h] >> 32), (uint32_t)t.key[h], t.sum[h]};
+	table_free(&t);
+	if (!win->breakdown)
+		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", win->hop_count);
 	win->breakdown_count = k;
 	if (k)
 		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
-	free(key), free(tk), free(idx), free(tv), free(dur);
 	return 0;
 }
 
@@ -194,7 +246,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 	win->row_count = g->nspans;
 	for (uint32_t l = 0; l < g->nspans; l++) {
 		uint32_t e = causal_graph_e(g, l);
-		win->rows[l] = (gt_causal_row){g->span[l], s->lt[e] - g->time[e], false, 0, 0, 0};
+		win->rows[l] = (gt_causal_row){.span = g->span[l], .float_ns = s->lt[e] - g->time[e]};
 	}
 	if (s->sum.endpoint != GT_CP_NONE)
 		win->rows[g->point_span[win->root.point]].on_path = true;

@@ -16,16 +16,16 @@ static void *alloc(size_t n, size_t size)
 
 void causal_union_free(causal_union *u)
 {
-	free(u->point_base);
-	free(u->edge_base);
-	free(u->time);
-	free(u->horizon);
-	free(u->chain);
-	free(u->chain_start);
-	free(u->edge_src);
-	free(u->edge_dst);
-	free(u->work);
-	free(u->edge_kind);
+	gt_big_free(u->point_base);
+	gt_big_free(u->edge_base);
+	gt_big_free(u->time);
+	gt_big_free(u->horizon);
+	gt_big_free(u->chain);
+	gt_big_free(u->chain_start);
+	gt_big_free(u->edge_src);
+	gt_big_free(u->edge_dst);
+	gt_big_free(u->work);
+	gt_big_free(u->edge_kind);
 	memset(u, 0, sizeof *u);
 }
 
@@ -99,7 +99,8 @@ int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, g
 /* critpath.h's summary of rows [0, n) taken alone: a row's outputs depend
  * on its own chain only, so the union's rows are the window's. A row left
  * invalid (a zero-gap cycle, or an overflow) does not tell which: then
- * the window alone is run again for its flags. */
+ * the window alone is run again for its flags (the gaps are there: the
+ * steps fill them where a row is invalid). */
 static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum, gt_error *err)
 {
 	*sum = (gt_cp_summary){0, GT_CP_NONE, 0, 0, 0, 0};
@@ -120,7 +121,7 @@ static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum,
 		parent[p] = v->bind.parent[p] == GT_CP_ROOT ? GT_CP_ROOT : v->bind.parent[p] - v->point_base;
 	if (rc == 0)
 		rc = gt_critpath_host(parent, v->bind.gap, n, NULL, &rows, sum, err);
-	free(parent);
+	gt_big_free(parent);
 	gt_cp_rows_free(&rows);
 	return rc;
 }
@@ -130,16 +131,12 @@ int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, 
 {
 	uint32_t pb = u->point_base[i], n = u->point_base[i + 1] - pb;
 	*view = (causal_steps){
-		.bind = {s->bind.parent + pb, s->bind.gap + pb, s->bind.kind + pb, s->bind.edge + pb},
-		.rows = {s->rows.path_duration + pb, s->rows.slack + pb, s->rows.critical_predecessor + pb,
-			 s->rows.root + pb, s->rows.hop_count + pb, s->rows.critical_mask + pb},
-		.lt = s->lt + pb,
+		.bind = {s->bind.parent + pb, s->bind.gap ? s->bind.gap + pb : NULL, s->bind.kind + pb,
+			 s->bind.edge + pb},
+		.rows = {.path_duration = s->rows.path_duration + pb},
+		.lt = s->lt ? s->lt + pb : NULL,
 		.point_base = pb,
 		.edge_base = u->edge_base[i],
 	};
-	if (u->count == 1) {
-		view->sum = s->sum;
-		return 0;
-	}
 	return window_summary(view, n, &view->sum, err);
 }

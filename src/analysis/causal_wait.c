@@ -38,6 +38,9 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		target[i] = GT_NONE;
 	if (!nc || !nw)
 		return 0;
+	int ordered = causal_wait_targets_ordered(t, cand, nc, waits, nw, target, err);
+	if (ordered <= 0)
+		return ordered;
 	size_t big = nc > nw ? nc : nw;
 	candidates c = {alloc(nc, sizeof *c.target), alloc(nc, sizeof *c.process), alloc(nc, sizeof *c.end),
 			alloc(nc, sizeof *c.dep)};
@@ -132,8 +135,8 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 			target[wi] = c.target[by_end[lo + best - 1]];
 	}
 done:
-	free(c.target), free(c.process), free(c.end), free(c.dep);
-	free(key), free(tk), free(tv), free(by_end), free(rank), free(ends);
-	free(proc_first), free(tree), free(by_dep), free(by_begin);
+	gt_big_free(c.target), gt_big_free(c.process), gt_big_free(c.end), gt_big_free(c.dep);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(tv), gt_big_free(by_end), gt_big_free(rank), gt_big_free(ends);
+	gt_big_free(proc_first), gt_big_free(tree), gt_big_free(by_dep), gt_big_free(by_begin);
 	return rc;
 }

@@ -42,7 +42,7 @@ static void wait_patterns_free(wait_patterns *w)
 {
 	for (uint32_t i = 0; i < w->count; i++)
 		regfree(&w->re[i]);
-	free(w->re);
+	gt_big_free(w->re);
 }
 
 static int wait_patterns_init(wait_patterns *w, const gt_causal_options *opt, gt_error *err)
@@ -89,7 +89,7 @@ static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_erro
 	t->span_class = zalloc(m->span_count, 1);
 	t->track_device = zalloc(m->track_count, 1);
 	if (!device.v || !waits.v || !t->span_class || !t->track_device) {
-		free(device.v), free(waits.v), wait_patterns_free(&wp);
+		gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
 	}
 	for (uint32_t i = 0; i < m->span_count; i++) {
@@ -122,7 +122,7 @@ static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_erro
 		if (*w == 2)
 			*c |= CAUSAL_WAIT;
 	}
-	free(device.v), free(waits.v), wait_patterns_free(&wp);
+	gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
 	if (!t->spans_taking_part)
 		return gt_fail(err, GT_EINPUT,
 			       "%s: no thread-track span takes part (only instants, async spans or counters)",
@@ -182,11 +182,11 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 		if (!*k)
 			*k = fnmatch(opt->step_glob, gt_model_str(m, s->name), 0) == 0 ? 2 : 1;
 		if (*k == 2 && add_window(t, &cap, i, s->ts_ns, causal_end(s)) < 0) {
-			free(match.v);
+			gt_big_free(match.v);
 			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 		}
 	}
-	free(match.v);
+	gt_big_free(match.v);
 	if (!t->window_count)
 		return gt_fail(err, GT_EINPUT, "--step '%s' matches no span of a host track", opt->step_glob);
 	return 0;
@@ -238,9 +238,9 @@ static int finder_init(window_finder *f, const causal_trace *t)
 
 static void finder_free(window_finder *f)
 {
-	free(f->order);
-	free(f->begin);
-	free(f->max_end);
+	gt_big_free(f->order);
+	gt_big_free(f->begin);
+	gt_big_free(f->max_end);
 }
 
 /* The window whose [begin, end] holds ts, the latest begun (ties: the
@@ -279,7 +279,7 @@ static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **
 	uint32_t *fill = alloc(buckets, sizeof *fill);
 	uint32_t total = 0;
 	if (!*first || !fill) {
-		free(fill);
+		gt_big_free(fill);
 		return -1;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -289,14 +289,14 @@ static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **
 		(*first)[b + 1] += (*first)[b];
 	*items = alloc(total, sizeof **items);
 	if (!*items) {
-		free(fill);
+		gt_big_free(fill);
 		return -1;
 	}
 	memcpy(fill, *first, (size_t)buckets * sizeof *fill);
 	for (uint32_t i = 0; i < n; i++)
 		if (key[i] != GT_NONE)
 			(*items)[fill[key[i]]++] = i;
-	free(fill);
+	gt_big_free(fill);
 	return 0;
 }
 
@@ -311,7 +311,7 @@ static int place(causal_trace *t, gt_error *err)
 	t->window_of = alloc(m->span_count, sizeof *t->window_of);
 	t->local_of = alloc(m->span_count, sizeof *t->local_of);
 	if (!placed_by || !flow_window || !t->departure || !t->window_of || !t->local_of || finder_init(&f, t) < 0) {
-		free(placed_by), free(flow_window), finder_free(&f);
+		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f);
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
 	memset(placed_by, 0xff, (size_t)m->span_count * sizeof *placed_by);
@@ -348,12 +348,12 @@ static int place(causal_trace *t, gt_error *err)
 			w = whole ? 0 : window_at(&f, t->departure[i]);
 		flow_window[i] = w;
 	}
-	free(placed_by);
+	gt_big_free(placed_by);
 	finder_free(&f);
 	int rc = bucket(m->span_count, t->window_of, t->window_count, &t->span_first, &t->spans_by_window);
 	if (rc == 0)
 		rc = bucket(m->flow_count, flow_window, t->window_count, &t->flow_first, &t->flows_by_window);
-	free(flow_window);
+	gt_big_free(flow_window);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	for (uint32_t w = 0; w < t->window_count; w++)
@@ -384,7 +384,7 @@ static int find_previous_device_spans(causal_trace *t, gt_error *err)
 	uint64_t *key = alloc(total, sizeof *key), *tk = alloc(total, sizeof *tk);
 	uint32_t *tv = alloc(total, sizeof *tv);
 	if (!key || !tk || !tv) {
-		free(key), free(tk), free(tv);
+		gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
 		goto oom;
 	}
 	for (uint32_t tr = 0; tr < m->track_count; tr++) {
@@ -405,11 +405,11 @@ static int find_previous_device_spans(causal_trace *t, gt_error *err)
 		for (uint32_t i = 1; i < n; i++)
 			t->prev_device[v[i]] = v[i - 1];
 	}
-	free(key), free(tk), free(tv);
-	free(track_of), free(first), free(items);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
+	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
 	return 0;
 oom:
-	free(track_of), free(first), free(items);
+	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
 	return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
 }
 
@@ -426,16 +426,16 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 
 void causal_trace_free(causal_trace *t)
 {
-	free(t->span_class);
-	free(t->track_device);
-	free(t->departure);
-	free(t->window_of);
-	free(t->local_of);
-	free(t->prev_device);
-	free(t->windows);
-	free(t->span_first);
-	free(t->spans_by_window);
-	free(t->flow_first);
-	free(t->flows_by_window);
+	gt_big_free(t->span_class);
+	gt_big_free(t->track_device);
+	gt_big_free(t->departure);
+	gt_big_free(t->window_of);
+	gt_big_free(t->local_of);
+	gt_big_free(t->prev_device);
+	gt_big_free(t->windows);
+	gt_big_free(t->span_first);
+	gt_big_free(t->spans_by_window);
+	gt_big_free(t->flow_first);
+	gt_big_free(t->flows_by_window);
 	memset(t, 0, sizeof *t);
 }

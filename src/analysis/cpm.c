@@ -220,11 +220,10 @@ int gt_cpm_check(const gt_cpm_graph *g, gt_error *err)
 	return 0;
 }
 
-int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
+/* Every T of a chain with points far enough above INT64_MIN; the span is
+ * <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
+static int check_horizons(const gt_cpm_graph *g, gt_error *err)
 {
-	if (gt_cpm_check(g, err) < 0)
-		return -1;
-	/* span <= 2^62 (checked), so INT64_MIN + 2 * span does not overflow. */
 	int64_t span = (int64_t)time_span(g);
 	for (uint32_t k = 0; k < g->tracks; k++) {
 		int64_t t = gt_cpm_horizon(g, k);
@@ -232,6 +231,18 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
 			return gt_fail(err, GT_EINPUT, "cpm: horizon %lld is too far below the times", (long long)t);
 	}
 	return 0;
+}
+
+int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err)
+{
+	return gt_cpm_check(g, err) < 0 ? -1 : check_horizons(g, err);
+}
+
+int gt_cpm_check_range(const gt_cpm_graph *g, bool floats, gt_error *err)
+{
+	if (check_arrays(g, err) < 0 || check_chain_starts(g, err) < 0 || check_time_span(g, err) < 0)
+		return -1;
+	return floats ? check_horizons(g, err) : 0;
 }
 
 /* --- binding ---------------------------------------------------------------- */
@@ -244,7 +255,7 @@ static bool edge_beats(const gt_cpm_graph *g, const gt_cpm_binding *out, uint32_
 	uint32_t cur = out->parent[v];
 	if (cur == GT_CP_ROOT)
 		return true;
-	int64_t ts = g->time[s], tc = g->time[v] - out->gap[v];
+	int64_t ts = g->time[s], tc = g->time[cur];
 	if (ts != tc)
 		return ts > tc;
 	if (k != out->kind[v])
@@ -265,7 +276,8 @@ static void bind_track_part(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t
 		int64_t t = g->time[v];
 		out->parent[v] = prev;
 		out->kind[v] = prev == GT_CP_ROOT ? GT_CPM_EDGE_NONE : GT_CPM_EDGE_CHAIN;
-		out->gap[v] = prev == GT_CP_ROOT ? 0 : t - prev_time;
+		if (out->gap)
+			out->gap[v] = prev == GT_CP_ROOT ? 0 : t - prev_time;
 		out->edge[v] = GT_CP_NONE;
 		prev = v;
 		prev_time = t;
@@ -284,7 +296,8 @@ static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err
 		limit = next_limit(limit, window, g->n);
 		prefetch_ids(g->time, sizeof *g->time, from, limit, false);
 		prefetch_ids(out->parent, sizeof *out->parent, from, limit, true);
-		prefetch_ids(out->gap, sizeof *out->gap, from, limit, true);
+		if (out->gap)
+			prefetch_ids(out->gap, sizeof *out->gap, from, limit, true);
 		prefetch_ids(out->kind, sizeof *out->kind, from, limit, true);
 		prefetch_ids(out->edge, sizeof *out->edge, from, limit, true);
 		for (uint32_t k = 0; k < g->tracks; k++)
@@ -296,7 +309,12 @@ static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err
 
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 {
-	if (gt_cpm_check(g, err) < 0 || bind_chains(g, out, err) < 0)
+	return gt_cpm_check(g, err) < 0 ? -1 : gt_cpm_bind_host_checked(g, out, err);
+}
+
+int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	if (bind_chains(g, out, err) < 0)
 		return -1;
 	for (uint32_t e = 0; e < g->m; e++) {
 		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
@@ -304,7 +322,8 @@ int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 			out->parent[v] = s;
 			out->kind[v] = g->edge_kind[e];
 			out->edge[v] = e;
-			out->gap[v] = g->time[v] - g->time[s];
+			if (out->gap)
+				out->gap[v] = g->time[v] - g->time[s];
 		}
 	}
 	return 0;
@@ -322,6 +341,15 @@ typedef struct {
 	uint32_t count;
 } sparse_set;
 
+/* Inline: without -mpopcnt __builtin_popcountll is a libgcc call. */
+static uint32_t popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 static bool sparse_has(const sparse_set *s, uint32_t v)
 {
 	return s->bits[v >> 6] >> (v & 63) & 1;
@@ -330,7 +358,7 @@ static bool sparse_has(const sparse_set *s, uint32_t v)
 static uint32_t sparse_rank(const sparse_set *s, uint32_t v)
 {
 	uint64_t below = s->bits[v >> 6] & (((uint64_t)1 << (v & 63)) - 1);
-	return s->rank[v >> 6] + (uint32_t)__builtin_popcountll(below);
+	return s->rank[v >> 6] + popcount64(below);
 }
 
 static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint32_t m)
@@ -345,7 +373,7 @@ static int sparse_build(sparse_set *s, uint32_t n, const uint32_t *members, uint
 	uint32_t count = 0;
 	for (size_t w = 0; w < words; w++) {
 		s->rank[w] = count;
-		count += (uint32_t)__builtin_popcountll(s->bits[w]);
+		count += popcount64(s->bits[w]);
 	}
 	s->count = count;
 	return 0;
@@ -706,8 +734,11 @@ static void sweep_windows(float_run *r)
 
 int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
 {
-	if (gt_cpm_check_float(g, err) < 0)
-		return -1;
+	return gt_cpm_check_float(g, err) < 0 ? -1 : gt_cpm_float_host_checked(g, lt, stats, err);
+}
+
+int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
+{
 	float_run r;
 	int rc = float_run_init(&r, g, lt, err);
 	if (rc == 0)

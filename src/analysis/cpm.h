@@ -41,6 +41,7 @@
 #ifndef GT_CPM_H
 #define GT_CPM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/base.h"
@@ -103,5 +104,20 @@ int gt_cpm_check_float(const gt_cpm_graph *g, gt_error *err);
 int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
 /* lt: n elements, caller-owned; stats may be NULL. */
 int gt_cpm_float_host(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
+/* Of gt_cpm_check_float (or, floats false, gt_cpm_check) only what costs
+ * O(tracks): arrays there, chain_start in shape, the span of the times and
+ * (floats) every T in range. For a caller whose graphs are in shape by
+ * construction (chains a time-ordered permutation, work flags 0 or 1,
+ * cross edges forward in time): the causal driver, whose tests hold its
+ * graphs to gt_cpm_check. Where the rest holds, it fails exactly where
+ * the full check does, with the same message. */
+int gt_cpm_check_range(const gt_cpm_graph *g, bool floats, gt_error *err);
+
+/* The steps without their checks, for a caller that has checked g once
+ * for both (the full check is a pass over every point, as long as binding
+ * itself). The binding's gap may be NULL: not written (it is
+ * time[v] - time[parent[v]]). */
+int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
+int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
 
 #endif

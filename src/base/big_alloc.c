@@ -1,6 +1,9 @@
-/* Large arrays on huge pages where the system offers them (big_alloc.h). */
+/* Large arrays on huge pages, and reused (big_alloc.h). */
 #include "big_alloc.h"
 
+#include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +12,15 @@
 #include "fault.h"
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
+#define KEEP_MIN ((size_t)1 << 20) /* smaller blocks: malloc reuses them well */
+#define KEPT 32                     /* blocks kept at most */
+
+static struct {
+	pthread_mutex_t lock;
+	void *block[KEPT];
+	size_t size[KEPT];
+	unsigned count;
+} kept = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
 /* malloc's large blocks are fresh mappings: the advice reaches the pages
  * before they are first touched. Only whole huge pages inside the block
@@ -27,6 +39,28 @@ static void *advise(void *p, size_t bytes)
 	return p;
 }
 
+/* The smallest kept block of at least bytes, wasting less than half. */
+static void *take(size_t bytes)
+{
+	if (bytes < KEEP_MIN)
+		return NULL;
+	pthread_mutex_lock(&kept.lock);
+	unsigned best = KEPT;
+	for (unsigned i = 0; i < kept.count; i++)
+		if (kept.size[i] >= bytes && kept.size[i] / 2 < bytes &&
+		    (best == KEPT || kept.size[i] < kept.size[best]))
+			best = i;
+	void *p = NULL;
+	if (best < KEPT) {
+		p = kept.block[best];
+		kept.count--;
+		kept.block[best] = kept.block[kept.count];
+		kept.size[best] = kept.size[kept.count];
+	}
+	pthread_mutex_unlock(&kept.lock);
+	return p;
+}
+
 void *gt_big_malloc(size_t n, size_t size)
 {
 	if (gt_fault_hit("alloc"))
@@ -34,7 +68,8 @@ void *gt_big_malloc(size_t n, size_t size)
 	n = n ? n : 1;
 	if (size && n > SIZE_MAX / size)
 		return NULL;
-	return advise(malloc(n * size), n * size);
+	void *p = take(n * size);
+	return p ? p : advise(malloc(n * size), n * size);
 }
 
 /* Zeroed after the advice: calloc may clear a reused block first, on
@@ -45,4 +80,31 @@ void *gt_big_calloc(size_t n, size_t size)
 	if (p)
 		memset(p, 0, (n ? n : 1) * size);
 	return p;
+}
+
+void gt_big_free(void *p)
+{
+	if (!p)
+		return;
+	size_t size = malloc_usable_size(p);
+	bool keep = false;
+	if (size >= KEEP_MIN) {
+		pthread_mutex_lock(&kept.lock);
+		if (kept.count < KEPT) {
+			kept.block[kept.count] = p;
+			kept.size[kept.count++] = size;
+			keep = true;
+		}
+		pthread_mutex_unlock(&kept.lock);
+	}
+	if (!keep)
+		free(p);
+}
+
+void gt_big_trim(void)
+{
+	pthread_mutex_lock(&kept.lock);
+	while (kept.count)
+		free(kept.block[--kept.count]);
+	pthread_mutex_unlock(&kept.lock);
 }
