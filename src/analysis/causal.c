@@ -69,37 +69,6 @@ static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_st
 	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
 }
 
-/* The engine's steps, or the host references where it has none: binding
- * then path; the floats need neither, so on the host they run beside them
- * when there is a thread to spare. Only per-span rows read the floats:
- * without them the step is left out. */
-static int run_steps(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, unsigned threads,
-		     bool floats, uint32_t *rounds, gt_error *err)
-{
-	float_job fj = {cg, s->lt, {0}, {0}, 0};
-	pthread_t tid;
-	/* the host steps share one check of the graph, of its ranges alone:
-	 * causal_graph builds the shape */
-	bool host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
-	if ((host_bind || host_floats_) && gt_cpm_check_range(cg, host_floats_, err) < 0)
-		return -1;
-	bool beside = host_floats_ && threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
-	int rc = host_bind ? gt_cpm_bind_host_checked(cg, &s->bind, err) : e->bind(e->ctx, cg, &s->bind, err);
-	if (rc == 0)
-		rc = run_path(e, cg, s, err);
-	if (beside) {
-		pthread_join(tid, NULL);
-		if (rc == 0 && fj.rc < 0)
-			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
-	} else if (rc == 0 && floats) {
-		fj.rc = host_floats_ ? gt_cpm_float_host_checked(cg, s->lt, &fj.stats, err)
-				     : e->floats(e->ctx, cg, s->lt, &fj.stats, err);
-		rc = fj.rc;
-	}
-	*rounds = fj.stats.rounds;
-	return rc;
-}
-
 static void steps_free(causal_steps *s)
 {
 	gt_big_free(s->bind.parent);
@@ -179,37 +148,79 @@ static void build_graph(batch *b, uint32_t i)
 	causal_graph_build(b->t, w, threads, &b->graphs[i], &b->out[w], &b->errs[w]);
 }
 
-static void fill_result(batch *b, uint32_t i)
+static void fill_path(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
 	causal_steps view;
-	if (causal_union_view(b->u, b->s, i, &view, &b->errs[w]) == 0)
-		causal_result_fill(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]);
+	if (causal_union_view(b->u, b->s, i, true, &view, &b->errs[w]) == 0)
+		causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]);
 }
 
-/* The graphs [at, at + count) as one union through the engine, then each
- * window's result. Fails (with err) only where the union's steps do;
- * a window's own failure goes to its error. */
+static void fill_rows(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + b->at + i;
+	causal_steps view;
+	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, &view, &b->errs[w]) == 0)
+		causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]);
+}
+
+/* fn over the union's windows: on this thread alone (one window, or the
+ * float has the other threads), else on all. */
+static void each_window(batch *b, uint32_t count, bool alone, void (*fn)(batch *b, uint32_t i))
+{
+	if (count == 1 || alone)
+		for (uint32_t i = 0; i < count; i++)
+			fn(b, i);
+	else
+		for_each_window(b, count, fn);
+}
+
+/* The graphs [at, at + count) as one union through the engine's steps,
+ * and each window's result: the binding, the path, the windows' paths,
+ * then their rows. The float only the rows read: on the host it runs on a
+ * thread of its own from the start, beside all but the rows. Fails (with
+ * err, and no result left filled) only where the union's steps do; a
+ * window's own failure goes to its error. */
 static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 {
+	const gt_causal_engine *e = b->eng;
+	bool floats = b->opt->rows, host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
 	causal_union u;
 	causal_steps s = {0};
-	uint32_t rounds = 0;
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, !(b->eng && b->eng->bind), b->opt->rows, err);
+		rc = steps_alloc(&s, u.cpm.n, host_bind, floats, err);
+	/* the host steps share one check of the graph, of its ranges alone:
+	 * causal_graph builds the shape */
+	if (rc == 0 && (host_bind || host_floats_))
+		rc = gt_cpm_check_range(&u.cpm, host_floats_, err);
+	float_job fj = {&u.cpm, s.lt, {0}, {0}, 0};
+	pthread_t tid;
+	bool beside = rc == 0 && host_floats_ && b->threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
 	if (rc == 0)
-		rc = run_steps(b->eng, &u.cpm, &s, b->threads, b->opt->rows, &rounds, err);
-	if (rc == 0) {
-		/* the rounds of the one float call, told once */
-		b->out[b->first + at].float_rounds = rounds;
-		b->at = at;
-		b->u = &u;
-		b->s = &s;
-		if (count == 1)
-			fill_result(b, 0);
-		else
-			for_each_window(b, count, fill_result);
+		rc = host_bind ? gt_cpm_bind_host_checked(&u.cpm, &s.bind, err) : e->bind(e->ctx, &u.cpm, &s.bind, err);
+	if (rc == 0)
+		rc = run_path(e, &u.cpm, &s, err);
+	b->at = at;
+	b->u = &u;
+	b->s = &s;
+	if (rc == 0)
+		each_window(b, count, beside, fill_path);
+	if (beside) {
+		pthread_join(tid, NULL);
+		if (rc == 0 && fj.rc < 0)
+			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
+	} else if (rc == 0 && floats) {
+		rc = host_floats_ ? gt_cpm_float_host_checked(&u.cpm, s.lt, &fj.stats, err)
+				  : e->floats(e->ctx, &u.cpm, s.lt, &fj.stats, err);
+	}
+	if (rc == 0 && floats)
+		each_window(b, count, false, fill_rows);
+	/* the rounds of the one float call, told once */
+	b->out[b->first + at].float_rounds = rc == 0 ? fj.stats.rounds : 0;
+	for (uint32_t i = 0; rc < 0 && i < count; i++) {
+		causal_result_undo(&b->out[b->first + at + i]);
+		b->errs[b->first + at + i] = (gt_error){0};
 	}
 	steps_free(&s);
 	causal_union_free(&u);

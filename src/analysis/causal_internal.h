@@ -164,15 +164,20 @@ typedef struct causal_steps {
 	                                 * hold are the window's plus these */
 } causal_steps;
 
-/* Window i's view of the union's steps (s: the union's), with the summary
- * critpath.h gives for the window alone. */
-int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, causal_steps *view,
-		      gt_error *err);
+/* Window i's view of the union's steps (s: the union's); with_summary:
+ * and the summary critpath.h gives for the window alone. */
+int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, bool with_summary,
+		      causal_steps *view, gt_error *err);
 
 /* --- causal_result.c ------------------------------------------------- */
 
-/* Fills the window's path, hops, breakdown and (opt->rows) rows. */
-int causal_result_fill(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+/* Fills the window's path, hops and breakdown (from the binding and the
+ * path: s->lt is not read), then (opt->rows) its rows (after the float). */
+int causal_result_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
 		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err);
+int causal_result_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       gt_causal_window *win, gt_error *err);
+/* Drops what the two filled in, so that the window can be filled again. */
+void causal_result_undo(gt_causal_window *win);
 
 #endif

@@ -248,7 +248,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 		uint32_t e = causal_graph_e(g, l);
 		win->rows[l] = (gt_causal_row){.span = g->span[l], .float_ns = s->lt[e] - g->time[e]};
 	}
-	if (s->sum.endpoint != GT_CP_NONE)
+	if (win->root.point != GT_NONE) /* a path (causal_result_path ran) */
 		win->rows[g->point_span[win->root.point]].on_path = true;
 	for (uint32_t i = 0; i < win->hop_count; i++) {
 		const gt_causal_hop *h = &win->hops[i];
@@ -261,7 +261,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 	return 0;
 }
 
-int causal_result_fill(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+int causal_result_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
 		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
 {
 	if (s->sum.flags & GT_CP_CYCLE)
@@ -271,5 +271,21 @@ int causal_result_fill(const causal_trace *t, const causal_graph *g, const causa
 	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
 	if (make_hops(t, g, s, win, err) < 0 || make_breakdown(t->m, opt, win, err) < 0)
 		return -1;
-	return opt->rows ? make_rows(t, g, s, win, err) : 0;
+	return 0;
+}
+
+int causal_result_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       gt_causal_window *win, gt_error *err)
+{
+	return make_rows(t, g, s, win, err);
+}
+
+void causal_result_undo(gt_causal_window *win)
+{
+	gt_big_free(win->hops);
+	gt_big_free(win->breakdown);
+	gt_big_free(win->rows);
+	win->hops = NULL, win->hop_count = 0;
+	win->breakdown = NULL, win->breakdown_count = 0;
+	win->rows = NULL, win->row_count = 0;
 }

@@ -126,8 +126,8 @@ static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum,
 	return rc;
 }
 
-int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, causal_steps *view,
-		      gt_error *err)
+int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, bool with_summary,
+		      causal_steps *view, gt_error *err)
 {
 	uint32_t pb = u->point_base[i], n = u->point_base[i + 1] - pb;
 	*view = (causal_steps){
@@ -138,5 +138,5 @@ int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, 
 		.point_base = pb,
 		.edge_base = u->edge_base[i],
 	};
-	return window_summary(view, n, &view->sum, err);
+	return with_summary ? window_summary(view, n, &view->sum, err) : 0;
 }

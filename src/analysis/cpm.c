@@ -426,11 +426,10 @@ typedef struct {
 	stall_group sg;
 } float_run;
 
-/* The bound on v, on track k, from T and its cross out-edges' finished
+/* The bound on v from its track's T and its cross out-edges' finished
  * targets. */
-static int64_t cross_bound(const float_run *r, uint32_t v, uint32_t k)
+static int64_t cross_bound(const float_run *r, uint32_t v, int64_t t)
 {
-	int64_t t = gt_cpm_horizon(r->g, k);
 	return sparse_has(&r->out, v) ? min64(t, r->src[sparse_rank(&r->out, v)].bound) : t;
 }
 
@@ -489,11 +488,12 @@ static void advance_track(float_run *r, uint32_t k)
 		return; /* finished already (woken twice) */
 	bool has_next = pos < end;
 	int64_t next_lt = has_next ? r->lt[g->chain[pos]] : 0, next_time = has_next ? g->time[g->chain[pos]] : 0;
+	int64_t horizon = gt_cpm_horizon(g, k);
 	while (pos > begin) {
 		uint32_t v = g->chain[pos - 1];
 		if (v < r->low || blocks(r, v, k))
 			break;
-		int64_t t = g->time[v], x = cross_bound(r, v, k);
+		int64_t t = g->time[v], x = cross_bound(r, v, horizon);
 		if (has_next)
 			x = min64(x, next_lt - (g->work[pos - 1] ? next_time - t : 0));
 		r->lt[v] = x;
@@ -541,7 +541,7 @@ static void collect_group(float_run *r, int64_t t)
 			first--;
 		for (uint32_t i = first; i < pos; i++) {
 			uint32_t v = g->chain[i];
-			int64_t base = cross_bound(r, v, k);
+			int64_t base = cross_bound(r, v, gt_cpm_horizon(g, k));
 			if (i + 1 == pos && pos < end)
 				base = min64(base, chain_bound(g, r->lt, i));
 			r->member[v] = 1;
