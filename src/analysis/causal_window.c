@@ -392,7 +392,18 @@ static int find_previous_device_spans(causal_trace *t, gt_error *err)
 		uint64_t *k = key + first[tr];
 		if (!n)
 			continue;
-		/* by id already: sort by longer first, then (stably) by start */
+		/* by id already; often in track order too (traces list a stream's
+		 * kernels as they ran), else sort by longer first, then (stably)
+		 * by start */
+		bool sorted = true;
+		for (uint32_t i = 1; i < n && sorted; i++) {
+			const gt_span *a = &m->spans[v[i - 1]], *b = &m->spans[v[i]];
+			sorted = a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->dur_ns >= b->dur_ns);
+		}
+		for (uint32_t i = 0; sorted && i + 1 < n; i++)
+			t->prev_device[v[i + 1]] = v[i];
+		if (sorted)
+			continue;
 		for (uint32_t i = 0; i < n; i++)
 			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
 		causal_sort_u64(k, v, n, tk, tv);
