@@ -7,7 +7,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "causal_internal.h"
 
@@ -258,12 +257,6 @@ static void analyze_batch(batch *b)
 		causal_graph_free(&b->graphs[i]);
 }
 
-static unsigned thread_count(unsigned asked)
-{
-	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
-	return cores < 1 ? 1u : cores > CAUSAL_MAX_THREADS ? CAUSAL_MAX_THREADS : (unsigned)cores;
-}
-
 /* Points a window can have at most: B and E of each span, a departure
  * point per flow. */
 static uint64_t points_bound(const causal_trace *t, uint32_t w)
@@ -281,7 +274,7 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
 	}
-	batch b = {.t = t, .opt = opt, .eng = eng, .threads = thread_count(opt->threads), .graphs = graphs,
+	batch b = {.t = t, .opt = opt, .eng = eng, .threads = causal_thread_count(opt->threads), .graphs = graphs,
 		   .out = out->windows, .errs = errs};
 	int rc = 0;
 	for (uint32_t w = 0; w < t->window_count && rc == 0;) {
