@@ -217,10 +217,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 		each_window(b, count, false, fill_rows);
 	/* the rounds of the one float call, told once */
 	b->out[b->first + at].float_rounds = rc == 0 ? fj.stats.rounds : 0;
-	for (uint32_t i = 0; rc < 0 && i < count; i++) {
+	for (uint32_t i = 0; rc < 0 && i < count; i++)
 		causal_result_undo(&b->out[b->first + at + i]);
-		b->errs[b->first + at + i] = (gt_error){0};
-	}
 	steps_free(&s);
 	causal_union_free(&u);
 	return rc;
@@ -249,9 +247,10 @@ static void analyze_batch(batch *b)
 	if (built && run_union(b, 0, built, &err) < 0) {
 		if (built == 1)
 			b->errs[b->first] = err;
-		else
-			for (uint32_t i = 0; i < built; i++)
-				run_union(b, i, 1, &b->errs[b->first + i]);
+		for (uint32_t i = 0; built > 1 && i < built; i++) {
+			b->errs[b->first + i] = (gt_error){0}; /* what the union's windows had said */
+			run_union(b, i, 1, &b->errs[b->first + i]);
+		}
 	}
 	for (uint32_t i = 0; i < b->count; i++)
 		causal_graph_free(&b->graphs[i]);
