@@ -954,8 +954,10 @@ static void same_window(const gt_causal_window *a, const gt_causal_window *b)
 START_TEST(random_vs_brute_force)
 {
 	rng_state = 0x5eed0000u + (uint64_t)_i;
-	gt_causal_engine brute = {NULL, bind_brute, path_brute, floats_brute};
 	for (int round = 0; round < 60; round++) {
+		/* sometimes the host's binding under the engine's path: it must
+		 * then give the gaps the path reads */
+		gt_causal_engine brute = {NULL, below(3) ? bind_brute : NULL, path_brute, floats_brute};
 		char *events = random_trace();
 		gt_model m = load_events(events);
 		gt_causal_options o = options();

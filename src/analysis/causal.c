@@ -80,17 +80,17 @@ static void steps_free(causal_steps *s)
 	gt_big_free(s->lt);
 }
 
-static int steps_alloc(causal_steps *s, uint32_t points, bool host_bind, bool floats, gt_error *err)
+static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats, gt_error *err)
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
-	/* the host binding leaves the gaps out: only an engine needs them */
-	s->bind.gap = host_bind ? NULL : gt_big_malloc(points, sizeof *s->bind.gap);
+	/* the host binding leaves the gaps out where no engine reads them */
+	s->bind.gap = gaps ? gt_big_malloc(points, sizeof *s->bind.gap) : NULL;
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
 	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
 	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
-	if (!s->bind.parent || (!host_bind && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
+	if (!s->bind.parent || (gaps && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
 	    !s->rows.path_duration)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
 	return 0;
@@ -188,7 +188,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	causal_steps s = {0};
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, host_bind, floats, err);
+		rc = steps_alloc(&s, u.cpm.n, !host_bind || (e && e->path), floats, err);
 	/* the host steps share one check of the graph, of its ranges alone:
 	 * causal_graph builds the shape */
 	if (rc == 0 && (host_bind || host_floats_))
