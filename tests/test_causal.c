@@ -954,8 +954,10 @@ static void same_window(const gt_causal_window *a, const gt_causal_window *b)
 START_TEST(random_vs_brute_force)
 {
 	rng_state = 0x5eed0000u + (uint64_t)_i;
-	gt_causal_engine brute = {NULL, bind_brute, path_brute, floats_brute};
 	for (int round = 0; round < 60; round++) {
+		/* sometimes the host's binding under the engine's path: it must
+		 * then give the gaps the path reads */
+		gt_causal_engine brute = {NULL, below(3) ? bind_brute : NULL, path_brute, floats_brute};
 		char *events = random_trace();
 		gt_model m = load_events(events);
 		gt_causal_options o = options();
@@ -1009,6 +1011,59 @@ START_TEST(random_vs_brute_force)
 		gt_model_free(&m);
 		free(events);
 	}
+}
+END_TEST
+
+/* An engine whose float fails on graphs above a size, as a device out of
+ * memory would: the union of several windows fails after their paths are
+ * filled, and the driver must drop those and run each window alone. */
+static uint32_t float_limit;
+
+static int floats_limited(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
+{
+	(void)ctx;
+	if (g->n > float_limit)
+		return gt_fail(err, GT_EDEVICE, "too big for the test engine");
+	return gt_cpm_float_host(g, lt, stats, err);
+}
+
+START_TEST(union_failure_runs_windows_alone)
+{
+	rng_state = 0xfa110000u + (uint64_t)_i;
+	gt_causal_engine limited = {NULL, NULL, NULL, floats_limited};
+	uint32_t fell_back = 0;
+	for (int round = 0; round < 80; round++) {
+		char *events = random_trace();
+		gt_model m = load_events(events);
+		gt_causal_options o = options();
+		o.step_glob = "step";
+		o.threads = 1 + below(2);
+		gt_causal_result host, dev;
+		gt_error e1 = {0}, e2 = {0};
+		int rc1 = gt_causal_analyze(&m, &o, NULL, &host, &e1);
+		if (rc1 == 0) {
+			uint32_t most = 0, total = 0;
+			for (uint32_t w = 0; w < host.window_count; w++) {
+				most = host.windows[w].points > most ? host.windows[w].points : most;
+				total += host.windows[w].points;
+			}
+			float_limit = most; /* every window alone fits, the union of two does not */
+			fell_back += total > most;
+			ck_assert_msg(gt_causal_analyze(&m, &o, &limited, &dev, &e2) == 0, "%s", e2.msg);
+			ck_assert_int_eq(host.window_count, dev.window_count);
+			for (uint32_t w = 0; w < host.window_count; w++)
+				same_window(&host.windows[w], &dev.windows[w]);
+			gt_causal_result_free(&dev);
+			gt_causal_result_free(&host);
+			/* and where a window alone is too big, its error */
+			float_limit = most - 1;
+			ck_assert_int_eq(gt_causal_analyze(&m, &o, &limited, &dev, &e2), -1);
+			ck_assert_str_eq(e2.msg, "too big for the test engine");
+		}
+		gt_model_free(&m);
+		free(events);
+	}
+	ck_assert(fell_back > 10);
 }
 END_TEST
 
@@ -1256,6 +1311,7 @@ static Suite *suite(void)
 	tcase_set_timeout(p, 300);
 	tcase_add_loop_test(p, random_vs_brute_force, 0, 10);
 	tcase_add_loop_test(p, random_wait_targets, 0, 4);
+	tcase_add_loop_test(p, union_failure_runs_windows_alone, 0, 2);
 	suite_add_tcase(s, p);
 	TCase *t = tcase_create("real");
 	tcase_set_timeout(t, 600);

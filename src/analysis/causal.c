@@ -7,7 +7,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "causal_internal.h"
 
@@ -81,17 +80,17 @@ static void steps_free(causal_steps *s)
 	gt_big_free(s->lt);
 }
 
-static int steps_alloc(causal_steps *s, uint32_t points, bool host_bind, bool floats, gt_error *err)
+static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats, gt_error *err)
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
-	/* the host binding leaves the gaps out: only an engine needs them */
-	s->bind.gap = host_bind ? NULL : gt_big_malloc(points, sizeof *s->bind.gap);
+	/* the host binding leaves the gaps out where no engine reads them */
+	s->bind.gap = gaps ? gt_big_malloc(points, sizeof *s->bind.gap) : NULL;
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
 	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
 	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
-	if (!s->bind.parent || (!host_bind && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
+	if (!s->bind.parent || (gaps && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
 	    !s->rows.path_duration)
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
 	return 0;
@@ -189,7 +188,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	causal_steps s = {0};
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, host_bind, floats, err);
+		rc = steps_alloc(&s, u.cpm.n, !host_bind || (e && e->path), floats, err);
 	/* the host steps share one check of the graph, of its ranges alone:
 	 * causal_graph builds the shape */
 	if (rc == 0 && (host_bind || host_floats_))
@@ -218,10 +217,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 		each_window(b, count, false, fill_rows);
 	/* the rounds of the one float call, told once */
 	b->out[b->first + at].float_rounds = rc == 0 ? fj.stats.rounds : 0;
-	for (uint32_t i = 0; rc < 0 && i < count; i++) {
+	for (uint32_t i = 0; rc < 0 && i < count; i++)
 		causal_result_undo(&b->out[b->first + at + i]);
-		b->errs[b->first + at + i] = (gt_error){0};
-	}
 	steps_free(&s);
 	causal_union_free(&u);
 	return rc;
@@ -250,18 +247,13 @@ static void analyze_batch(batch *b)
 	if (built && run_union(b, 0, built, &err) < 0) {
 		if (built == 1)
 			b->errs[b->first] = err;
-		else
-			for (uint32_t i = 0; i < built; i++)
-				run_union(b, i, 1, &b->errs[b->first + i]);
+		for (uint32_t i = 0; built > 1 && i < built; i++) {
+			b->errs[b->first + i] = (gt_error){0}; /* what the union's windows had said */
+			run_union(b, i, 1, &b->errs[b->first + i]);
+		}
 	}
 	for (uint32_t i = 0; i < b->count; i++)
 		causal_graph_free(&b->graphs[i]);
-}
-
-static unsigned thread_count(unsigned asked)
-{
-	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
-	return cores < 1 ? 1u : cores > CAUSAL_MAX_THREADS ? CAUSAL_MAX_THREADS : (unsigned)cores;
 }
 
 /* Points a window can have at most: B and E of each span, a departure
@@ -281,7 +273,7 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
 	}
-	batch b = {.t = t, .opt = opt, .eng = eng, .threads = thread_count(opt->threads), .graphs = graphs,
+	batch b = {.t = t, .opt = opt, .eng = eng, .threads = causal_thread_count(opt->threads), .graphs = graphs,
 		   .out = out->windows, .errs = errs};
 	int rc = 0;
 	for (uint32_t w = 0; w < t->window_count && rc == 0;) {

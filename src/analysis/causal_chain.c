@@ -135,7 +135,7 @@ typedef struct direct {
 	bool sorted;
 } direct;
 
-static void put(direct *d, uint32_t p, int64_t time, uint32_t owner_after)
+static inline void put(direct *d, uint32_t p, int64_t time, uint32_t owner_after)
 {
 	causal_graph *g = d->g;
 	d->sorted &= time >= d->last;
@@ -146,7 +146,7 @@ static void put(direct *d, uint32_t p, int64_t time, uint32_t owner_after)
 	g->work[d->at++] = d->owner != GT_NONE;
 }
 
-static void close_direct(direct *d, track_scratch *x, uint32_t i, uint32_t top)
+static inline void close_direct(direct *d, track_scratch *x, uint32_t i, uint32_t top)
 {
 	const causal_graph *g = d->g;
 	uint32_t e = causal_graph_e(g, x->span[i]);

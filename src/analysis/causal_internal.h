@@ -36,6 +36,8 @@ void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uin
 /* Runs fn over k jobs, an array of `size`-byte records, job 0 on this
  * thread and the others on threads of their own. */
 void causal_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
+/* The threads to use: asked, or one per core (0), at most CAUSAL_MAX_THREADS. */
+unsigned causal_thread_count(unsigned asked);
 
 /* --- causal_window.c ------------------------------------------------- */
 

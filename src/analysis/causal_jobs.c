@@ -1,6 +1,7 @@
 /* Running independent pieces of a causal step on several threads. */
 #include <pthread.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "causal_internal.h"
 
@@ -18,4 +19,10 @@ void causal_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
 		else
 			fn((char *)jobs + j * size); /* job 0, and any whose thread did not start */
 	}
+}
+
+unsigned causal_thread_count(unsigned asked)
+{
+	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
+	return cores < 1 ? 1u : cores > CAUSAL_MAX_THREADS ? CAUSAL_MAX_THREADS : (unsigned)cores;
 }

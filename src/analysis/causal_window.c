@@ -2,6 +2,7 @@
  * tracks are device tracks, the windows, and which window each span and
  * flow belongs to (the rules are in causal.h). */
 #include <fnmatch.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,8 +301,32 @@ static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **
 	return 0;
 }
 
+typedef struct span_window_job {
+	causal_trace *t;
+	window_finder f; /* its own hint */
+	const uint32_t *placed_by;
+	bool whole;
+	uint32_t begin, end;
+} span_window_job;
+
+static void *span_windows(void *arg)
+{
+	span_window_job *j = arg;
+	causal_trace *t = j->t;
+	for (uint32_t i = j->begin; i < j->end; i++) {
+		if (!causal_takes_part(t, i))
+			t->window_of[i] = GT_NONE;
+		else if (j->whole)
+			t->window_of[i] = 0;
+		else
+			t->window_of[i] = window_at(&j->f, j->placed_by[i] != GT_NONE ? t->departure[j->placed_by[i]]
+										 : t->m->spans[i].ts_ns);
+	}
+	return NULL;
+}
+
 /* Each span's window, and the window each flow is judged in. */
-static int place(causal_trace *t, gt_error *err)
+static int place(causal_trace *t, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
 	window_finder f = {0};
@@ -328,15 +353,13 @@ static int place(causal_trace *t, gt_error *err)
 	}
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		if (!causal_takes_part(t, i))
-			t->window_of[i] = GT_NONE;
-		else if (whole)
-			t->window_of[i] = 0;
-		else
-			t->window_of[i] = window_at(&f, placed_by[i] != GT_NONE ? t->departure[placed_by[i]]
-									  : m->spans[i].ts_ns);
-	}
+	/* spans in ranges, one a thread, each searching from its own hint */
+	unsigned k = threads > 1 && !whole && m->span_count >= 65536 ? threads : 1;
+	span_window_job jobs[CAUSAL_MAX_THREADS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (span_window_job){t, f, placed_by, whole, (uint32_t)((uint64_t)m->span_count * j / k),
+					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
+	causal_run_jobs(span_windows, jobs, sizeof *jobs, k);
 	/* a flow is judged (kept or counted) in its target's window, else its
 	 * source's, else the one it departs in */
 	for (uint32_t i = 0; i < m->flow_count; i++) {
@@ -392,7 +415,18 @@ static int find_previous_device_spans(causal_trace *t, gt_error *err)
 		uint64_t *k = key + first[tr];
 		if (!n)
 			continue;
-		/* by id already: sort by longer first, then (stably) by start */
+		/* by id already; often in track order too (traces list a stream's
+		 * kernels as they ran), else sort by longer first, then (stably)
+		 * by start */
+		bool sorted = true;
+		for (uint32_t i = 1; i < n && sorted; i++) {
+			const gt_span *a = &m->spans[v[i - 1]], *b = &m->spans[v[i]];
+			sorted = a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->dur_ns >= b->dur_ns);
+		}
+		for (uint32_t i = 0; sorted && i + 1 < n; i++)
+			t->prev_device[v[i + 1]] = v[i];
+		if (sorted)
+			continue;
 		for (uint32_t i = 0; i < n; i++)
 			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
 		causal_sort_u64(k, v, n, tk, tv);
@@ -413,15 +447,41 @@ oom:
 	return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
 }
 
+typedef struct previous_job {
+	causal_trace *t;
+	gt_error err;
+	int rc;
+} previous_job;
+
+static void *previous_device_spans(void *arg)
+{
+	previous_job *j = arg;
+	j->rc = find_previous_device_spans(j->t, &j->err);
+	return NULL;
+}
+
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err)
 {
 	memset(t, 0, sizeof *t);
 	t->m = m;
-	if (classify_spans(t, opt, err) < 0 || make_windows(t, opt, err) < 0 || place(t, err) < 0)
+	unsigned threads = causal_thread_count(opt->threads);
+	if (classify_spans(t, opt, err) < 0)
 		return -1;
-	/* the whole trace has nothing outside it to queue behind */
+	/* the previous device spans need only the classes: they are found
+	 * beside the windows (the whole trace has nothing outside it to queue
+	 * behind); the windows' error comes first, as one after the other */
 	bool whole = !opt->has_window && !opt->step_glob;
-	return whole ? 0 : find_previous_device_spans(t, err);
+	previous_job pj = {t, {0}, 0};
+	pthread_t tid;
+	bool beside = !whole && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
+	int rc = make_windows(t, opt, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
+	if (beside)
+		pthread_join(tid, NULL);
+	else if (!whole && rc == 0)
+		previous_device_spans(&pj);
+	if (rc == 0 && pj.rc < 0)
+		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
+	return rc;
 }
 
 void causal_trace_free(causal_trace *t)
