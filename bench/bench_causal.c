@@ -16,6 +16,7 @@
 #include "analysis/analysis.h"
 #include "cl/cl.h"
 #include "trace_load.h"
+#include "bench_util.h"
 
 /* CPU time of every thread of the process: the machine may be shared,
  * so wall time alone says little. */
@@ -24,25 +25,6 @@ static double cpu_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static bool same_point(const gt_causal_point *a, const gt_causal_point *b)

@@ -12,25 +12,7 @@
 
 #include "analysis/analysis.h"
 #include "model/model.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench_util.h"
 
 static int fail(const gt_error *err)
 {
@@ -53,16 +35,16 @@ int main(int argc, char **argv)
 		return 2;
 	gt_error err = {0};
 	gt_model m;
-	double t0 = now_ms();
+	double t0 = (now_s() * 1e3);
 	if (gt_synth_model(&m, spans, 8, 8, 1, &err) < 0)
 		return fail(&err);
-	double t1 = now_ms();
+	double t1 = (now_s() * 1e3);
 	gt_tindex ix;
 	gt_tindex_params p;
 	gt_tindex_default_params(&p);
 	if (gt_tindex_build(&ix, &m, &p, &err) < 0)
 		return fail(&err);
-	double t2 = now_ms();
+	double t2 = (now_s() * 1e3);
 	uint32_t *cand = malloc(((size_t)ix.batch_count + 1) * sizeof *cand);
 	if (!cand)
 		return 1;
@@ -87,11 +69,11 @@ int main(int argc, char **argv)
 		char path[4096];
 		snprintf(path, sizeof path, "%s/bench_render_%s.svg", dir, views[v].name);
 		for (int r = 0; r < runs; r++) {
-			double a = now_ms();
+			double a = (now_s() * 1e3);
 			gt_tresult res = {.candidates = cand, .capacity = ix.batch_count};
 			if (gt_tindex_query(&ix, &q, &res, &err) < 0)
 				return fail(&err);
-			double b = now_ms();
+			double b = (now_s() * 1e3);
 			FILE *f = fopen(path, "w");
 			if (!f)
 				return 1;
@@ -100,7 +82,7 @@ int main(int argc, char **argv)
 				return fail(&err);
 			if (fclose(f) != 0)
 				return 1;
-			double c = now_ms();
+			double c = (now_s() * 1e3);
 			tq[r] = b - a;
 			tr[r] = c - b;
 		}

@@ -15,25 +15,7 @@
 #include "cl/cl.h"
 #include "model/model.h"
 #include "analysis/analysis.h"
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench_util.h"
 
 /* The pan/zoom sequence: widths T/2^k, four pans each, all lanes, then a
  * few with 32- and 8-lane windows and one group. */
@@ -88,12 +70,12 @@ static void bench_device(const char *name, gt_cl *cl, const gt_tindex *ix, const
 		uint64_t brute_count = 0;
 		for (int k = 0; k < o->runs; k++) {
 			uint64_t kns = 0, bns = 0;
-			double t0 = now_us();
+			double t0 = (now_s() * 1e6);
 			if (dev)
 				gt_tindex_cl_query(dev, &q, &r, &kns, &err);
 			else
 				gt_tindex_query(ix, &q, &r, &err);
-			double t1 = now_us();
+			double t1 = (now_s() * 1e6);
 			t[k] = dev ? kns / 1e3 : t1 - t0;
 			mt[k] = 0;
 			if (scan) {
@@ -106,12 +88,12 @@ static void bench_device(const char *name, gt_cl *cl, const gt_tindex *ix, const
 				bt[k] = bns / 1e3;
 				mt[k] = mns / 1e3;
 			} else {
-				double b0 = now_us();
+				double b0 = (now_s() * 1e6);
 				uint64_t c = 0;
 				for (uint32_t s = 0; s < m->span_count; s++)
 					c += gt_span_meets(&m->spans[s], &q);
 				brute_count = c;
-				bt[k] = now_us() - b0;
+				bt[k] = (now_s() * 1e6) - b0;
 			}
 		}
 		if (err.status) {
@@ -157,12 +139,12 @@ static void bench_device(const char *name, gt_cl *cl, const gt_tindex *ix, const
 			gt_tresult r = {.candidates = cand, .capacity = ix->batch_count};
 			for (int k = 0; k < o->runs; k++) {
 				uint64_t kns = 0;
-				double t0 = now_us();
+				double t0 = (now_s() * 1e6);
 				if (dev)
 					gt_tindex_cl_query(dev, &q, &r, &kns, &err);
 				else
 					gt_tindex_query(ix, &q, &r, &err);
-				t[k] = dev ? kns / 1e3 : now_us() - t0;
+				t[k] = dev ? kns / 1e3 : (now_s() * 1e6) - t0;
 			}
 			printf("{\"measure\":\"level\",\"device\":\"%s\",\"spans\":%u,\"width_ns\":%lld,\"level\":%u,"
 			       "\"level_nodes\":%u,\"nodes_tested\":%llu,\"leaves_tested\":%llu,\"candidates\":%llu,"
@@ -230,18 +212,18 @@ int main(int argc, char **argv)
 	}
 	gt_error err = {0};
 	gt_model m;
-	double t0 = now_us();
+	double t0 = (now_s() * 1e6);
 	if (gt_synth_model(&m, o.spans, o.cpu_threads, o.gpu_streams, o.seed, &err) < 0) {
 		fprintf(stderr, "bench_tindex: %s\n", err.msg);
 		return 1;
 	}
-	double t1 = now_us();
+	double t1 = (now_s() * 1e6);
 	gt_tindex ix;
 	if (gt_tindex_build(&ix, &m, &o.p, &err) < 0) {
 		fprintf(stderr, "bench_tindex: %s\n", err.msg);
 		return 1;
 	}
-	double t2 = now_us();
+	double t2 = (now_s() * 1e6);
 	printf("{\"measure\":\"pack\",\"spans\":%u,\"lanes\":%u,\"groups\":%u,\"batch_spans\":%u,\"lane_band\":%u,"
 	       "\"batches\":%u,\"partitions\":%u,\"levels\":[",
 	       m.span_count, m.lane_count, m.group_count, o.p.batch_spans, o.p.lane_band, ix.batch_count,

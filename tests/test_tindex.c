@@ -16,10 +16,7 @@
 
 static uint64_t rnd(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return gt_splitmix64(s);
 }
 
 /* A small model with awkward shapes: duplicate starts, zero and huge

@@ -5,6 +5,8 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "base/splitmix.h"
+
 /* Runs one suite and returns the process exit status. */
 static inline int gt_run_suite(Suite *s)
 {

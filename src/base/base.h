@@ -1,7 +1,7 @@
 /* base/: what every room of the library uses and nothing else: the error
  * struct the core fills instead of printing (gt_error.h), fault injection
  * for tests (fault.h), the galloping search over sorted runs
- * (sorted_search.h) and large arrays on huge pages (big_alloc.h). It includes nothing of the project's. */
+ * (sorted_search.h), a deterministic random stream (splitmix.h) and large arrays on huge pages (big_alloc.h). It includes nothing of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
 
@@ -9,5 +9,6 @@
 #include "gt_error.h"
 #include "fault.h"
 #include "sorted_search.h"
+#include "splitmix.h"
 
 #endif
