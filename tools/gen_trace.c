@@ -24,7 +24,8 @@
  *                        the steps repeat the same work, as a training loop's
  *                        do, and the options below change only what they name
  *   --slow-kernel S:PCT  kernels whose name contains S last PCT% longer
- *   --slow-step K:F      ProfilerStep#K (1-based) lasts F times as long
+ *   --slow-step K:F      ProfilerStep#K (1-based): its host and device work
+ *                        last F times as long
  *   --wrapper            one more span (not counted in N): "wrapper" on a
  *                        thread of its own, over the whole trace
  * Each of them implies --repeat-steps. */
@@ -388,6 +389,8 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 		if (slow_kernel && strstr(kn, slow_kernel))
 			gdur += gdur * slow_pct / 100;
 	}
+	if (r->step == slow_step)
+		gdur *= slow_factor; /* the device's work too */
 	r->stream_free[si] = start + gdur;
 	uint32_t stream = STREAMS[si];
 

@@ -421,7 +421,7 @@ bool gt_cond_eval(const gt_compare *c, const gt_cond *cond, gt_rat *value, const
 static bool word_here(const struct parser *p, const char *w)
 {
 	size_t n = strlen(w);
-	return strncmp(p->s + p->i, w, n) == 0 && (p->s[p->i + n] == ' ' || p->s[p->i + n] == '\t');
+	return strncmp(p->s + p->i, w, n) == 0 && (p->s[p->i + n] == ' ' || p->s[p->i + n] == '\t' || !p->s[p->i + n]);
 }
 
 int gt_cond_expr_parse(const char *text, gt_cond_expr *out, size_t *pos, const char **why)
