@@ -168,11 +168,12 @@ static void json_steps(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, in
 	for (int st = GT_S_N; st < GT_S_COUNT; st++) {
 		gt_jsonw_key(w, gt_cmp_stat_names[st]);
 		gt_jsonw_begin_object(w);
+		gt_rat b = gt_cmp_stat_value(c, k, field, st, 0), n = gt_cmp_stat_value(c, k, field, st, 1);
 		for (int ch = 0; ch < GT_C_COUNT; ch++) {
 			if (st == GT_S_N && ch > GT_C_NEW)
 				break;
 			gt_jsonw_key(w, gt_cmp_change_names[ch]);
-			gt_rat v = gt_cmp_stat_change(c, k, field, st, ch);
+			gt_rat v = gt_rat_change(b, n, ch);
 			if (ch == GT_C_REL)
 				json_rat(w, v);
 			else

@@ -731,8 +731,13 @@ int main(int argc, char **argv)
 			const char *colon = strchr(v, ':');
 			if (!colon)
 				die("expected K:FACTOR for", a);
+			char k[32];
+			if ((size_t)(colon - v) >= sizeof k)
+				die("bad step number for option", a);
+			memcpy(k, v, (size_t)(colon - v));
+			k[colon - v] = 0;
+			slow_step = parse_u64(a, k);
 			slow_factor = parse_u64(a, colon + 1);
-			slow_step = parse_u64(a, strndup(v, (size_t)(colon - v)));
 			step_seeds = 1;
 		}
 		else
