@@ -57,6 +57,37 @@ run noisy 0
 "$bin" compare -q --step "$S" "$tmp/base.json" "$tmp/noisy.json" --fail-if 'critical_path.max.rel > 50%' >/dev/null 2>&1
 [ $? = 5 ] || bad "noisy: the slow step does not show in the maximum"
 
+# the per-step critical path is critical-path --step's, window by window:
+# n, min, median, max and mad recomputed here from its windows
+for v in base noisy; do
+	"$bin" critical-path -q --step "$S" "$tmp/$v.json" | jq '[.windows[].summary.path_duration_ns]' >"$tmp/$v.cp"
+done
+"$bin" compare -q --step "$S" "$tmp/base.json" "$tmp/noisy.json" >"$tmp/r.json"
+python3 - "$tmp/base.cp" "$tmp/noisy.cp" "$tmp/r.json" <<'PY' || bad "per-step critical path statistics"
+import json, sys
+from fractions import Fraction as F
+def med(v):
+    v = sorted(v); n = len(v)
+    return F(v[n // 2]) if n % 2 else F(v[n // 2 - 1] + v[n // 2], 2)
+rep = json.load(open(sys.argv[3]))["critical_path"]
+for side, path in (("base", sys.argv[1]), ("new", sys.argv[2])):
+    v = json.load(open(path))
+    m = med(v)
+    want = {"n": len(v), "min": min(v), "max": max(v), "median": m, "mad": med([abs(x - m) for x in v])}
+    for k, w in want.items():
+        got = rep[k][side]
+        assert abs(F(str(got)) - w) < F(1, 10**6), (side, k, got, w)
+PY
+# every key's per-step statistics against an independent computation from
+# the span tables and the causal rows of each window
+for v in base slow; do
+	"$bin" spans --parents nesting -f csv "$tmp/$v.json" >"$tmp/$v.spans.csv"
+	"$bin" critical-path -q --step "$S" --table rows -f csv "$tmp/$v.json" >"$tmp/$v.rows.csv"
+done
+"$bin" compare -q --step "$S" --top 0 "$tmp/base.json" "$tmp/slow.json" >"$tmp/all.json"
+python3 tests/compare_steps_check.py "$tmp/all.json" "$tmp/base.spans.csv" "$tmp/base.rows.csv" \
+	"$tmp/slow.spans.csv" "$tmp/slow.rows.csv" >"$tmp/chk.txt" || bad "per-step key statistics: $(head -5 "$tmp/chk.txt")"
+
 # without --step: one window per side, the whole trace (n = 1, p = 1 when equal)
 "$bin" compare -q "$tmp/base.json" "$tmp/same.json" --fail-if 'critical_path.n.base != 1 or critical_path.p < 1' >/dev/null 2>&1
 [ $? = 0 ] || bad "without --step, not one window"
