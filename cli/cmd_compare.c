@@ -159,16 +159,30 @@ static void json_num(gt_jsonw *w, gt_rat r)
 
 static bool with_steps; /* --step: the per-step statistics are reported */
 
+/* p: 6 significant digits (a p of 1e-11 is not 0), or null. */
+static void json_p(gt_jsonw *w, gt_rat p)
+{
+	char buf[64];
+	if (!p.den) {
+		gt_jsonw_null(w);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%.6g", (double)p.num / (double)p.den);
+	gt_jsonw_raw(w, buf);
+}
+
 /* The per-step statistics of a field: n, min, median, max, mad as changes,
  * and the U test's p. */
 static void json_steps(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)
 {
 	if (!with_steps || !gt_cmp_field_has_steps(field))
 		return;
+	gt_cmp_stats all;
+	gt_cmp_field_stats(c, k, field, &all);
 	for (int st = GT_S_N; st < GT_S_COUNT; st++) {
 		gt_jsonw_key(w, gt_cmp_stat_names[st]);
 		gt_jsonw_begin_object(w);
-		gt_rat b = gt_cmp_stat_value(c, k, field, st, 0), n = gt_cmp_stat_value(c, k, field, st, 1);
+		gt_rat b = all.v[st][0], n = all.v[st][1];
 		for (int ch = 0; ch < GT_C_COUNT; ch++) {
 			if (st == GT_S_N && ch > GT_C_NEW)
 				break;
@@ -182,7 +196,7 @@ static void json_steps(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, in
 		gt_jsonw_end_object(w);
 	}
 	gt_jsonw_key(w, "p");
-	json_rat(w, gt_cmp_p(c, k, field));
+	json_p(w, all.p);
 }
 
 static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)

@@ -176,6 +176,12 @@ size_t gt_cmp_step_values(const gt_compare *c, const gt_cmp_key *k, int field, i
 /* A statistic of a side (GT_S_WHOLE: gt_cmp_value). */
 gt_rat gt_cmp_stat_value(const gt_compare *c, const gt_cmp_key *k, int field, int stat, int side);
 gt_rat gt_cmp_stat_change(const gt_compare *c, const gt_cmp_key *k, int field, int stat, int change);
+/* Every statistic of a field on both sides (v[stat][side]) and p, at once. */
+typedef struct gt_cmp_stats {
+	gt_rat v[GT_S_COUNT][2];
+	gt_rat p;
+} gt_cmp_stats;
+void gt_cmp_field_stats(const gt_compare *c, const gt_cmp_key *k, int field, gt_cmp_stats *out);
 /* The U test's p, exact as a rational (den 10^15 rounded for the normal
  * approximation); null when a side has no value. */
 gt_rat gt_cmp_p(const gt_compare *c, const gt_cmp_key *k, int field);

@@ -226,53 +226,65 @@ static gt_rat median_of(const __int128 *x, size_t n)
 	return s % 2 == 0 ? (gt_rat){s / 2, 1} : (gt_rat){s, 2};
 }
 
-gt_rat gt_cmp_stat_value(const gt_compare *c, const gt_cmp_key *k, int field, int stat, int side)
+/* Every statistic of one side's values (out[GT_S_WHOLE] is left alone). */
+static void side_statistics(const gt_compare *c, const gt_cmp_key *k, int field, int side, gt_rat *out)
 {
 	static const gt_rat null_rat = {0, 0};
-	if (stat == GT_S_WHOLE)
-		return gt_cmp_value(c, k, field, side);
+	for (int st = GT_S_N; st < GT_S_COUNT; st++)
+		out[st] = null_rat;
 	if (!gt_cmp_field_has_steps(field))
-		return null_rat;
+		return;
 	uint32_t cnt = c->win[side].count;
 	int64_t *v = malloc((cnt ? cnt : 1) * sizeof *v);
 	__int128 *x = malloc((cnt ? cnt : 1) * sizeof *x);
-	gt_rat out = null_rat;
-	if (!v || !x)
-		goto done;
-	size_t n = gt_cmp_step_values(c, k, field, side, v);
-	if (stat == GT_S_N) {
-		out = (gt_rat){(__int128)n, 1};
-		goto done;
-	}
-	if (!n)
-		goto done;
-	for (size_t i = 0; i < n; i++)
-		x[i] = v[i];
-	qsort(x, n, sizeof *x, cmp_i128);
-	gt_rat med = median_of(x, n);
-	switch (stat) {
-	case GT_S_MIN: out = (gt_rat){x[0], 1}; break;
-	case GT_S_MAX: out = (gt_rat){x[n - 1], 1}; break;
-	case GT_S_MEDIAN: out = med; break;
-	case GT_S_MAD:
-		/* |v - med| in units of 1/med.den */
-		for (size_t i = 0; i < n; i++) {
-			__int128 d = x[i] * med.den - med.num;
-			x[i] = d < 0 ? -d : d;
+	if (v && x) {
+		size_t n = gt_cmp_step_values(c, k, field, side, v);
+		out[GT_S_N] = (gt_rat){(__int128)n, 1};
+		if (n) {
+			for (size_t i = 0; i < n; i++)
+				x[i] = v[i];
+			qsort(x, n, sizeof *x, cmp_i128);
+			gt_rat med = median_of(x, n);
+			out[GT_S_MIN] = (gt_rat){x[0], 1};
+			out[GT_S_MAX] = (gt_rat){x[n - 1], 1};
+			out[GT_S_MEDIAN] = med;
+			/* |v - med| in units of 1/med.den */
+			for (size_t i = 0; i < n; i++) {
+				__int128 d = x[i] * med.den - med.num;
+				x[i] = d < 0 ? -d : d;
+			}
+			qsort(x, n, sizeof *x, cmp_i128);
+			gt_rat mad = median_of(x, n);
+			mad.den *= med.den;
+			if (mad.den == 4 && mad.num % 2 == 0)
+				mad.num /= 2, mad.den = 2;
+			if (mad.den == 2 && mad.num % 2 == 0)
+				mad.num /= 2, mad.den = 1;
+			out[GT_S_MAD] = mad;
 		}
-		qsort(x, n, sizeof *x, cmp_i128);
-		out = median_of(x, n);
-		out.den *= med.den;
-		if (out.den == 4 && out.num % 2 == 0)
-			out.num /= 2, out.den = 2;
-		if (out.den == 2 && out.num % 2 == 0)
-			out.num /= 2, out.den = 1;
-		break;
 	}
-done:
 	free(v);
 	free(x);
-	return out;
+}
+
+gt_rat gt_cmp_stat_value(const gt_compare *c, const gt_cmp_key *k, int field, int stat, int side)
+{
+	if (stat == GT_S_WHOLE)
+		return gt_cmp_value(c, k, field, side);
+	gt_rat all[GT_S_COUNT];
+	side_statistics(c, k, field, side, all);
+	return all[stat];
+}
+
+void gt_cmp_field_stats(const gt_compare *c, const gt_cmp_key *k, int field, gt_cmp_stats *out)
+{
+	for (int side = 0; side < 2; side++) {
+		gt_rat all[GT_S_COUNT];
+		side_statistics(c, k, field, side, all);
+		for (int st = 0; st < GT_S_COUNT; st++)
+			out->v[st][side] = st == GT_S_WHOLE ? gt_cmp_value(c, k, field, side) : all[st];
+	}
+	out->p = gt_cmp_p(c, k, field);
 }
 
 gt_rat gt_cmp_stat_change(const gt_compare *c, const gt_cmp_key *k, int field, int stat, int change)
