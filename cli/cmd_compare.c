@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare_report.h"
 #include "analysis/analysis.h"
 #include "cl/cl.h"
 #include "jsonw.h"
@@ -14,14 +15,19 @@
 #include "output.h"
 #include "table.h"
 
-enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL };
+enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL, OPT_STEP, OPT_SORT, OPT_VERBOSE };
 
 static const struct gt_opt compare_opts[] = {
-	{"fail-if", 0, "EXPR", OPT_FAIL_IF, "exit 5 when EXPR holds, e.g. 'critical_path.rel > 5%' (repeatable)"},
+	{"fail-if", 0, "EXPR", OPT_FAIL_IF,
+	 "exit 5 when EXPR holds, e.g. 'critical_path.median.rel > 3% and critical_path.p < 0.01' (repeatable)"},
+	{"step", 0, "GLOB", OPT_STEP, "per-step statistics: one window per span named GLOB, e.g. 'ProfilerStep#*'"},
 	{"by", 0, "KEY", OPT_BY, "compare per name (default), cat or group"},
 	{"model", 0, "MODEL", OPT_MODEL, "critical path: causal (default; what bounds the wall time) or forest"},
-	{"top", 0, "K", OPT_TOP, "list the K keys whose total duration changed most (default 20, 0: all)"},
-	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
+	{"top", 0, "K", OPT_TOP, "list the K keys first in the --sort order (default 20, 0: all)"},
+	{"sort", 0, "ORDER", OPT_SORT, "key order: self (default: |self time change|), total, cp or change (|relative|)"},
+	{"verbose", 'v', NULL, OPT_VERBOSE, "notices such as the device chosen automatically"},
+	{"format", 'f', "FMT", OPT_FORMAT, "json (default), text, markdown, ndjson, csv, arrow or arrow-stream"},
+	GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -105,6 +111,23 @@ static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
 	return 0;
 }
 
+/* The per-step values of one side: the causal model's --step windows. */
+static int step_windows(gt_cl *cl, const struct gt_common *c, const char *glob, gt_compare *cmp, int side,
+			const gt_model *m)
+{
+	gt_error err = {0};
+	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob};
+	gt_causal_result r;
+	gt_causal_cl_engine dev;
+	if (cl)
+		gt_causal_cl_engine_init(&dev, cl);
+	if (gt_causal_analyze(m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
+		return gt_report(&err);
+	int rc = gt_compare_steps(cmp, side, m, &r, &err) < 0 ? gt_report(&err) : 0;
+	gt_causal_result_free(&r);
+	return rc;
+}
+
 /* A rational as a JSON number with 6 decimals, or null. */
 static void json_rat(gt_jsonw *w, gt_rat r)
 {
@@ -125,6 +148,57 @@ static void json_int(gt_jsonw *w, gt_rat r)
 	gt_jsonw_raw(w, buf);
 }
 
+/* An integer when it is one, else 6 decimals (a median's half). */
+static void json_num(gt_jsonw *w, gt_rat r)
+{
+	if (r.den == 1)
+		json_int(w, r);
+	else
+		json_rat(w, r);
+}
+
+static bool with_steps; /* --step: the per-step statistics are reported */
+
+/* p: 6 significant digits (a p of 1e-11 is not 0), or null. */
+static void json_p(gt_jsonw *w, gt_rat p)
+{
+	char buf[64];
+	if (!p.den) {
+		gt_jsonw_null(w);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%.6g", (double)p.num / (double)p.den);
+	gt_jsonw_raw(w, buf);
+}
+
+/* The per-step statistics of a field: n, min, median, max, mad as changes,
+ * and the U test's p. */
+static void json_steps(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)
+{
+	if (!with_steps || !gt_cmp_field_has_steps(field))
+		return;
+	gt_cmp_stats all;
+	gt_cmp_field_stats(c, k, field, &all);
+	for (int st = GT_S_N; st < GT_S_COUNT; st++) {
+		gt_jsonw_key(w, gt_cmp_stat_names[st]);
+		gt_jsonw_begin_object(w);
+		gt_rat b = all.v[st][0], n = all.v[st][1];
+		for (int ch = 0; ch < GT_C_COUNT; ch++) {
+			if (st == GT_S_N && ch > GT_C_NEW)
+				break;
+			gt_jsonw_key(w, gt_cmp_change_names[ch]);
+			gt_rat v = gt_rat_change(b, n, ch);
+			if (ch == GT_C_REL)
+				json_rat(w, v);
+			else
+				json_num(w, v);
+		}
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_key(w, "p");
+	json_p(w, all.p);
+}
+
 static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, int field)
 {
 	bool ratio = gt_cmp_field_kind(field) == GT_KIND_RATIO;
@@ -137,6 +211,7 @@ static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, i
 		else
 			json_int(w, v);
 	}
+	json_steps(w, c, k, field);
 	gt_jsonw_end_object(w);
 }
 
@@ -170,8 +245,8 @@ static int share_order(const void *a, const void *b)
 	return r ? r : strcmp(x->key, y->key);
 }
 
-static void write_json(FILE *out, const gt_compare *c, const struct side *s, size_t top, const gt_cond *conds,
-		       size_t ncond, const bool *held)
+static void write_json(FILE *out, const gt_compare *c, const struct side *s, size_t top,
+		       const gt_cond_expr *conds, size_t ncond, const bool *held, const char *step)
 {
 	gt_jsonw w;
 	gt_jsonw_init(&w, out, true);
@@ -184,6 +259,17 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 	gt_jsonw_str(&w, by_names[c->by]);
 	gt_jsonw_key(&w, "model");
 	gt_jsonw_str(&w, forest_model ? "forest" : "causal");
+	if (step) {
+		gt_jsonw_key(&w, "step");
+		gt_jsonw_str(&w, step);
+		gt_jsonw_key(&w, "windows");
+		gt_jsonw_begin_object(&w);
+		gt_jsonw_key(&w, "base");
+		gt_jsonw_u64(&w, c->win[0].count);
+		gt_jsonw_key(&w, "new");
+		gt_jsonw_u64(&w, c->win[1].count);
+		gt_jsonw_end_object(&w);
+	}
 
 	gt_jsonw_key(&w, "total");
 	gt_jsonw_begin_object(&w);
@@ -203,6 +289,7 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 		else
 			json_int(&w, v);
 	}
+	json_steps(&w, c, NULL, GT_F_CRITICAL_PATH);
 	gt_jsonw_key(&w, "base_spans");
 	gt_jsonw_u64(&w, c->side[0].cp_rows);
 	gt_jsonw_key(&w, "new_spans");
@@ -267,15 +354,41 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 	gt_jsonw_key(&w, "conditions");
 	gt_jsonw_begin_array(&w);
 	for (size_t i = 0; i < ncond; i++) {
-		gt_rat v;
-		gt_cond_eval(c, &conds[i], &v);
 		gt_jsonw_begin_object(&w);
 		gt_jsonw_key(&w, "expr");
 		gt_jsonw_str(&w, conds[i].text);
-		gt_jsonw_key(&w, "value");
-		json_rat(&w, v);
+		gt_rat v0;
+		gt_cond_eval(c, &conds[i].terms[0], &v0, NULL);
+		gt_jsonw_key(&w, "value"); /* the first term's */
+		json_rat(&w, v0);
 		gt_jsonw_key(&w, "held");
 		gt_jsonw_bool(&w, held[i]);
+		gt_jsonw_key(&w, "terms");
+		gt_jsonw_begin_array(&w);
+		for (size_t t = 0; t < conds[i].count; t++) {
+			const gt_cond *term = &conds[i].terms[t];
+			gt_rat v;
+			const char *key;
+			bool h = gt_cond_eval(c, term, &v, &key);
+			gt_jsonw_begin_object(&w);
+			gt_jsonw_key(&w, "expr");
+			gt_jsonw_str(&w, term->text);
+			if (t) {
+				gt_jsonw_key(&w, "joined_by");
+				gt_jsonw_str(&w, conds[i].or_before[t] ? "or" : "and");
+			}
+			gt_jsonw_key(&w, "value");
+			json_rat(&w, v);
+			gt_jsonw_key(&w, "key");
+			if (key)
+				gt_jsonw_str(&w, key);
+			else
+				gt_jsonw_null(&w);
+			gt_jsonw_key(&w, "held");
+			gt_jsonw_bool(&w, h);
+			gt_jsonw_end_object(&w);
+		}
+		gt_jsonw_end_array(&w);
 		gt_jsonw_end_object(&w);
 	}
 	gt_jsonw_end_array(&w);
@@ -362,13 +475,24 @@ static int write_table(const struct gt_common *cc, const gt_compare *c, size_t t
 	return rc;
 }
 
+/* The value of a term, as the regression line prints it. */
+static void term_value(const gt_compare *c, const gt_cond *t, char *buf, size_t len, const char **key)
+{
+	gt_rat v;
+	gt_cond_eval(c, t, &v, key);
+	bool frac = t->p || t->change == GT_C_REL || gt_cmp_field_kind(t->field) == GT_KIND_RATIO || v.den > 1;
+	gt_rat_format(v, frac ? 6 : 0, buf, len);
+}
+
 static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
 	gt_common_init(&c);
-	int by = GT_BY_NAME;
+	int by = GT_BY_NAME, order = GT_SORT_SELF, report = -1; /* -1: c.format */
+	bool verbose = false;
+	const char *step = NULL;
 	unsigned long long top = 20;
-	gt_cond *conds = calloc((size_t)argc + 1, sizeof *conds);
+	gt_cond_expr *conds = calloc((size_t)argc + 1, sizeof *conds);
 	size_t ncond = 0;
 	if (!conds) {
 		fprintf(stderr, "gputrace: out of memory\n");
@@ -383,13 +507,16 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		case OPT_FAIL_IF: {
 			size_t pos;
 			const char *why;
-			if (gt_cond_parse(arg, &conds[ncond], &pos, &why) < 0)
+			if (gt_cond_expr_parse(arg, &conds[ncond], &pos, &why) < 0)
 				rc = gt_usage_error(cmd, "bad --fail-if '%s' at column %zu (at '%s'): %s", arg, pos + 1,
 						    arg + pos, why);
 			else
 				ncond++;
 			break;
 		}
+		case OPT_STEP:
+			step = arg;
+			break;
 		case OPT_BY:
 			if (strcmp(arg, "name") == 0)
 				by = GT_BY_NAME;
@@ -400,6 +527,17 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			else
 				rc = gt_usage_error(cmd, "bad --by '%s': expected name, cat or group", arg);
 			break;
+		case OPT_SORT:
+			order = -1;
+			for (int o = 0; o < GT_SORT_COUNT; o++)
+				if (strcmp(arg, gt_cmp_sort_names[o]) == 0)
+					order = o;
+			if (order < 0)
+				rc = gt_usage_error(cmd, "bad --sort '%s': expected self, total, cp or change", arg);
+			break;
+		case OPT_VERBOSE:
+			verbose = true;
+			break;
 		case OPT_TOP:
 			if (gt_parse_u64(cmd, "top", arg, &top) < 0)
 				rc = GT_EUSAGE;
@@ -409,6 +547,13 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 				rc = gt_usage_error(cmd, "bad --model '%s': expected causal or forest", arg);
 			forest_model = strcmp(arg, "forest") == 0;
 			break;
+		case OPT_FORMAT:
+			if (strcmp(arg, "text") == 0 || strcmp(arg, "markdown") == 0) {
+				report = arg[0] == 't' ? GT_REPORT_TEXT : GT_REPORT_MARKDOWN;
+				break;
+			}
+			report = -1;
+			/* fall through */
 		default: {
 			int r = gt_common_opt(&c, cmd, id, arg);
 			if (r < 0)
@@ -422,6 +567,9 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		rc = GT_EUSAGE;
 	if (rc == 0 && st.noperands != 2)
 		rc = gt_usage_error(cmd, "'compare' takes two traces or index files: BASE NEW");
+	if (rc == 0 && step && forest_model)
+		rc = gt_usage_error(cmd, "--step needs the causal model (--model causal)");
+	with_steps = step != NULL;
 	struct side s[2];
 	memset(s, 0, sizeof s);
 	gt_compare cmp = {0};
@@ -436,7 +584,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		char chosen[512] = "";
 		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
-		else if (chosen[0])
+		else if (chosen[0] && verbose)
 			gt_notice(&c, "%s", chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
@@ -446,18 +594,45 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
 			rc = gt_report(&err);
 	}
+	for (int k = 0; rc == 0 && step && k < 2; k++)
+		rc = step_windows(cl, &c, step, &cmp, k, &s[k].m);
+	if (rc == 0) {
+		gt_error err = {0};
+		if (gt_compare_steps_whole(&cmp, &err) < 0)
+			rc = gt_report(&err);
+		else if (gt_compare_sort(&cmp, order, step ? GT_S_MEDIAN : GT_S_WHOLE) < 0)
+			rc = (gt_fail(&err, GT_EINPUT, "out of memory sorting the keys"), gt_report(&err));
+	}
+	/* a selector that matches no key: a usage error, before any output */
+	for (size_t i = 0; rc == 0 && i < ncond; i++)
+		for (size_t t = 0; rc == 0 && t < conds[i].count; t++)
+			if (gt_cond_check(&cmp, &conds[i].terms[t]) < 0)
+				rc = gt_usage_error(cmd,
+						    "bad --fail-if '%s' at column %zu (at '%s'): the key selector matches "
+						    "no key in either trace (write key?[...] to allow that)",
+						    conds[i].text, conds[i].terms[t].key_at + 1,
+						    conds[i].text + conds[i].terms[t].key_at);
 	bool any = false;
 	if (rc == 0) {
 		for (size_t i = 0; i < ncond; i++)
-			any |= held[i] = gt_cond_eval(&cmp, &conds[i], NULL);
+			any |= held[i] = gt_cond_expr_eval(&cmp, &conds[i], NULL);
 		size_t ntop = top == 0 || top > cmp.key_count ? cmp.key_count : (size_t)top;
-		if (c.format == GT_OUT_JSON) {
+		if (report >= 0 || c.format == GT_OUT_JSON) {
 			gt_outfile out = {0};
 			gt_error err = {0};
 			if (gt_outfile_open(&out, c.output, false, &err) < 0) {
 				rc = gt_report(&err);
 			} else {
-				write_json(out.fp, &cmp, s, ntop, conds, ncond, held);
+				if (report >= 0) {
+					struct gt_compare_report r = {
+						.c = &cmp, .base = s[0].m.source, .new_ = s[1].m.source,
+						.by = by_names[by], .model = forest_model ? "forest" : "causal",
+						.step = step, .top = ntop, .order = order, .conds = conds,
+						.ncond = ncond, .held = held};
+					gt_compare_report_write(out.fp, &r, report);
+				} else {
+					write_json(out.fp, &cmp, s, ntop, conds, ncond, held, step);
+				}
 				if (gt_outfile_commit(&out, &err) < 0)
 					rc = gt_report(&err);
 			}
@@ -473,14 +648,26 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		for (size_t i = 0; i < ncond; i++) {
 			if (!held[i])
 				continue;
-			gt_rat v;
 			char buf[96];
-			gt_cond_eval(&cmp, &conds[i], &v);
-			gt_rat_format(v, conds[i].change == GT_C_REL || gt_cmp_field_kind(conds[i].field) == GT_KIND_RATIO
-						 ? 6
-						 : 0,
-				      buf, sizeof buf);
-			fprintf(stderr, "gputrace: regression: %s (value %s)\n", conds[i].text, buf);
+			const char *key;
+			if (conds[i].count == 1) {
+				const gt_cond *t = &conds[i].terms[0];
+				term_value(&cmp, t, buf, sizeof buf, &key);
+				if (t->key && t->sel != GT_SEL_EXACT && key)
+					fprintf(stderr, "gputrace: regression: %s (value %s, key %s)\n", conds[i].text, buf, key);
+				else
+					fprintf(stderr, "gputrace: regression: %s (value %s)\n", conds[i].text, buf);
+				continue;
+			}
+			fprintf(stderr, "gputrace: regression: %s (values", conds[i].text);
+			for (size_t t = 0; t < conds[i].count; t++) {
+				const gt_cond *term = &conds[i].terms[t];
+				term_value(&cmp, term, buf, sizeof buf, &key);
+				fprintf(stderr, "%s %s", t ? "," : "", buf);
+				if (term->key && term->sel != GT_SEL_EXACT && key)
+					fprintf(stderr, " (key %s)", key);
+			}
+			fprintf(stderr, ")\n");
 		}
 		rc = GT_EREGRESSION;
 	}
@@ -493,7 +680,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		gt_model_free(&s[k].m);
 	}
 	for (size_t i = 0; i < ncond; i++)
-		gt_cond_free(&conds[i]);
+		gt_cond_expr_free(&conds[i]);
 	free(conds);
 	free(held);
 	return rc < 0 ? 0 : rc;

@@ -31,7 +31,7 @@ cmp -s "$tmp/out.json" "$d/base_new.json" || { bad "report differs from $d/base_
 cmp -s "$tmp/causal.json" "$d/base_new_causal.json" || { bad "report differs from $d/base_new_causal.json"; diff "$d/base_new_causal.json" "$tmp/causal.json" | head -20; }
 "$bin" compare -q --device auto "$B" "$N" | cmp -s - "$d/base_new_causal.json" || bad "the causal report on --device auto differs"
 # a trace against itself: nothing changes, nothing holds
-"$bin" compare -q "$N" "$N" --fail-if 'total.dur_ns.abs != 0' --fail-if 'critical_path.rel != 0%' >"$tmp/same.json" || bad "self-compare exit $?"
+"$bin" compare -q "$N" "$N" --fail-if 'total.dur_ns.abs != 0ns' --fail-if 'critical_path.rel != 0%' >"$tmp/same.json" || bad "self-compare exit $?"
 jq -e '.total.spans.abs == 0 and .critical_path.joined == [] and .critical_path.left == [] and
 	([.keys[] | .dur_ns.abs, .self_ns.abs, .p95_ns.abs] | all(. == 0)) and .regression == false' "$tmp/same.json" >/dev/null ||
 	bad "self-compare is not all zero"
@@ -51,20 +51,20 @@ while IFS='|' read -r expr want; do
 done <<'EOF'
 critical_path.rel > 5%|5
 critical_path.rel > 7.9%|0
-critical_path.rel >= 0.078947|5
+critical_path.rel >= 7.8947%|5
 critical_path.abs == 15us|5
 critical_path.abs == 15001ns|0
-critical_path.new != 205000|0
+critical_path.new != 205000ns|0
 critical_path.base < 0.19ms|0
 critical_path.base <= 0.19ms|5
-total.critical_path_ns.abs > 14999|5
+total.critical_path_ns.abs > 14999ns|5
 total.dur_ns.abs > 2ms|0
 total.dur_ns.abs >= 30us|5
 total.dur_ns.abs > 0.00003s|0
 total.dur_ns.abs >= 0.00003s|5
 total.dur_ns.rel == 30%|5
-total.dur_ns.rel == 0.3|5
-total.dur_ns.rel > 0.3000000001|0
+total.dur_ns.rel == 1.3x|5
+total.dur_ns.rel > 1.3000000001x|0
 total.spans.abs >= 100|0
 total.spans.abs >= 6|5
 total.spans.new < 14|0
@@ -77,19 +77,19 @@ key[step].self_ns.abs <= -10us|5
 key[step].self_ns.abs < -10us|0
 key[tick].p50_ns.new == 3us|5
 key[tick].p95_ns.new == 100us|5
-key[tick].p95_ns.base == 2000|5
+key[tick].p95_ns.base == 2000ns|5
 key[tick].max_ns.rel == 4900%|5
 key[loader].p50_ns.rel < -66.6666%|5
 key[loader].p50_ns.rel < -66.6667%|0
 key[loader].count.abs == 1|5
 key[slice[0\]].count.new == 1|5
-key[softmax].p50_ns.rel > 0|0
-key[softmax].p50_ns.rel != 0|0
-key[softmax].p50_ns.abs != 0|0
-key[softmax].count.rel != 0|0
-key[absent].count.new == 0|5
-key[absent].dur_ns.abs == 0|5
-key[step].cp_share.abs > 0.1|5
+key[softmax].p50_ns.rel > 0%|0
+key[softmax].p50_ns.rel != 0%|0
+key[softmax].p50_ns.abs != 0ns|0
+key[softmax].count.rel != 0%|0
+key?[absent].count.new == 0|5
+key?[absent].dur_ns.abs == 0ns|5
+key[step].cp_share.abs > 10%|5
 key[step].cp_share.new > 63.4146%|5
 key[step].cp_share.new > 63.4147%|0
 key[aten::gelu].cp_count.new == 1|5

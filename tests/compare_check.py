@@ -63,9 +63,9 @@ for k in rep["keys"]:
     got = k["dur_ns"]["rel"]
     if (got is None) != (want_rel is None) or (got is not None and abs(Decimal(str(got)) - want_rel) > Decimal("0.0000005")):
         fails.append("%s dur_ns.rel %s, expected %s" % (k["key"], got, want_rel))
-order = sorted(rep["keys"], key=lambda k: (-abs(k["dur_ns"]["abs"]), k["key"].encode()))
+order = sorted(rep["keys"], key=lambda k: (-abs(k["self_ns"]["abs"]), k["key"].encode()))
 if [k["key"] for k in order] != [k["key"] for k in rep["keys"]]:
-    fails.append("keys are not sorted by |dur_ns.abs|, then key")
+    fails.append("keys are not sorted by |self_ns.abs| (the default --sort self), then key")
 for f in fails[:20]:
     print("FAIL: " + f)
 print("compare_check: %d keys, %d + %d spans" % (len(keys), nb, nn))

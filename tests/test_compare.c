@@ -105,7 +105,7 @@ START_TEST(cond_parse)
 	parses("total.spans.abs >= 100", GT_F_SPANS, GT_C_ABS, GT_OP_GE, 100, 1, NULL);
 	parses(" total.spans.new<=-3 ", GT_F_SPANS, GT_C_NEW, GT_OP_LE, -3, 1, NULL);
 	parses("key[a\\]b\\\\c].p95_ns.base == 1.5us", GT_F_P95, GT_C_BASE, GT_OP_EQ, 1500, 1, "a]b\\c");
-	parses("key[x y].cp_share.new != 0.25", GT_F_CP_SHARE, GT_C_NEW, GT_OP_NE, 1, 4, "x y");
+	parses("key[x y].cp_share.new != 25%", GT_F_CP_SHARE, GT_C_NEW, GT_OP_NE, 1, 4, "x y");
 	parses("total.critical_path_ns.base < 1.5s", GT_F_CRITICAL_PATH, GT_C_BASE, GT_OP_LT, 1500000000, 1, NULL);
 	parses("key[k].max_ns.abs > 0.5ns", GT_F_MAX, GT_C_ABS, GT_OP_GT, 1, 2, "k");
 	parses("key[k].count.rel > 0.125%", GT_F_COUNT, GT_C_REL, GT_OP_GT, 1, 800, "k");

@@ -17,7 +17,18 @@
  * thread, data loading on a third thread, NCCL kernels when ranks > 1.
  * Parents are written before children (their extent is decided first, then
  * split), so memory is O(depth + ranks + streams) whatever N is.
- * Numbers are formatted by hand: snprintf would halve the throughput. */
+ * Numbers are formatted by hand: snprintf would halve the throughput.
+ *
+ * Variants, for comparing two traces of one seed (tests/compare_steps.sh):
+ *   --repeat-steps       every step of a rank draws from one seed (seed, rank):
+ *                        the steps repeat the same work, as a training loop's
+ *                        do, and the options below change only what they name
+ *   --slow-kernel S:PCT  kernels whose name contains S last PCT% longer
+ *   --slow-step K:F      ProfilerStep#K (1-based): its host and device work
+ *                        last F times as long
+ *   --wrapper            one more span (not counted in N): "wrapper" on a
+ *                        thread of its own, over the whole trace
+ * Each of them implies --repeat-steps. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -240,6 +251,12 @@ static int first_event = 1;
 static int nranks = 1;
 
 static int budget_spans; /* --spans: the budget counts spans, not events */
+static int step_seeds;            /* --repeat-steps */
+static uint64_t base_seed;
+static const char *slow_kernel;   /* --slow-kernel S:PCT: the substring, */
+static uint64_t slow_pct;         /* and how much longer */
+static uint64_t slow_step, slow_factor = 1; /* --slow-step K:F */
+static int wrapper;               /* --wrapper */
 
 /* Claims ev events holding sp spans, or nothing if the budget is short. */
 static inline int take2(uint64_t ev, uint64_t sp)
@@ -359,9 +376,21 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 	uint64_t corr = next_corr++;
 	uint32_t si = nccl ? 3 : kind == 1 ? 2 : chance(85) ? 0 : 1;
 	uint64_t start = ts + dur / 2 + range(2000, 9000);
+	/* with --repeat-steps drawn whether used or not: a slower kernel must not
+	 * change the draws after it */
+	uint64_t behind = step_seeds ? range(500, 3000) : 0;
 	if (start < r->stream_free[si])
-		start = r->stream_free[si] + range(500, 3000);
+		start = r->stream_free[si] + (step_seeds ? behind : range(500, 3000));
 	uint64_t gdur = kind == 0 ? (nccl ? range(50000, 2000000) : range(1500, 400000)) : range(1200, 60000);
+	const char *kn = NULL;
+	if (kind == 0) {
+		kn = nccl ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+			  : KERNELS[below(NELEM(KERNELS))];
+		if (slow_kernel && strstr(kn, slow_kernel))
+			gdur += gdur * slow_pct / 100;
+	}
+	if (r->step == slow_step)
+		gdur *= slow_factor; /* the device's work too */
 	r->stream_free[si] = start + gdur;
 	uint32_t stream = STREAMS[si];
 
@@ -378,8 +407,6 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 	flow('s', corr, r->pid, tid, ts);
 
 	if (kind == 0) {
-		const char *kn = nccl ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
-				      : KERNELS[below(NELEM(KERNELS))];
 		x_head("kernel", kn, r->device, stream, start, gdur);
 		uint64_t grid = nccl ? 2 : range(1, 4096), block = 32u << below(6);
 		uint64_t regs = range(16, 255);
@@ -503,7 +530,14 @@ static void op_row(struct rank *r, uint64_t tid, uint64_t t0, uint64_t t1, uint6
 static void step(struct rank *r)
 {
 	uint64_t t = r->t;
+	if (step_seeds) {
+		uint64_t sm = base_seed ^ 0x9e3779b97f4a7c15ull ^ ((uint64_t)r->device << 48);
+		for (int i = 0; i < 4; i++)
+			S[i] = splitmix(&sm);
+	}
 	uint64_t fwd = range(3000000, 9000000), bwd = fwd * 2;
+	if (r->step == slow_step)
+		fwd *= slow_factor;
 
 	/* Forward: ProfilerStep#k > nn.Module blocks > aten ops. */
 	if (take(1)) {
@@ -655,7 +689,8 @@ static uint64_t parse_u64(const char *opt, const char *v)
 
 static void usage(void)
 {
-	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks R] [--level L] [-o FILE.json|.json.gz|.json.zst]\n", stderr);
+	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks R] [--level L] [-o FILE.json|.json.gz|.json.zst]\n"
+	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n", stderr);
 	exit(2);
 }
 
@@ -666,7 +701,7 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (i + 1 >= argc)
+		if (i + 1 >= argc && strcmp(a, "--repeat-steps") && strcmp(a, "--wrapper"))
 			usage();
 		const char *v = argv[++i];
 		if (!strcmp(a, "--events"))
@@ -681,6 +716,30 @@ int main(int argc, char **argv)
 			level = parse_u64(a, v);
 		else if (!strcmp(a, "-o"))
 			path = v;
+		else if (!strcmp(a, "--repeat-steps"))
+			step_seeds = 1, i--; /* a flag */
+		else if (!strcmp(a, "--wrapper"))
+			wrapper = step_seeds = 1, i--;
+		else if (!strcmp(a, "--slow-kernel")) {
+			const char *colon = strrchr(v, ':');
+			if (!colon || colon == v)
+				die("expected SUBSTRING:PCT for", a);
+			slow_pct = parse_u64(a, colon + 1);
+			slow_kernel = strndup(v, (size_t)(colon - v));
+			step_seeds = 1;
+		} else if (!strcmp(a, "--slow-step")) {
+			const char *colon = strchr(v, ':');
+			if (!colon)
+				die("expected K:FACTOR for", a);
+			char k[32];
+			if ((size_t)(colon - v) >= sizeof k)
+				die("bad step number for option", a);
+			memcpy(k, v, (size_t)(colon - v));
+			k[colon - v] = 0;
+			slow_step = parse_u64(a, k);
+			slow_factor = parse_u64(a, colon + 1);
+			step_seeds = 1;
+		}
 		else
 			usage();
 	}
@@ -720,6 +779,7 @@ int main(int argc, char **argv)
 		ZSTD_CCtx_setParameter(O.zc, ZSTD_c_nbWorkers, 2); /* ignored by single-threaded builds */
 	}
 
+	base_seed = seed;
 	uint64_t sm = seed;
 	for (int i = 0; i < 4; i++)
 		S[i] = splitmix(&sm);
@@ -746,6 +806,15 @@ int main(int argc, char **argv)
 	while (left)
 		for (int i = 0; i < nranks && left; i++)
 			step(&rk[i]);
+	if (wrapper) {
+		/* over everything, beginning before the first step */
+		uint64_t end = 0;
+		for (int i = 0; i < nranks; i++)
+			end = rk[i].t > end ? rk[i].t : end;
+		x_head("user_annotation", "wrapper", rk[0].pid, rk[0].pid + 200, t0 - 1000, end - t0 + 2000);
+		PUTS("\n  }");
+		n_events++;
+	}
 	trailer(seed);
 	flush_out(1);
 

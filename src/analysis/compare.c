@@ -288,8 +288,60 @@ int gt_compare_run(gt_compare *out, const gt_model *base, const gt_cmp_cp *base_
 	return 0;
 }
 
+const char *const gt_cmp_sort_names[GT_SORT_COUNT] = {"self", "total", "cp", "change"};
+
+/* A key and its sort value (|change|, null last). */
+struct sort_item {
+	gt_rat v;
+	const char *key;
+	size_t idx;
+};
+
+static int sort_cmp(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int r = 0;
+	if (!x->v.den || !y->v.den)
+		r = !x->v.den - !y->v.den;
+	else
+		r = gt_rat_cmp(y->v, x->v);
+	return r ? r : strcmp(x->key, y->key);
+}
+
+int gt_compare_sort(gt_compare *c, int order, int stat)
+{
+	struct sort_item *it = malloc((c->key_count ? c->key_count : 1) * sizeof *it);
+	gt_cmp_key *keys = malloc((c->key_count ? c->key_count : 1) * sizeof *keys);
+	if (!it || !keys) {
+		free(it);
+		free(keys);
+		return -1;
+	}
+	int field = order == GT_SORT_TOTAL ? GT_F_DUR : order == GT_SORT_CP ? GT_F_CP_NS : GT_F_SELF;
+	int change = order == GT_SORT_CHANGE ? GT_C_REL : GT_C_ABS;
+	for (size_t i = 0; i < c->key_count; i++) {
+		gt_rat v = gt_cmp_stat_change(c, &c->keys[i], field, stat, change);
+		if (v.num < 0)
+			v.num = -v.num;
+		it[i] = (struct sort_item){v, c->keys[i].key, i};
+	}
+	qsort(it, c->key_count, sizeof *it, sort_cmp);
+	for (size_t i = 0; i < c->key_count; i++)
+		keys[i] = c->keys[it[i].idx];
+	memcpy(c->keys, keys, c->key_count * sizeof *keys);
+	free(it);
+	free(keys);
+	return 0;
+}
+
 void gt_compare_free(gt_compare *c)
 {
+	for (int s = 0; s < 2; s++) {
+		free(c->win[s].cp_ns);
+		free(c->win[s].wall_ns);
+		free(c->win[s].spans);
+		free(c->win[s].store);
+	}
 	free(c->keys);
 	free(c->key_text);
 	memset(c, 0, sizeof *c);
@@ -334,9 +386,8 @@ gt_rat gt_cmp_value(const gt_compare *c, const gt_cmp_key *k, int field, int sid
 	return NULL_RAT;
 }
 
-gt_rat gt_cmp_change_value(const gt_compare *c, const gt_cmp_key *k, int field, int change)
+gt_rat gt_rat_change(gt_rat b, gt_rat n, int change)
 {
-	gt_rat b = gt_cmp_value(c, k, field, 0), n = gt_cmp_value(c, k, field, 1);
 	if (change == GT_C_BASE)
 		return b;
 	if (change == GT_C_NEW)
@@ -353,4 +404,9 @@ gt_rat gt_cmp_change_value(const gt_compare *c, const gt_cmp_key *k, int field, 
 		return NULL_RAT;
 	__int128 den = n.den * b.num;
 	return den < 0 ? rat(-num, -den) : rat(num, den);
+}
+
+gt_rat gt_cmp_change_value(const gt_compare *c, const gt_cmp_key *k, int field, int change)
+{
+	return gt_rat_change(gt_cmp_value(c, k, field, 0), gt_cmp_value(c, k, field, 1), change);
 }

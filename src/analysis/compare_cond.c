@@ -1,6 +1,8 @@
 /* --fail-if conditions: a recursive-descent parser for the grammar in
  * compare.h, and exact evaluation against a comparison. */
 #include <ctype.h>
+#include <fnmatch.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,8 +96,55 @@ static int parse_key(struct parser *p, gt_cond *out)
 	}
 	k[len] = 0;
 	p->i++; /* ']' */
+	out->key_at = start;
+	out->sel = GT_SEL_EXACT;
+	if (strncmp(k, "glob:", 5) == 0 || strncmp(k, "re:", 3) == 0) {
+		size_t skip = k[0] == 'g' ? 5 : 3;
+		out->sel = k[0] == 'g' ? GT_SEL_GLOB : GT_SEL_RE;
+		memmove(k, k + skip, len - skip + 1);
+		if (!k[0]) {
+			free(k);
+			return fail_at(p, start + skip, "empty pattern");
+		}
+	}
 	out->key = k;
+	if (out->sel == GT_SEL_RE) {
+		regex_t *re = malloc(sizeof *re);
+		if (!re)
+			return fail_at(p, start, "out of memory");
+		if (regcomp(re, k, REG_EXTENDED | REG_NOSUB) != 0) {
+			free(re);
+			return fail_at(p, start + 3, "bad regular expression (POSIX extended)");
+		}
+		out->re = re;
+	}
 	return 0;
+}
+
+/* "." then [stat "."] change, or "p". */
+static int parse_tail(struct parser *p, gt_cond *out)
+{
+	if (expect_char(p, '.', "expected '.' and a change: base, new, abs or rel (or a statistic, or p)") < 0)
+		return -1;
+	size_t n = ident(p);
+	if (word_is(p, n, "p")) {
+		if (!gt_cmp_field_has_steps(out->field))
+			return fail_at(p, p->i, "cp_share has no per-step values: no p");
+		out->p = true;
+		p->i += n;
+		return 0;
+	}
+	for (int st = GT_S_N; st < GT_S_COUNT; st++)
+		if (word_is(p, n, gt_cmp_stat_names[st])) {
+			if (!gt_cmp_field_has_steps(out->field))
+				return fail_at(p, p->i, "cp_share has no per-step statistics");
+			out->stat = st;
+			p->i += n;
+			if (expect_char(p, '.', "expected '.' and a change after the statistic: base, new, abs or rel") < 0)
+				return -1;
+			return parse_change(p, out);
+		}
+	return parse_change(p, out);
 }
 
 static int parse_metric(struct parser *p, gt_cond *out)
@@ -104,9 +153,7 @@ static int parse_metric(struct parser *p, gt_cond *out)
 	if (word_is(p, n, "critical_path")) {
 		p->i += n;
 		out->field = GT_F_CRITICAL_PATH;
-		if (expect_char(p, '.', "expected '.' and a change after 'critical_path'") < 0)
-			return -1;
-		return parse_change(p, out);
+		return parse_tail(p, out);
 	}
 	if (word_is(p, n, "total")) {
 		p->i += n;
@@ -122,8 +169,9 @@ static int parse_metric(struct parser *p, gt_cond *out)
 		else
 			return fail_at(p, p->i, "expected a total field: spans, dur_ns or critical_path_ns");
 		p->i += m;
-	} else if (word_is(p, n, "key") && p->s[p->i + n] == '[') {
-		p->i += n + 1;
+	} else if (word_is(p, n, "key") && (p->s[p->i + n] == '[' || (p->s[p->i + n] == '?' && p->s[p->i + n + 1] == '['))) {
+		out->optional = p->s[p->i + n] == '?';
+		p->i += n + 1 + out->optional;
 		if (parse_key(p, out) < 0)
 			return -1;
 		if (expect_char(p, '.', "expected '.' and a field after 'key[...]'") < 0)
@@ -142,9 +190,7 @@ static int parse_metric(struct parser *p, gt_cond *out)
 		return fail_at(p, at, "expected a metric: total.FIELD.CHANGE, critical_path.CHANGE or "
 				      "key[NAME].FIELD.CHANGE");
 	}
-	if (expect_char(p, '.', "expected '.' and a change: base, new, abs or rel") < 0)
-		return -1;
-	return parse_change(p, out);
+	return parse_tail(p, out);
 }
 
 static int parse_op(struct parser *p, gt_cond *out)
@@ -191,9 +237,14 @@ static int parse_value(struct parser *p, gt_cond *out)
 	if (digits + fdigits == 0)
 		return fail_at(p, at, "expected a number, e.g. 5%, 2ms, 100 or 0.05");
 	size_t uat = p->i;
+	enum { K_COUNT = GT_KIND_COUNT, K_TIME = GT_KIND_TIME, K_RATIO = GT_KIND_RATIO, K_REL, K_P };
 	int kind = gt_cmp_field_kind(out->field);
-	if (out->change == GT_C_REL)
-		kind = GT_KIND_RATIO;
+	if (out->p)
+		kind = K_P;
+	else if (out->stat == GT_S_N)
+		kind = K_COUNT;
+	else if (out->change == GT_C_REL)
+		kind = K_REL;
 	static const struct {
 		const char *u;
 		long long mul;
@@ -208,67 +259,105 @@ static int parse_value(struct parser *p, gt_cond *out)
 			break;
 		}
 	}
-	if (time_unit && kind != GT_KIND_TIME)
-		return fail_at(p, uat, kind == GT_KIND_RATIO ? "a time unit on a ratio (use a fraction or %)"
-							     : "a time unit on a count");
+	if (time_unit && kind != K_TIME)
+		return fail_at(p, uat, kind == K_COUNT ? "a time unit on a count"
+				       : kind == K_P ? "a time unit on p (use a fraction or %)"
+						     : "a time unit on a ratio (use %)");
+	bool pct = false, times = false;
 	if (!time_unit && p->s[p->i] == '%') {
-		if (kind != GT_KIND_RATIO)
-			return fail_at(p, uat, "'%' applies only to ratios (rel, or cp_share)");
+		if (kind != K_RATIO && kind != K_REL && kind != K_P)
+			return fail_at(p, uat, "'%' applies only to ratios (rel, cp_share) and p");
 		den *= 100;
 		p->i++;
+		pct = true;
+	} else if (!time_unit && p->s[p->i] == 'x' && !isalnum((unsigned char)p->s[p->i + 1])) {
+		if (kind != K_REL)
+			return fail_at(p, uat, "'x' (a ratio new/base) applies only to rel");
+		p->i++;
+		times = true;
 	} else if (!time_unit && isalpha((unsigned char)p->s[p->i])) {
-		return fail_at(p, uat, "unknown unit (expected ns, us, ms, s or %)");
+		return fail_at(p, uat, "unknown unit (expected ns, us, ms, s, % or x)");
 	}
-	if (kind == GT_KIND_COUNT && fdigits)
+	if (kind == K_TIME && !time_unit)
+		return fail_at(p, at, "a time needs a unit: ns, us, ms or s (e.g. 2ms)");
+	if (kind == K_REL && !pct && !times)
+		return fail_at(p, at, "a relative change needs % or x (e.g. 5% or 1.05x)");
+	if (kind == K_RATIO && !pct)
+		return fail_at(p, at, "a share needs % (e.g. 25%)");
+	if (kind == K_COUNT && fdigits)
 		return fail_at(p, at, "a count must be an integer");
-	out->value = (gt_rat){neg ? -num : num, den};
+	if (neg)
+		num = -num;
+	if (times)
+		num -= den; /* Nx: rel = N - 1 */
+	out->value = (gt_rat){num, den};
 	return 0;
+}
+
+/* One term from p->i; leaves p->i after it and its trailing blanks. */
+static int parse_term(struct parser *p, gt_cond *out)
+{
+	memset(out, 0, sizeof *out);
+	skip_ws(p);
+	size_t start = p->i;
+	int rc = parse_metric(p, out);
+	if (rc == 0) {
+		skip_ws(p);
+		rc = parse_op(p, out);
+	}
+	if (rc == 0) {
+		skip_ws(p);
+		rc = parse_value(p, out);
+	}
+	if (rc == 0 && !(out->text = strndup(p->s + start, p->i - start)))
+		rc = fail_at(p, start, "out of memory");
+	if (rc == 0)
+		skip_ws(p);
+	if (rc < 0)
+		gt_cond_free(out);
+	return rc;
 }
 
 int gt_cond_parse(const char *text, gt_cond *out, size_t *pos, const char **why)
 {
-	memset(out, 0, sizeof *out);
 	struct parser p = {.s = text};
-	skip_ws(&p);
-	int rc = parse_metric(&p, out);
-	if (rc == 0) {
-		skip_ws(&p);
-		rc = parse_op(&p, out);
-	}
-	if (rc == 0) {
-		skip_ws(&p);
-		rc = parse_value(&p, out);
-	}
-	if (rc == 0) {
-		skip_ws(&p);
-		if (p.s[p.i])
-			rc = fail_at(&p, p.i, "unexpected text after the value");
-	}
-	if (rc == 0 && !(out->text = strdup(text)))
-		rc = fail_at(&p, 0, "out of memory");
-	if (rc < 0) {
+	int rc = parse_term(&p, out);
+	if (rc == 0 && p.s[p.i]) {
 		gt_cond_free(out);
+		rc = fail_at(&p, p.i, "unexpected text after the value");
+	}
+	if (rc < 0) {
 		*pos = p.err_at;
 		*why = p.why;
-		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 void gt_cond_free(gt_cond *c)
 {
 	free(c->key);
 	free(c->text);
+	if (c->re) {
+		regfree(c->re);
+		free(c->re);
+	}
 	c->key = c->text = NULL;
+	c->re = NULL;
 }
 
-bool gt_cond_eval(const gt_compare *c, const gt_cond *cond, gt_rat *value)
+static bool selects(const gt_cond *cond, const char *key)
 {
-	const gt_cmp_key *k = cond->key ? gt_compare_find(c, cond->key) : NULL;
-	static const gt_cmp_key absent;
-	if (cond->key && !k)
-		k = &absent; /* in neither trace: counts and sums are 0 */
-	gt_rat v = gt_cmp_change_value(c, k, cond->field, cond->change);
+	switch (cond->sel) {
+	case GT_SEL_GLOB: return fnmatch(cond->key, key, 0) == 0;
+	case GT_SEL_RE: return regexec(cond->re, key, 0, NULL, 0) == 0;
+	default: return strcmp(cond->key, key) == 0;
+	}
+}
+
+static bool holds(const gt_compare *c, const gt_cond *cond, const gt_cmp_key *k, gt_rat *value)
+{
+	gt_rat v = cond->p ? gt_cmp_p(c, k, cond->field)
+			   : gt_cmp_stat_change(c, k, cond->field, cond->stat, cond->change);
 	if (value)
 		*value = v;
 	if (v.den <= 0)
@@ -283,4 +372,118 @@ bool gt_cond_eval(const gt_compare *c, const gt_cond *cond, gt_rat *value)
 	case GT_OP_NE: return r != 0;
 	}
 	return false;
+}
+
+int gt_cond_check(const gt_compare *c, const gt_cond *cond)
+{
+	if (!cond->key || cond->optional)
+		return 0;
+	for (size_t i = 0; i < c->key_count; i++)
+		if (selects(cond, c->keys[i].key))
+			return 0;
+	return -1;
+}
+
+bool gt_cond_eval(const gt_compare *c, const gt_cond *cond, gt_rat *value, const char **key)
+{
+	if (key)
+		*key = NULL;
+	if (!cond->key)
+		return holds(c, cond, NULL, value);
+	/* keys in report order: the first that holds, else the first matched */
+	bool any = false;
+	gt_rat first = {0, 0};
+	for (size_t i = 0; i < c->key_count; i++) {
+		const gt_cmp_key *k = &c->keys[i];
+		if (!selects(cond, k->key))
+			continue;
+		gt_rat v;
+		bool h = holds(c, cond, k, &v);
+		if (h || !any) {
+			first = v;
+			if (key)
+				*key = k->key;
+		}
+		any = true;
+		if (h) {
+			if (value)
+				*value = v;
+			return true;
+		}
+	}
+	if (!any && cond->sel == GT_SEL_EXACT)
+		return holds(c, cond, NULL, value); /* in neither trace: counts and sums are 0 */
+	if (value)
+		*value = first;
+	return false;
+}
+
+static bool word_here(const struct parser *p, const char *w)
+{
+	size_t n = strlen(w);
+	return strncmp(p->s + p->i, w, n) == 0 && (p->s[p->i + n] == ' ' || p->s[p->i + n] == '\t' || !p->s[p->i + n]);
+}
+
+int gt_cond_expr_parse(const char *text, gt_cond_expr *out, size_t *pos, const char **why)
+{
+	memset(out, 0, sizeof *out);
+	struct parser p = {.s = text};
+	size_t cap = 1;
+	for (const char *q = text; *q; q++)
+		cap += *q == ' ' || *q == '\t';
+	out->terms = calloc(cap, sizeof *out->terms);
+	out->or_before = calloc(cap, sizeof *out->or_before);
+	int rc = out->terms && out->or_before ? 0 : fail_at(&p, 0, "out of memory");
+	while (rc == 0) {
+		rc = parse_term(&p, &out->terms[out->count]);
+		if (rc < 0)
+			break;
+		out->count++;
+		if (!p.s[p.i])
+			break;
+		bool is_or = word_here(&p, "or");
+		if (!is_or && !word_here(&p, "and")) {
+			rc = fail_at(&p, p.i, "unexpected text after the value (expected 'and', 'or' or the end)");
+			break;
+		}
+		p.i += is_or ? 2 : 3;
+		out->or_before[out->count] = is_or;
+		if (out->count == cap)
+			rc = fail_at(&p, p.i, "too many terms");
+	}
+	if (rc == 0 && !(out->text = strdup(text)))
+		rc = fail_at(&p, 0, "out of memory");
+	if (rc < 0) {
+		gt_cond_expr_free(out);
+		*pos = p.err_at;
+		*why = p.why;
+	}
+	return rc;
+}
+
+void gt_cond_expr_free(gt_cond_expr *e)
+{
+	for (size_t i = 0; i < e->count; i++)
+		gt_cond_free(&e->terms[i]);
+	free(e->terms);
+	free(e->or_before);
+	free(e->text);
+	memset(e, 0, sizeof *e);
+}
+
+bool gt_cond_expr_eval(const gt_compare *c, const gt_cond_expr *e, bool *held)
+{
+	/* an or of ands */
+	bool any = false, conj = true;
+	for (size_t i = 0; i < e->count; i++) {
+		if (i && e->or_before[i]) {
+			any |= conj;
+			conj = true;
+		}
+		bool h = gt_cond_eval(c, &e->terms[i], NULL, NULL);
+		if (held)
+			held[i] = h;
+		conj &= h;
+	}
+	return e->count && (any || conj);
 }

@@ -1,0 +1,27 @@
+/* compare's human reports: -f text (aligned, for a CI log) and -f markdown
+ * (tables for a pull-request comment). */
+#ifndef GT_COMPARE_REPORT_H
+#define GT_COMPARE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis/compare.h"
+
+enum { GT_REPORT_TEXT = 0, GT_REPORT_MARKDOWN };
+
+struct gt_compare_report {
+	const gt_compare *c;
+	const char *base, *new_; /* sources */
+	const char *by, *model;
+	const char *step;        /* --step GLOB or NULL */
+	size_t top;              /* keys listed, in c's order */
+	int order;               /* enum gt_cmp_sort, to name it */
+	const gt_cond_expr *conds;
+	size_t ncond;
+	const bool *held;
+};
+
+void gt_compare_report_write(FILE *out, const struct gt_compare_report *r, int kind);
+
+#endif
