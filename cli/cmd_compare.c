@@ -22,7 +22,7 @@ static const struct gt_opt compare_opts[] = {
 	{"model", 0, "MODEL", OPT_MODEL, "critical path: causal (default; what bounds the wall time) or forest"},
 	{"top", 0, "K", OPT_TOP, "list the K keys whose total duration changed most (default 20, 0: all)"},
 	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
-	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 static const char *const by_names[] = {"name", "cat", "group"};
@@ -436,8 +436,8 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		char chosen[512] = "";
 		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
-		else if (chosen[0])
-			gt_notice(&c, "%s", chosen);
+		else
+			gt_device_notice(&c, cl != NULL, chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &s[k]);

@@ -29,7 +29,7 @@ static const struct gt_opt cp_opts[] = {
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
 	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "forest: split every device launch into pieces of at most N rows"},
 	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
-	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 enum { MAX_WAIT_NAMES = 64 };
@@ -143,7 +143,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl *cl = NULL;
 	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	gt_notice(c, "%s", chosen);
+	gt_device_notice(c, cl != NULL, chosen);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	gt_causal_result r;

@@ -539,6 +539,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	gt_error err = {0};
 	struct input in = {0};
 	gt_cp_options opt = *popt;
+	opt.threads = c->threads; /* the fast host path's threads */
 	int rc;
 	if (forest) {
 		if (read_forest(forest, &in, &err) < 0) {
@@ -557,7 +558,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	gt_cl *cl = NULL;
 	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
 		goto fail;
-	gt_notice(c, "%s", chosen);
+	gt_device_notice(c, cl != NULL, chosen);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	gt_cp_rows rows;
@@ -566,7 +567,12 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 		gt_cl_close(cl);
 		goto fail;
 	}
-	rc = gt_critpath_run(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	/* tests/critpath_traces.sh: the reference, the oracle of the fast host path */
+	const char *ref = getenv("GPUTRACE_CRITPATH_REFERENCE");
+	if (!cl && ref && strcmp(ref, "1") == 0)
+		rc = gt_critpath_host(in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	else
+		rc = gt_critpath_run(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
 	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
 		/* the same exact result, computed on the host */
 		gt_notice(c, "%s; computing on the host instead", err.msg);

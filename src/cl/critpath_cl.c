@@ -425,5 +425,5 @@ int gt_critpath_run(gt_cl *cl, const uint32_t *parent, const int64_t *duration, 
 {
 	if (cl)
 		return gt_critpath_cl(cl, parent, duration, n, opt, out, sum, NULL, err);
-	return gt_critpath_host(parent, duration, n, opt, out, sum, err);
+	return gt_critpath_fast(parent, duration, n, opt, out, sum, err);
 }

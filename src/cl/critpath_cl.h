@@ -25,7 +25,7 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		   const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum,
 		   gt_cp_stats *stats, gt_error *err);
 
-/* The device path when cl is non-NULL, else the host reference. */
+/* The device path when cl is non-NULL, else the fast host path. */
 int gt_critpath_run(gt_cl *cl, const uint32_t *parent, const int64_t *duration, uint32_t n,
 		    const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum, gt_error *err);
 
