@@ -17,6 +17,7 @@ typedef struct gt_cp_stats {
 	uint64_t pass_ns;       /* of kernel_ns, the pointer-jumping passes' */
 	uint64_t pass_bytes;    /* of bytes_moved, the passes' */
 	uint64_t pass_ns_each[33]; /* device time of each pass */
+	uint64_t transfer_ns;   /* the writes and reads of the arrays (profiling events) */
 } gt_cp_stats;
 
 /* The OpenCL implementation on cl's device; stats may be NULL. Fails with
