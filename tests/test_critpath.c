@@ -516,6 +516,42 @@ START_TEST(cache_corrupt)
 	ck_assert(truncate(path, sb.st_size / 3) == 0);
 	ck_assert(build_and_run(&cached, NULL, 0) == 0);
 	ck_assert_msg(!cached, "a short entry was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert(cached);
+	/* A foreign entry (another device, driver or source: another key in
+	 * its header) and one whose header and checksum hold but whose payload
+	 * is not a program: both rebuilt. */
+	fp = fopen(path, "r+b");
+	ck_assert(fp);
+	fseek(fp, 8, SEEK_SET); /* the key, after the magic */
+	c = fgetc(fp);
+	fseek(fp, 8, SEEK_SET);
+	fputc(c ^ 1, fp);
+	fclose(fp);
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(!cached, "a foreign entry was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert(cached);
+	fp = fopen(path, "r+b");
+	ck_assert(fp);
+	uint64_t head[4]; /* magic, key, length, checksum */
+	ck_assert(fread(head, sizeof head, 1, fp) == 1);
+	unsigned char junk[64];
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, as the cache checks it */
+	for (size_t i = 0; i < sizeof junk; i++) {
+		junk[i] = (unsigned char)(i * 37 + 11);
+		h = (h ^ junk[i]) * 0x100000001b3ull;
+	}
+	head[2] = sizeof junk;
+	head[3] = h;
+	fclose(fp);
+	fp = fopen(path, "wb");
+	ck_assert(fp && fwrite(head, sizeof head, 1, fp) == 1 && fwrite(junk, sizeof junk, 1, fp) == 1);
+	fclose(fp);
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(!cached, "a well-formed entry holding no program was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(cached, "the rebuilt entry is not used");
 	remove_cache();
 }
 END_TEST
