@@ -18,8 +18,8 @@
  *      final.
  *   3. Pending rows (rare in traces: a parent listed after its child) are
  *      resolved one thread by the reference's walk over the records.
- *   4. Each thread scans its block for the summary and writes the outputs;
- *      then slack, predecessor and mask.
+ *   4. A row's outputs are written when it becomes final (steps 1-3), with
+ *      each thread's best row; then each thread writes its block's slack.
  * Every row's result is the reference's (the contract defines it row by
  * row), and the flags are properties of the input, so the bytes are equal. */
 #include <pthread.h>
@@ -47,6 +47,8 @@ typedef struct rec {
 #define PENDING 0xfffffffeu
 #define ON_WALK 0xfffffffdu
 
+struct job;
+
 struct shared {
 	const uint32_t *parent;
 	const int64_t *dur;
@@ -57,6 +59,7 @@ struct shared {
 	pthread_barrier_t barrier;
 	uint32_t walk_flags;
 	int walk_failed;
+	struct job *walk_job; /* the rows the walk resolves: their best and hop */
 	int64_t best;
 	pthread_mutex_t gate_lock;
 	pthread_cond_t gate_cond;
@@ -90,6 +93,31 @@ static void set_pending(rec *x)
 	x->hop = PENDING;
 }
 
+/* Writes row i's outputs once its record is final or invalid, and keeps
+ * the job's best row (the lowest index among equal sums) and deepest hop. */
+static inline void emit(struct job *j, uint32_t i, const rec *x)
+{
+	gt_cp_rows *o = j->s->o;
+	o->critical_mask[i] = 0;
+	if (x->root == GT_CP_NONE) {
+		o->path_duration[i] = -1;
+		o->root[i] = GT_CP_NONE;
+		o->hop_count[i] = GT_CP_NONE;
+		o->critical_predecessor[i] = GT_CP_NONE;
+		return;
+	}
+	o->path_duration[i] = x->path;
+	o->root[i] = x->root;
+	o->hop_count[i] = x->hop;
+	o->critical_predecessor[i] = j->s->parent[i];
+	if (x->path > j->best || (x->path == j->best && i < j->endpoint)) {
+		j->best = x->path;
+		j->endpoint = i;
+	}
+	if (x->hop > j->max_hop)
+		j->max_hop = x->hop;
+}
+
 /* Step 1 over [b0, b1). */
 static void local_pass(struct job *j)
 {
@@ -108,11 +136,15 @@ static void local_pass(struct job *j)
 		int64_t d = dur[i];
 		rec *x = &r[i];
 		if (d < 0 || (p != GT_CP_ROOT && p >= n)) {
+			j->flags |= (d < 0 ? GT_CP_INVALID_DURATION : 0) |
+				    (p != GT_CP_ROOT && p >= n ? GT_CP_INVALID_PARENT : 0);
 			set_invalid(x);
+			emit(j, i, x);
 		} else if (p == GT_CP_ROOT) {
 			x->path = d;
 			x->root = i;
 			x->hop = 0;
+			emit(j, i, x);
 		} else if (p >= i) {
 			set_pending(x);
 			j->pending++;
@@ -125,7 +157,10 @@ static void local_pass(struct job *j)
 			int64_t sum;
 			if (y.root == GT_CP_NONE) {
 				*x = y; /* invalid or pending, like its parent */
-				j->pending += y.hop == PENDING;
+				if (y.hop == PENDING)
+					j->pending++;
+				else
+					emit(j, i, x);
 			} else if (__builtin_add_overflow(d, y.path, &sum)) {
 				if (y.hop & ANCHORED) {
 					/* whether it counts depends on the anchor: the walk decides */
@@ -134,11 +169,14 @@ static void local_pass(struct job *j)
 				} else {
 					j->flags |= GT_CP_OVERFLOW;
 					set_invalid(x);
+					emit(j, i, x);
 				}
 			} else {
 				x->path = sum;
 				x->root = y.root;
 				x->hop = y.hop + 1;
+				if (!(x->hop & ANCHORED))
+					emit(j, i, x);
 			}
 		}
 	}
@@ -161,7 +199,10 @@ static void anchor_pass(struct job *j, uint32_t a, uint32_t b)
 		int64_t sum;
 		if (y.root == GT_CP_NONE) {
 			*x = y;
-			j->pending += y.hop == PENDING;
+			if (y.hop == PENDING) {
+				j->pending++;
+				continue;
+			}
 		} else if (__builtin_add_overflow(x->path, y.path, &sum)) {
 			j->flags |= GT_CP_OVERFLOW;
 			set_invalid(x);
@@ -170,13 +211,14 @@ static void anchor_pass(struct job *j, uint32_t a, uint32_t b)
 			x->root = y.root;
 			x->hop = y.hop + (x->hop & ~ANCHORED);
 		}
+		emit(j, i, x);
 	}
 }
 
 /* Step 3: the reference's walk over the pending rows, every other row
  * being final or invalid. Returns the CYCLE/OVERFLOW flags found, or -1
  * when the stack cannot be allocated. */
-static int walk_pending(const struct shared *s)
+static int walk_pending(const struct shared *s, struct job *wj)
 {
 	const uint32_t *parent = s->parent;
 	const int64_t *dur = s->dur;
@@ -217,62 +259,33 @@ static int walk_pending(const struct shared *s)
 				x->root = y->root;
 				x->hop = y->hop + 1;
 			}
+			emit(wj, m, x);
 		}
 	}
-	free(stack);
+	gt_big_free(stack);
 	return (int)flags;
 }
 
-/* Step 4a over the block: outputs path, root, hop; the block's summary. */
-static void summary_pass(struct job *j)
-{
-	const struct shared *s = j->s;
-	const uint32_t *parent = s->parent;
-	const int64_t *dur = s->dur;
-	const rec *r = s->r;
-	gt_cp_rows *o = s->o;
-	uint32_t n = s->n, flags = 0, endpoint = GT_CP_NONE, max_hop = 0;
-	int64_t best = -1;
-	for (uint32_t i = j->b0; i < j->b1; i++) {
-		if (dur[i] < 0)
-			flags |= GT_CP_INVALID_DURATION;
-		if (parent[i] != GT_CP_ROOT && parent[i] >= n)
-			flags |= GT_CP_INVALID_PARENT;
-		rec x = r[i];
-		if (x.root == GT_CP_NONE) {
-			o->path_duration[i] = -1;
-			o->root[i] = GT_CP_NONE;
-			o->hop_count[i] = GT_CP_NONE;
-			continue;
-		}
-		o->path_duration[i] = x.path;
-		o->root[i] = x.root;
-		o->hop_count[i] = x.hop;
-		if (x.path > best) {
-			best = x.path;
-			endpoint = i;
-		}
-		if (x.hop > max_hop)
-			max_hop = x.hop;
-	}
-	j->flags |= flags;
-	j->best = best;
-	j->endpoint = endpoint;
-	j->max_hop = max_hop;
-}
-
-/* Step 4b over the block. */
+/* Step 4 over the block, once the best sum is known: a valid row's path
+ * is >= 0, an invalid row's -1. */
 static void slack_pass(struct job *j)
 {
-	const struct shared *s = j->s;
-	gt_cp_rows *o = s->o;
-	int64_t best = s->best;
+	gt_cp_rows *o = j->s->o;
+	int64_t best = j->s->best;
 	for (uint32_t i = j->b0; i < j->b1; i++) {
-		bool valid = o->root[i] != GT_CP_NONE;
-		o->slack[i] = valid ? best - o->path_duration[i] : -1;
-		o->critical_predecessor[i] = valid ? s->parent[i] : GT_CP_NONE;
+		int64_t pd = o->path_duration[i];
+		o->slack[i] = pd >= 0 ? best - pd : -1;
 	}
-	memset(o->critical_mask + j->b0, 0, j->b1 - j->b0);
+}
+
+/* The better of two (sum, index) candidates: the larger sum, then the
+ * lower index, as the reference's scan in index order finds it. */
+static void better(int64_t *best, uint32_t *endpoint, const struct job *j)
+{
+	if (j->best > *best || (j->best == *best && j->best >= 0 && j->endpoint < *endpoint)) {
+		*best = j->best;
+		*endpoint = j->endpoint;
+	}
 }
 
 static void *worker(void *arg)
@@ -293,26 +306,22 @@ static void *worker(void *arg)
 		for (unsigned t = 0; t < T; t++)
 			pending += jobs[t].pending;
 		if (pending) {
-			int f = walk_pending(s);
+			int f = walk_pending(s, s->walk_job);
 			if (f < 0)
 				s->walk_failed = 1;
 			else
 				s->walk_flags = (uint32_t)f;
 		}
+		int64_t best = -1;
+		uint32_t endpoint = GT_CP_NONE;
+		for (unsigned t = 0; t < T; t++)
+			better(&best, &endpoint, &jobs[t]);
+		better(&best, &endpoint, s->walk_job);
+		s->best = best;
 	}
 	pthread_barrier_wait(&s->barrier);
 	if (s->walk_failed)
 		return NULL;
-	summary_pass(j);
-	pthread_barrier_wait(&s->barrier);
-	if (j->t == 0) {
-		int64_t best = -1;
-		for (unsigned t = 0; t < T; t++)
-			if (jobs[t].best > best)
-				best = jobs[t].best; /* blocks in order: the lowest index wins ties */
-		s->best = best;
-	}
-	pthread_barrier_wait(&s->barrier);
 	slack_pass(j);
 	return NULL;
 }
@@ -355,11 +364,14 @@ int gt_critpath_fast(const uint32_t *parent, const int64_t *dur, uint32_t n, con
 	if (!s.r)
 		return gt_fail(err, GT_EINPUT, "out of memory for the critical path of %u rows", n);
 	if (pthread_barrier_init(&s.barrier, NULL, T) != 0) {
-		free(s.r);
+		gt_big_free(s.r);
 		return gt_fail(err, GT_EINPUT, "cannot set up the critical path's threads");
 	}
+	struct job walk = {.s = &s, .best = -1, .endpoint = GT_CP_NONE};
+	s.walk_job = &walk;
 	for (unsigned t = 0; t < T; t++)
-		jobs[t] = (struct job){.s = &s, .t = t, .b0 = block_start(&s, t), .b1 = block_start(&s, t + 1)};
+		jobs[t] = (struct job){.s = &s, .t = t, .b0 = block_start(&s, t), .b1 = block_start(&s, t + 1),
+				       .best = -1, .endpoint = GT_CP_NONE};
 	/* The barrier needs every thread: when one does not start, the
 	 * started ones are told to leave at the gate and one thread runs. */
 	unsigned started = 1;
@@ -375,7 +387,7 @@ int gt_critpath_fast(const uint32_t *parent, const int64_t *dur, uint32_t n, con
 			pthread_join(tids[t], NULL);
 		pthread_barrier_destroy(&s.barrier);
 		T = s.threads = 1;
-		jobs[0] = (struct job){.s = &s, .t = 0, .b0 = 0, .b1 = n};
+		jobs[0] = (struct job){.s = &s, .t = 0, .b0 = 0, .b1 = n, .best = -1, .endpoint = GT_CP_NONE};
 		pthread_barrier_init(&s.barrier, NULL, 1);
 		started = 1;
 	}
@@ -383,20 +395,18 @@ int gt_critpath_fast(const uint32_t *parent, const int64_t *dur, uint32_t n, con
 	for (unsigned t = 1; t < started; t++)
 		pthread_join(tids[t], NULL);
 	pthread_barrier_destroy(&s.barrier);
-	free(s.r);
+	gt_big_free(s.r);
 	if (s.walk_failed)
 		return gt_fail(err, GT_EINPUT, "out of memory for the critical path of %u rows", n);
 
 	uint32_t flags = s.walk_flags, endpoint = GT_CP_NONE, max_hop = 0;
 	int64_t best = -1;
-	for (unsigned t = 0; t < T; t++) {
-		flags |= jobs[t].flags;
-		if (jobs[t].best > best) {
-			best = jobs[t].best;
-			endpoint = jobs[t].endpoint;
-		}
-		if (jobs[t].max_hop > max_hop)
-			max_hop = jobs[t].max_hop;
+	for (unsigned t = 0; t <= T; t++) {
+		const struct job *j = t < T ? &jobs[t] : &walk;
+		flags |= j->flags;
+		better(&best, &endpoint, j);
+		if (j->max_hop > max_hop)
+			max_hop = j->max_hop;
 	}
 	memset(sum, 0, sizeof *sum);
 	sum->endpoint = endpoint;
