@@ -4,17 +4,24 @@
  * and the passes' effective bandwidth against the copy bandwidth
  * (clEnqueueCopyBuffer, read + write) measured in the same run.
  *
- *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--verify]
- *                  [--items-per-unit K] [--device INDEX|NAME] N...
+ *   bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--no-devices]
+ *                  [--verify] [--items-per-unit K] [--device INDEX|NAME] N...
  *
  * --items-per-unit sets how many work-items per compute unit the passes
  * launch (gt_cp_options.items_per_unit; default 2048).
+ *
+ * On the host: the reference (device "host"), the fast host path (device
+ * "host-fast", one thread per core) and, as its floor, a pure gather with the
+ * same access pattern on as many threads (each row reads its parent's
+ * 16-byte record and writes its own), all in the same run: "vs_gather" is
+ * fast / gather, "speedup" reference / fast.
  *
  * --verify compares every output of each device with the host reference
  * (bit for bit) before timing, and fails with status 1 on a difference.
  * random: each row's parent is a uniformly chosen earlier row (1% roots),
  * so depth grows like ln N; deep: chains of 1000 rows; chain: one chain. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +160,48 @@ out:
 	return gbps[3] < 0 ? -1 : median(gbps + 1, 3);
 }
 
+/* The pure gather: rows [b0, b1) read their parent's record (a root or bad
+ * link reads its own), prefetched as far ahead as the fast path does. */
+struct gather_job {
+	const uint32_t *parent;
+	const uint64_t *rec; /* 2 words a row */
+	uint64_t *out;
+	uint32_t n, b0, b1;
+};
+
+static void *gather_rows(void *arg)
+{
+	struct gather_job *g = arg;
+	for (uint32_t i = g->b0; i < g->b1; i++) {
+		if (i + 16 < g->b1) {
+			uint32_t q = g->parent[i + 16];
+			__builtin_prefetch(&g->rec[2 * (size_t)(q < g->n ? q : i + 16)], 0, 1);
+		}
+		uint32_t p = g->parent[i];
+		const uint64_t *a = &g->rec[2 * (size_t)(p < g->n ? p : i)];
+		g->out[2 * (size_t)i] = a[0] + 1;
+		g->out[2 * (size_t)i + 1] = a[1];
+	}
+	return NULL;
+}
+
+static double host_gather(const uint32_t *parent, uint32_t n, unsigned threads, const uint64_t *rec, uint64_t *out)
+{
+	struct gather_job jobs[64];
+	pthread_t tids[64];
+	double t0 = now_s();
+	for (unsigned t = 0; t < threads; t++) {
+		jobs[t] = (struct gather_job){parent, rec, out, n, (uint32_t)((uint64_t)n * t / threads),
+					      (uint32_t)((uint64_t)n * (t + 1) / threads)};
+		if (t && pthread_create(&tids[t], NULL, gather_rows, &jobs[t]) != 0)
+			return -1;
+	}
+	gather_rows(&jobs[0]);
+	for (unsigned t = 1; t < threads; t++)
+		pthread_join(tids[t], NULL);
+	return now_s() - t0;
+}
+
 /* Whether the device's outputs equal the host reference's, bit for bit. */
 static bool same_as_host(const uint32_t *parent, const int64_t *dur, uint32_t n, const gt_cp_rows *d,
 			 const gt_cp_summary *ds)
@@ -176,7 +225,7 @@ int main(int argc, char **argv)
 {
 	int runs = 5;
 	const char *shape = "random", *only = NULL;
-	bool host = true, verify = false;
+	bool host = true, verify = false, devices = true;
 	gt_cp_options opt = {0};
 	uint32_t sizes[16];
 	int nsizes = 0;
@@ -189,6 +238,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (strcmp(argv[i], "--no-host") == 0)
 			host = false;
+		else if (strcmp(argv[i], "--no-devices") == 0)
+			devices = false;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = true;
 		else if (strcmp(argv[i], "--items-per-unit") == 0 && i + 1 < argc)
@@ -196,7 +247,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && nsizes < 16)
 			sizes[nsizes++] = (uint32_t)strtoul(argv[i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] "
+			fprintf(stderr, "usage: bench_critpath [--runs R] [--shape random|deep|chain] [--no-host] [--no-devices] "
 					"[--verify] [--items-per-unit K] [--device SPEC] N...\n");
 			return 2;
 		}
@@ -226,18 +277,60 @@ int main(int argc, char **argv)
 		gt_cp_summary sum;
 		double wall[100];
 		if (host) {
+			/* the reference, the fast host path and the pure gather, one
+			 * after the other in every run: a load that comes and goes
+			 * falls on all three alike */
+			unsigned threads = gt_critpath_fast_threads(0);
+			/* the gather's arrays on the same (huge) pages as the fast path's */
+			uint64_t *rec = gt_big_malloc(n, 16), *gout = gt_big_malloc(n, 16);
+			gt_cp_rows frows;
+			gt_cp_summary fsum;
+			if (!rec || !gout || gt_cp_rows_alloc(&frows, n, &err) < 0) {
+				fprintf(stderr, "bench_critpath: out of memory for %u rows\n", n);
+				return 1;
+			}
+			for (uint32_t i = 0; i < n; i++) {
+				rec[2 * (size_t)i] = (uint64_t)dur[i];
+				rec[2 * (size_t)i + 1] = i;
+			}
+			double fwall[100], gwall[100];
 			for (int r = 0; r < runs; r++) {
 				double t0 = now_s();
 				gt_critpath_host(parent, dur, n, NULL, &rows, &sum, &err);
 				wall[r] = now_s() - t0;
+				t0 = now_s();
+				gt_critpath_fast(parent, dur, n, NULL, &frows, &fsum, &err);
+				fwall[r] = now_s() - t0;
+				gwall[r] = host_gather(parent, n, threads, rec, gout);
 			}
 			double w = median(wall, runs);
 			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"host\",\"runs\":%d,"
 			       "\"wall_ms\":%.3f,\"rows_per_s\":%.0f,\"max_hop_count\":%u}\n",
 			       shape, n, runs, w * 1e3, n / w, sum.max_hop_count);
 			fflush(stdout);
+			bool same = memcmp(&fsum, &sum, sizeof sum) == 0 &&
+				    !memcmp(frows.path_duration, rows.path_duration, (size_t)n * 8) &&
+				    !memcmp(frows.slack, rows.slack, (size_t)n * 8) &&
+				    !memcmp(frows.root, rows.root, (size_t)n * 4) &&
+				    !memcmp(frows.hop_count, rows.hop_count, (size_t)n * 4) &&
+				    !memcmp(frows.critical_predecessor, rows.critical_predecessor, (size_t)n * 4) &&
+				    !memcmp(frows.critical_mask, rows.critical_mask, n);
+			double fw = median(fwall, runs), gw = median(gwall, runs);
+			printf("{\"bench\":\"critpath\",\"shape\":\"%s\",\"rows\":%u,\"device\":\"host-fast\",\"runs\":%d,"
+			       "\"threads\":%u,\"wall_ms\":%.3f,\"rows_per_s\":%.0f,\"gather_ms\":%.3f,\"vs_gather\":%.2f,"
+			       "\"reference_ms\":%.3f,\"speedup\":%.2f,\"same_as_reference\":%s}\n",
+			       shape, n, runs, threads, fw * 1e3, n / fw, gw * 1e3, fw / gw, w * 1e3, w / fw,
+			       same ? "true" : "false");
+			fflush(stdout);
+			gt_cp_rows_free(&frows);
+			gt_big_free(rec);
+			gt_big_free(gout);
+			if (!same) {
+				fprintf(stderr, "bench_critpath: the fast host path differs from the reference on %u rows\n", n);
+				return 1;
+			}
 		}
-		for (size_t d = 0; d < ndev; d++) {
+		for (size_t d = 0; devices && d < ndev; d++) {
 			char spec[32];
 			snprintf(spec, sizeof spec, "%zu", d);
 			if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&

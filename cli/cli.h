@@ -20,7 +20,7 @@ struct gt_opt {
 /* Ids of the options that many commands share (below 100). */
 enum {
 	OPT_HELP = 1, OPT_FORMAT, OPT_OUTPUT, OPT_DEVICE, OPT_QUIET, OPT_PROGRESS,
-	OPT_STRICT, OPT_PARENTS, OPT_THREADS, OPT_MAX_EXPANSION,
+	OPT_STRICT, OPT_PARENTS, OPT_THREADS, OPT_MAX_EXPANSION, OPT_VERBOSE,
 	OPT_COMMAND_BASE = 100
 };
 
@@ -35,6 +35,7 @@ enum {
 #define GT_OPT_PARENTS  { "parents", 0, "MODE", OPT_PARENTS, "parent forest: nesting+flow (default) or nesting" }
 #define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "ingest threads (default: one per core)" }
 #define GT_OPT_MAX_EXPANSION { "max-expansion", 0, "RATIO", OPT_MAX_EXPANSION, "fail when decompressed size exceeds RATIO times the compressed size (default 200, 0: no cap)" }
+#define GT_OPT_VERBOSE  { "verbose", 'v', NULL, OPT_VERBOSE, "notices of the device chosen and where the time went" }
 #define GT_OPT_END      { NULL, 0, NULL, 0, NULL }
 
 struct gt_command {
@@ -51,6 +52,7 @@ struct gt_common {
 	const char *output;  /* NULL: stdout */
 	const char *device;  /* NULL: GPUTRACE_DEVICE or auto */
 	bool quiet, progress, strict;
+	bool verbose;        /* -v: the host-path choice, stage times */
 	int parent_mode;     /* enum gt_parent_mode */
 	unsigned threads;
 	unsigned long long max_expansion; /* decompression cap; 0 none */
@@ -97,6 +99,12 @@ int gt_usage_error(const struct gt_command *cmd, const char *fmt, ...)
 int gt_report(const gt_error *err);
 void gt_notice(const struct gt_common *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A notice printed only with -v (and never with -q). */
+void gt_verbose(const struct gt_common *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The device choice from gt_cl_open: a notice for a device, -v only for
+ * the host path (on_device false). */
+void gt_device_notice(const struct gt_common *c, bool on_device, const char *chosen);
 /* Parses an unsigned integer option value; -1 with a usage error. */
 int gt_parse_u64(const struct gt_command *cmd, const char *opt, const char *s, unsigned long long *out);
 

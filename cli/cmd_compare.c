@@ -15,7 +15,7 @@
 #include "output.h"
 #include "table.h"
 
-enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL, OPT_STEP, OPT_SORT, OPT_VERBOSE };
+enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL, OPT_STEP, OPT_SORT };
 
 static const struct gt_opt compare_opts[] = {
 	{"fail-if", 0, "EXPR", OPT_FAIL_IF,
@@ -25,10 +25,9 @@ static const struct gt_opt compare_opts[] = {
 	{"model", 0, "MODEL", OPT_MODEL, "critical path: causal (default; what bounds the wall time) or forest"},
 	{"top", 0, "K", OPT_TOP, "list the K keys first in the --sort order (default 20, 0: all)"},
 	{"sort", 0, "ORDER", OPT_SORT, "key order: self (default: |self time change|), total, cp or change (|relative|)"},
-	{"verbose", 'v', NULL, OPT_VERBOSE, "notices such as the device chosen automatically"},
 	{"format", 'f', "FMT", OPT_FORMAT, "json (default), text, markdown, ndjson, csv, arrow or arrow-stream"},
 	GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
-	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 static const char *const by_names[] = {"name", "cat", "group"};
@@ -489,7 +488,6 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	struct gt_common c;
 	gt_common_init(&c);
 	int by = GT_BY_NAME, order = GT_SORT_SELF, report = -1; /* -1: c.format */
-	bool verbose = false;
 	const char *step = NULL;
 	unsigned long long top = 20;
 	gt_cond_expr *conds = calloc((size_t)argc + 1, sizeof *conds);
@@ -534,9 +532,6 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 					order = o;
 			if (order < 0)
 				rc = gt_usage_error(cmd, "bad --sort '%s': expected self, total, cp or change", arg);
-			break;
-		case OPT_VERBOSE:
-			verbose = true;
 			break;
 		case OPT_TOP:
 			if (gt_parse_u64(cmd, "top", arg, &top) < 0)
@@ -584,8 +579,8 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		char chosen[512] = "";
 		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
-		else if (chosen[0] && verbose)
-			gt_notice(&c, "%s", chosen);
+		else
+			gt_device_notice(&c, cl != NULL, chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &s[k]);

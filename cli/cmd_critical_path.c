@@ -10,6 +10,7 @@
 #include "critpath_causal.h"
 #include "critpath_forest.h"
 #include "load.h"
+#include "stages.h"
 #include "viewport.h"
 
 enum {
@@ -29,7 +30,7 @@ static const struct gt_opt cp_opts[] = {
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
 	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "forest: split every device launch into pieces of at most N rows"},
 	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
-	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 enum { MAX_WAIT_NAMES = 64 };
@@ -116,16 +117,19 @@ static int check_model_options(const struct gt_command *cmd, const struct cp_arg
 
 /* Runs the causal analysis on cl's device (host when cl is NULL). */
 static int causal_analyze(gt_cl *cl, const gt_model *m, const gt_causal_options *o, gt_causal_result *r,
-			  gt_error *err)
+			  uint64_t *kernel_ns, gt_error *err)
 {
 	gt_causal_cl_engine dev;
+	*kernel_ns = 0;
 	if (!cl)
 		return gt_causal_analyze(m, o, NULL, r, err);
 	gt_causal_cl_engine_init(&dev, cl);
-	return gt_causal_analyze(m, o, &dev.engine, r, err);
+	int rc = gt_causal_analyze(m, o, &dev.engine, r, err);
+	*kernel_ns = dev.stats.bind_ns + dev.stats.path_ns + dev.stats.float_ns;
+	return rc;
 }
 
-static int run_causal(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a,
+static int run_causal(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a, struct gt_stages *st,
 		      gt_model *m)
 {
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
@@ -143,22 +147,33 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl *cl = NULL;
 	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	gt_notice(c, "%s", chosen);
+	gt_device_notice(c, cl != NULL, chosen);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
+	gt_stages_mark(st, GT_STAGE_SETUP);
 	gt_causal_result r;
-	int rc = causal_analyze(cl, m, &o, &r, &err);
+	uint64_t kernel_ns;
+	int rc = causal_analyze(cl, m, &o, &r, &kernel_ns, &err);
+	double took = gt_stages_mark(st, GT_STAGE_COMPUTE);
+	if (rc == 0 && (double)kernel_ns * 1e-9 <= took) {
+		st->s[GT_STAGE_KERNELS] += (double)kernel_ns * 1e-9; /* transfers stay in compute */
+		st->s[GT_STAGE_COMPUTE] -= (double)kernel_ns * 1e-9;
+	}
 	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
 		/* the same exact result, computed on the host */
 		gt_notice(c, "%s; computing on the host instead", err.msg);
 		memset(&err, 0, sizeof err);
 		snprintf(device, sizeof device, "host");
-		rc = causal_analyze(NULL, m, &o, &r, &err);
+		rc = causal_analyze(NULL, m, &o, &r, &kernel_ns, &err);
+		gt_stages_mark(st, GT_STAGE_COMPUTE);
 	}
 	gt_cl_close(cl);
 	if (rc < 0)
 		return gt_report(&err);
 	rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	gt_stages_mark(st, GT_STAGE_OUTPUT);
+	if (rc == 0)
+		gt_stages_print(c, st, device);
 	uint32_t flags = 0;
 	for (uint32_t i = 0; i < r.window_count; i++)
 		flags |= r.windows[i].flags & (GT_CAUSAL_CYCLE | GT_CAUSAL_OVERFLOW);
@@ -191,14 +206,17 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	}
 	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
 		return GT_EUSAGE;
+	struct gt_stages stages;
+	gt_stages_begin(&stages);
 	if (a.forest)
-		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows);
+		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows, &stages);
 	gt_model m;
 	int rc = gt_cli_load(&c, st.operands[0], &m);
 	if (rc)
 		return rc;
-	rc = a.forest_model ? gt_cli_forest_run(&c, &m, NULL, &a.forest_opt, a.with_rows)
-			    : run_causal(cmd, &c, &a, &m);
+	gt_stages_mark(&stages, GT_STAGE_LOAD);
+	rc = a.forest_model ? gt_cli_forest_run(&c, &m, NULL, &a.forest_opt, a.with_rows, &stages)
+			    : run_causal(cmd, &c, &a, &stages, &m);
 	gt_model_free(&m);
 	return rc;
 }

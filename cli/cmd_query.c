@@ -30,7 +30,7 @@ static const struct gt_opt query_opts[] = {
 	{"expand", 0, NULL, OPT_EXPAND, "also list the spans meeting the viewport"},
 	{"viewports", 0, "FILE", OPT_VIEWPORTS, "run one query per JSON line {id, time, lanes, groups, level}"},
 	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
-	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 struct run {
@@ -433,8 +433,7 @@ static int open_device(struct run *r)
 	char chosen[256] = "";
 	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	if (chosen[0])
-		gt_notice(&r->c, "%s", chosen);
+	gt_device_notice(&r->c, r->cl != NULL, chosen);
 	uint64_t bad;
 	if (r->cl && (gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) < 0 ||
 		      gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)) {

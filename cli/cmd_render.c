@@ -24,7 +24,7 @@ static const struct gt_opt render_opts[] = {
 	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "draw the causal critical path as time-ordered hops, its spans outlined"},
 	{"title", 0, "TEXT", OPT_TITLE, "title shown at the top (default: the file name and window)"},
 	{"threads", 'j', "N", OPT_THREADS, "ingest and drawing threads (default: one per core)"},
-	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
+	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_VERBOSE,
 	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -49,8 +49,7 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 	char chosen[256] = "";
 	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	if (chosen[0])
-		gt_notice(&r->c, "%s", chosen);
+	gt_device_notice(&r->c, r->cl != NULL, chosen);
 	gt_tresult res = {.candidates = cand, .capacity = r->x.ix->batch_count};
 	int rc = r->cl ? gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) : 0;
 	if (rc == 0)

@@ -135,6 +135,9 @@ int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, con
 	case OPT_QUIET:
 		c->quiet = true;
 		return 1;
+	case OPT_VERBOSE:
+		c->verbose = true;
+		return 1;
 	case OPT_PROGRESS:
 		c->progress = true;
 		return 1;
@@ -239,4 +242,26 @@ void gt_notice(const struct gt_common *c, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void gt_verbose(const struct gt_common *c, const char *fmt, ...)
+{
+	if (!c || c->quiet || !c->verbose)
+		return;
+	va_list ap;
+	fputs("gputrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void gt_device_notice(const struct gt_common *c, bool on_device, const char *chosen)
+{
+	if (!chosen || !chosen[0])
+		return;
+	if (on_device)
+		gt_notice(c, "%s", chosen);
+	else
+		gt_verbose(c, "%s", chosen);
 }

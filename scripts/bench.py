@@ -5,7 +5,9 @@
 
 Generates Kineto-like traces (scripts/gen-trace) as .json, .json.gz and .json.zst
 under bench-out/, then measures on the same files, in the same run:
-  - gputrace stages: ingest (info), pack, critical-path, and a replay of 1,000
+  - gputrace stages: ingest (info), pack, critical-path (causal, and forest:
+    the fast host path, each device and the reference), the .gtx's load
+    (info T.gtx) and critical-path T.gtx, and a replay of 1,000
     viewport queries (one pan-and-zoom sequence), each on --device host and on
     every OpenCL device that `gputrace devices` lists, where the command takes
     --device;
@@ -472,6 +474,20 @@ class Harness:
         else:
             for dev, extra in self.device_list("critical-path"):
                 self.bench(label, "critical-path", dev, [self.gputrace, "critical-path", path] + extra, ubytes, spans)
+            # the forest path: the fast host path and each device, then the
+            # reference it is checked against (#17), on the same file
+            for dev, extra in self.device_list("critical-path"):
+                self.bench(label, "critical-path --model forest", dev,
+                           [self.gputrace, "critical-path", "--model", "forest", path] + extra, ubytes, spans)
+            self.bench(label, "critical-path --model forest", "host-ref",
+                       "GPUTRACE_CRITPATH_REFERENCE=1 '%s' critical-path --model forest --device host '%s'"
+                       % (self.gputrace, path), ubytes, spans, shell=True,
+                       note="the reference (gt_critpath_host), the fast host path's oracle")
+        if have_pack and os.path.exists(gtx):
+            # from the index file: its load alone, and the critical path after it
+            self.bench(label, "load: gputrace info T.gtx", "-", [self.gputrace, "info", gtx], 0, spans)
+            for dev, extra in self.device_list("critical-path"):
+                self.bench(label, "critical-path T.gtx", dev, [self.gputrace, "critical-path", gtx] + extra, 0, spans)
         if self.help_text("query") is None:
             self.skip(label, "query: 1,000 viewports", "-", "'gputrace query' is not available yet")
         elif not os.path.exists(gtx):

@@ -21,8 +21,9 @@ status() { # expected status, args...
 	[ "$rc" = "$want" ] || { echo "status $rc, expected $want: gputrace $*"; cat "$tmp/err"; return 1; }
 }
 
+cldev=$("$bin" devices -f csv 2>/dev/null | awk -F, 'NR > 1 { print $1; exit }'); cldev=${cldev:-host}  # PoCL in CI: auto no longer takes a CPU device
 printf 'parent,duration\n-1,5\n0,3\n1,4\n0,7\n-1,2\n' >"$tmp/f.csv"
-for dev in host auto; do
+for dev in host $cldev auto; do
 	check "golden forest on $dev" status 0 critical-path --forest "$tmp/f.csv" --device $dev -q
 	check "golden summary on $dev" grep -q '"max_path_duration_ns": 12' "$tmp/out"
 	check "golden endpoint on $dev" grep -q '"endpoint": 2' "$tmp/out"
@@ -40,6 +41,13 @@ printf 'parent,duration\n-1,5\n0,-3\n7,1\n2,2\n1,1\n' >"$tmp/inv.csv"
 check "flagged without --strict" status 0 critical-path --forest "$tmp/inv.csv" -q
 check "flag names" grep -q '"invalid_duration"' "$tmp/out"
 check "flagged with --strict" status 4 critical-path --forest "$tmp/inv.csv" -q --strict
+# auto: a GPU, else the host path, which it names only with -v
+if ! "$bin" devices -f csv | awk -F, 'NR > 1' | grep -q ',gpu,'; then
+	check "auto without a GPU" status 0 critical-path --forest "$tmp/f.csv" --device auto
+	check "auto without a GPU is quiet" test ! -s "$tmp/err"
+	check "auto without a GPU, -v" status 0 critical-path --forest "$tmp/f.csv" --device auto -v
+	check "auto -v names the host" grep -q 'device: host' "$tmp/err"
+fi
 check "unknown device" status 3 critical-path --forest "$tmp/f.csv" --device no-such-device
 check "no operand" status 2 critical-path
 check "devices lists JSON" status 0 devices
@@ -50,7 +58,7 @@ for t in kineto__worker0.1623143089861.pt.trace.json.gz param__linear_kineto.jso
 	check "$t on host" status 0 critical-path --model forest "$traces/$t" --rows --device host -q
 	cp "$tmp/out" "$tmp/host_full.json"
 	grep -v '"device"' "$tmp/out" >"$tmp/host.json"
-	check "$t on auto" status 0 critical-path --model forest "$traces/$t" --rows --device auto -q
+	check "$t on $cldev" status 0 critical-path --model forest "$traces/$t" --rows --device $cldev -q
 	grep -v '"device"' "$tmp/out" >"$tmp/dev.json"
 	check "$t host = device" cmp -s "$tmp/host.json" "$tmp/dev.json"
 	check "$t spans" status 0 spans "$traces/$t" -f csv -q
@@ -87,13 +95,13 @@ PY
 done
 
 jqe() { jq -e "$@" >/dev/null; }
-# The causal model: host and the automatic device (PoCL in CI) write the same
+# The causal model: host and the first OpenCL device (PoCL in CI) write the same
 # bytes, and the result holds what the rules imply; whole traces and steps.
 causal() { # label, trace, options...
 	l=$1 t=$2; shift 2
 	check "$l causal on host" status 0 critical-path "$t" --rows --device host -q "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_host.json"; cp "$tmp/out" "$tmp/c_full.json"
-	check "$l causal on auto" status 0 critical-path "$t" --rows --device auto -q "$@"
+	check "$l causal on $cldev" status 0 critical-path "$t" --rows --device $cldev -q "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_dev.json"
 	check "$l causal host = device" cmp -s "$tmp/c_host.json" "$tmp/c_dev.json"
 	"$bin" spans -q -f csv "$t" >"$tmp/c_spans.csv"

@@ -1,7 +1,8 @@
 /* The critical path: hand-checked golden cases for the host reference, and
  * property tests comparing every output of every OpenCL device with it on
  * random forests (clean, cycles, bad parents, negative durations, ties,
- * overflow, chains over 1M long, small --max-rows-per-pass, truncation).
+ * overflow, chains over 1M long, small --max-rows-per-pass, truncation), and
+ * the fast host path (gt_critpath_fast) against it on all of them.
  * Also the program cache: two processes filling it at once, and a corrupt
  * entry being rebuilt. */
 #include <inttypes.h>
@@ -130,6 +131,19 @@ static int device_count(void)
 	return (int)n;
 }
 
+static int gpu_count(void)
+{
+	gt_cl_device_info *infos;
+	size_t n;
+	int gpus = 0;
+	gt_error err = {0};
+	ck_assert_msg(gt_cl_list(&infos, &n, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		gpus += infos[i].is_gpu;
+	free(infos);
+	return gpus;
+}
+
 /* Runs the reference, checks it, and compares every device with it. */
 static void compare_all(const forest *f, const gt_cp_options *opt, const char *what)
 {
@@ -140,6 +154,19 @@ static void compare_all(const forest *f, const gt_cp_options *opt, const char *w
 	ck_assert(gt_cp_rows_alloc(&dev, f->n, &err) == 0);
 	ck_assert_msg(gt_critpath_host(f->parent, f->dur, f->n, opt, &ref, &sref, &err) == 0, "%s", err.msg);
 	check_reference(f, &ref, &sref);
+	/* The fast host path on one thread, on blocks of every size, and
+	 * on one per core (default). */
+	static const unsigned threads[] = {1, 2, 3, 7, 16, 0};
+	for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+		char label[256];
+		gt_cp_options o = opt ? *opt : (gt_cp_options){0};
+		o.threads = threads[t];
+		snprintf(label, sizeof label, "%s on the fast host path, %u threads", what, threads[t]);
+		memset(dev.path_duration, 0x5a, (f->n ? f->n : 1) * sizeof(int64_t));
+		memset(dev.critical_mask, 0x5a, f->n ? f->n : 1);
+		ck_assert_msg(gt_critpath_fast(f->parent, f->dur, f->n, &o, &dev, &sdev, &err) == 0, "%s", err.msg);
+		assert_same(&ref, &sref, &dev, &sdev, f->n, label);
+	}
 	int ndev = device_count();
 	for (int d = 0; d < ndev; d++) {
 		char spec[16], label[256];
@@ -285,6 +312,48 @@ START_TEST(random_overflow)
 	forest f = random_forest(5000, 2, INT64_MAX / 16);
 	compare_all(&f, NULL, "overflow");
 	forest_free(&f);
+}
+END_TEST
+
+/* Forests whose parents mostly come before their children (as in traces:
+ * a span's parent opens first), with forward links, cycles, bad rows and
+ * sums near the overflow limit: the fast host path's blocks, anchors and
+ * walks against the reference. */
+START_TEST(ordered_forests)
+{
+	rng_state = 6000 + (uint64_t)_i;
+	uint32_t n = _i < 4 ? 50000 : 3000;
+	forest f = forest_new(n);
+	int64_t max_dur = _i % 4 == 3 ? INT64_MAX / 12 : 1000000;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t back = (uint32_t)(rnd() % (_i % 2 ? 64 : (i ? i : 1))) + 1; /* near, or uniform */
+		f.parent[i] = i == 0 || rnd() % 100 < 2 || back > i ? R : i - back;
+		f.dur[i] = (int64_t)(rnd() % (uint64_t)max_dur);
+	}
+	for (int k = 0; _i % 4 >= 2 && k < 30; k++) {
+		uint32_t i = (uint32_t)(rnd() % n);
+		switch (k % 5) {
+		case 0: f.parent[i] = (uint32_t)(rnd() % n); break; /* forward link, may close a cycle */
+		case 1: f.parent[i] = i; break;
+		case 2: f.parent[i] = n + (uint32_t)(rnd() % 7); break;
+		case 3: f.dur[i] = -1; break;
+		case 4: if (i + 1 < n) f.parent[i] = i + 1; break;
+		}
+	}
+	compare_all(&f, NULL, "ordered");
+	forest_free(&f);
+}
+END_TEST
+
+/* A sum that overflows within a block but hangs from an invalid row (no
+ * overflow flag) or from a valid one (the flag): blocks of two rows. */
+START_TEST(fast_anchor_overflow)
+{
+	int64_t big = INT64_MAX / 2 + 1;
+	uint32_t parent[6] = {_i ? R : 99, 0, 1, 2, 3, 4};
+	int64_t dur[6] = {1, 1, big, big, 1, 1};
+	forest f = {6, parent, dur};
+	compare_all(&f, NULL, "anchor overflow");
 }
 END_TEST
 
@@ -443,6 +512,42 @@ START_TEST(cache_corrupt)
 	ck_assert(truncate(path, sb.st_size / 3) == 0);
 	ck_assert(build_and_run(&cached, NULL, 0) == 0);
 	ck_assert_msg(!cached, "a short entry was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert(cached);
+	/* A foreign entry (another device, driver or source: another key in
+	 * its header) and one whose header and checksum hold but whose payload
+	 * is not a program: both rebuilt. */
+	fp = fopen(path, "r+b");
+	ck_assert(fp);
+	fseek(fp, 8, SEEK_SET); /* the key, after the magic */
+	c = fgetc(fp);
+	fseek(fp, 8, SEEK_SET);
+	fputc(c ^ 1, fp);
+	fclose(fp);
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(!cached, "a foreign entry was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert(cached);
+	fp = fopen(path, "r+b");
+	ck_assert(fp);
+	uint64_t head[4]; /* magic, key, length, checksum */
+	ck_assert(fread(head, sizeof head, 1, fp) == 1);
+	unsigned char junk[64];
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, as the cache checks it */
+	for (size_t i = 0; i < sizeof junk; i++) {
+		junk[i] = (unsigned char)(i * 37 + 11);
+		h = (h ^ junk[i]) * 0x100000001b3ull;
+	}
+	head[2] = sizeof junk;
+	head[3] = h;
+	fclose(fp);
+	fp = fopen(path, "wb");
+	ck_assert(fp && fwrite(head, sizeof head, 1, fp) == 1 && fwrite(junk, sizeof junk, 1, fp) == 1);
+	fclose(fp);
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(!cached, "a well-formed entry holding no program was used");
+	ck_assert(build_and_run(&cached, NULL, 0) == 0);
+	ck_assert_msg(cached, "the rebuilt entry is not used");
 	remove_cache();
 }
 END_TEST
@@ -458,8 +563,10 @@ START_TEST(device_choice)
 	memset(&err, 0, sizeof err);
 	ck_assert(gt_cl_open(&cl, "999", NULL, 0, &err) < 0 && err.status == GT_EDEVICE);
 	memset(&err, 0, sizeof err);
+	/* auto takes a GPU, never a CPU OpenCL device: else the host path */
 	ck_assert(gt_cl_open(&cl, "auto", chosen, sizeof chosen, &err) == 0);
-	ck_assert((cl != NULL) == (device_count() > 0));
+	ck_assert((cl != NULL) == (gpu_count() > 0));
+	ck_assert(cl || strstr(chosen, "host") != NULL);
 	gt_cl_close(cl);
 	ck_assert_str_eq(gt_cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
 	ck_assert_str_eq(gt_cl_error_name(CL_INVALID_KERNEL_ARGS), "CL_INVALID_KERNEL_ARGS");
@@ -484,6 +591,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(p, random_invalid, 0, 8);
 	tcase_add_loop_test(p, random_overflow, 0, 3);
 	tcase_add_loop_test(p, long_chain, 0, 3);
+	tcase_add_loop_test(p, ordered_forests, 0, 8);
+	tcase_add_loop_test(p, fast_anchor_overflow, 0, 2);
 	tcase_add_loop_test(p, small_pieces, 0, 5);
 	tcase_add_loop_test(p, truncation, 0, 4);
 	suite_add_tcase(s, p);

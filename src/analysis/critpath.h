@@ -86,6 +86,7 @@ typedef struct gt_cp_options {
 	uint32_t max_path_length;   /* 0: unlimited */
 	uint64_t max_rows_per_pass; /* device launches: rows per launch, 0: no limit */
 	uint32_t items_per_unit;    /* pass launches: work-items per compute unit, 0: 2048 */
+	unsigned threads;           /* fast host path: threads, 0: one per core */
 } gt_cp_options;
 
 
@@ -96,5 +97,13 @@ void gt_cp_rows_free(gt_cp_rows *rows);
 /* The plain C reference; opt may be NULL. */
 int gt_critpath_host(const uint32_t *parent, const int64_t *duration, uint32_t n,
 		     const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum, gt_error *err);
+
+/* The fast host path (critpath_fast.c): the same bytes as gt_critpath_host,
+ * in O(n) passes over blocks of rows on opt->threads threads, a gather of
+ * the parent's record per row instead of a walk. */
+int gt_critpath_fast(const uint32_t *parent, const int64_t *duration, uint32_t n,
+		     const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum, gt_error *err);
+/* The threads gt_critpath_fast uses when asked for `asked` (0: one per core). */
+unsigned gt_critpath_fast_threads(unsigned asked);
 
 #endif

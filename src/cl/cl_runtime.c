@@ -305,11 +305,10 @@ static long choose(const char *spec, const gt_cl_device_info *infos, size_t n, g
 	if (strcasecmp(spec, "host") == 0)
 		return -1;
 	if (strcasecmp(spec, "auto") == 0) {
+		/* A CPU OpenCL device (PoCL) is slower than the host path and
+		 * uses more memory: auto takes only a GPU. */
 		for (size_t i = 0; i < n; i++)
 			if (infos[i].is_gpu)
-				return (long)i;
-		for (size_t i = 0; i < n; i++)
-			if (infos[i].is_cpu)
 				return (long)i;
 		return -1;
 	}
@@ -370,7 +369,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 	if (pick < 0) {
 		if (pick == -1 && chosen)
 			snprintf(chosen, chosen_len, "device: host (plain C; %s)",
-				 n ? "no GPU or CPU OpenCL device" : "no OpenCL platform");
+				 n ? "no GPU among the OpenCL devices" : "no OpenCL platform");
 		free(devs);
 		free(infos);
 		return pick == -1 ? 0 : -1;

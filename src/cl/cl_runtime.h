@@ -41,8 +41,9 @@ int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err);
 
 /* Chooses and opens a device. spec: "auto", "host", an index N as listed by
  * gt_cl_list, or a case-insensitive substring of the platform or device name;
- * NULL means $GPUTRACE_DEVICE, else "auto". auto prefers a GPU, then any
- * OpenCL CPU device, then the host path. On success *out is the runtime, or
+ * NULL means $GPUTRACE_DEVICE, else "auto". auto takes a GPU, else the host
+ * path (never a CPU OpenCL device: PoCL is slower than the host path; name it
+ * or its index to use it). On success *out is the runtime, or
  * NULL for the host path; chosen (if non-NULL) receives a one-line
  * description of the choice for the CLI's notice. */
 int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, gt_error *err);

@@ -231,6 +231,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	struct run r = {.cl = cl, .q = gt_cl_queue(cl), .err = err};
 	cl_kernel k[K_COUNT] = {0};
 	cl_mem b[B_COUNT] = {0};
+	cl_event xfer[16]; /* the writes and reads, for stats->transfer_ns */
+	int nxfer = 0;
 	int rc = -1;
 	uint32_t passes = pass_count(n);
 	uint32_t max_len = opt && opt->max_path_length ? opt->max_path_length : GT_CP_NONE;
@@ -275,10 +277,12 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	}
 
 	cl_int e;
-	e = clEnqueueWriteBuffer(r.q, b[B_PARENT], CL_FALSE, 0, sizes[B_PARENT], parent, 0, NULL, NULL);
+	e = clEnqueueWriteBuffer(r.q, b[B_PARENT], CL_FALSE, 0, sizes[B_PARENT], parent, 0, NULL, &xfer[nxfer]);
+	nxfer += e == CL_SUCCESS;
 	if (gt_cl_check(cl, e, "clEnqueueWriteBuffer", err) < 0)
 		goto done;
-	e = clEnqueueWriteBuffer(r.q, b[B_DUR], CL_FALSE, 0, sizes[B_DUR], duration, 0, NULL, NULL);
+	e = clEnqueueWriteBuffer(r.q, b[B_DUR], CL_FALSE, 0, sizes[B_DUR], duration, 0, NULL, &xfer[nxfer]);
+	nxfer += e == CL_SUCCESS;
 	if (gt_cl_check(cl, e, "clEnqueueWriteBuffer", err) < 0)
 		goto done;
 	cl_uint zero = 0;
@@ -358,7 +362,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		if (!reads[i].dst)
 			continue;
 		e = clEnqueueReadBuffer(r.q, b[reads[i].buf], CL_FALSE, 0, sizes[reads[i].buf], reads[i].dst, 0,
-					NULL, NULL);
+					NULL, &xfer[nxfer]);
+		nxfer += e == CL_SUCCESS;
 		if (gt_cl_check(cl, e, "clEnqueueReadBuffer", err) < 0) {
 			clFinish(r.q);
 			free(busy);
@@ -388,6 +393,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		uint32_t executed;
 		stats->pass_bytes = pass_bytes(out->hop_count, n, busy, blocks, passes, &executed);
 		size_t per_pass = (pass_events_end - first_pass_event) / passes; /* pieces per pass */
+		for (int i = 0; i < nxfer; i++)
+			stats->transfer_ns += gt_cl_event_ns(xfer[i]);
 		for (size_t i = 0; i < r.nevents; i++) {
 			uint64_t ns = gt_cl_event_ns(r.events[i]);
 			stats->kernel_ns += ns;
@@ -410,6 +417,8 @@ done:
 		clFinish(r.q); /* nothing may still use the caller's arrays */
 	for (size_t i = 0; i < r.nevents; i++)
 		clReleaseEvent(r.events[i]);
+	for (int i = 0; i < nxfer; i++)
+		clReleaseEvent(xfer[i]);
 	free(r.events);
 	for (int i = 0; i < B_COUNT; i++)
 		if (b[i])
@@ -425,5 +434,5 @@ int gt_critpath_run(gt_cl *cl, const uint32_t *parent, const int64_t *duration, 
 {
 	if (cl)
 		return gt_critpath_cl(cl, parent, duration, n, opt, out, sum, NULL, err);
-	return gt_critpath_host(parent, duration, n, opt, out, sum, err);
+	return gt_critpath_fast(parent, duration, n, opt, out, sum, err);
 }

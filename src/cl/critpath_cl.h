@@ -17,6 +17,7 @@ typedef struct gt_cp_stats {
 	uint64_t pass_ns;       /* of kernel_ns, the pointer-jumping passes' */
 	uint64_t pass_bytes;    /* of bytes_moved, the passes' */
 	uint64_t pass_ns_each[33]; /* device time of each pass */
+	uint64_t transfer_ns;   /* the writes and reads of the arrays (profiling events) */
 } gt_cp_stats;
 
 /* The OpenCL implementation on cl's device; stats may be NULL. Fails with
@@ -25,7 +26,7 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		   const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum,
 		   gt_cp_stats *stats, gt_error *err);
 
-/* The device path when cl is non-NULL, else the host reference. */
+/* The device path when cl is non-NULL, else the fast host path. */
 int gt_critpath_run(gt_cl *cl, const uint32_t *parent, const int64_t *duration, uint32_t n,
 		    const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum, gt_error *err);
 
