@@ -258,10 +258,7 @@ void gt_verbose(const struct gt_common *c, const char *fmt, ...)
 
 void gt_device_notice(const struct gt_common *c, bool on_device, const char *chosen)
 {
-	if (!chosen || !chosen[0])
-		return;
-	if (on_device)
-		gt_notice(c, "%s", chosen);
-	else
+	(void)on_device; /* a report on stdout stays the only output: GPU or host, -v names it */
+	if (chosen && chosen[0])
 		gt_verbose(c, "%s", chosen);
 }
