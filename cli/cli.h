@@ -31,7 +31,7 @@ enum {
 #define GT_OPT_DEVICE   { "device", 'd', "DEV", OPT_DEVICE, "auto, host, an index from 'gputrace devices', or a name substring" }
 #define GT_OPT_QUIET    { "quiet", 'q', NULL, OPT_QUIET, "no notices on stderr" }
 #define GT_OPT_PROGRESS { "progress", 0, NULL, OPT_PROGRESS, "show progress on stderr even when it is not a terminal" }
-#define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete" }
+#define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete or the trace had events skipped, cut or repaired" }
 #define GT_OPT_PARENTS  { "parents", 0, "MODE", OPT_PARENTS, "parent forest: nesting+flow (default) or nesting" }
 #define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "ingest threads (default: one per core)" }
 #define GT_OPT_MAX_EXPANSION { "max-expansion", 0, "RATIO", OPT_MAX_EXPANSION, "fail when decompressed size exceeds RATIO times the compressed size (default 200, 0: no cap)" }

@@ -25,6 +25,33 @@ static void write_metadata(gt_jsonw *w, const char *text)
 	cJSON_Delete(j);
 }
 
+/* Where the first warnings of each kind happened, so a user can find them. */
+static void write_warning_examples(gt_jsonw *w, const gt_model *m)
+{
+	gt_jsonw_key(w, "warning_examples");
+	gt_jsonw_begin_object(w);
+	for (int k = 0; k < GT_WARN_COUNT; k++) {
+		unsigned n = m->warning_example_count[k];
+		if (!n)
+			continue;
+		gt_jsonw_key(w, gt_warning_names[k]);
+		gt_jsonw_begin_array(w);
+		for (unsigned i = 0; i < n; i++) {
+			const gt_warning_example *ex = &m->warning_examples[k][i];
+			gt_jsonw_begin_object(w);
+			gt_jsonw_key(w, "offset");
+			gt_jsonw_u64(w, ex->offset);
+			gt_jsonw_key(w, "event");
+			gt_jsonw_u64(w, ex->event);
+			gt_jsonw_key(w, "excerpt");
+			gt_jsonw_str(w, ex->excerpt);
+			gt_jsonw_end_object(w);
+		}
+		gt_jsonw_end_array(w);
+	}
+	gt_jsonw_end_object(w);
+}
+
 static void write_info(FILE *out, const gt_model *m)
 {
 	gt_jsonw w;
@@ -101,6 +128,7 @@ static void write_info(FILE *out, const gt_model *m)
 		gt_jsonw_u64(&w, m->stats.warnings[i]);
 	}
 	gt_jsonw_end_object(&w);
+	write_warning_examples(&w, m);
 	gt_jsonw_key(&w, "model_bytes");
 	gt_jsonw_u64(&w, gt_model_bytes(m));
 	gt_jsonw_key(&w, "bytes_per_span");
@@ -216,8 +244,8 @@ enum { OPT_TABLE = OPT_COMMAND_BASE };
 
 static const struct gt_opt info_opts[] = {
 	{"table", 't', "NAME", OPT_TABLE, "print a table instead of the summary: groups or lanes"},
-	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
-	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
+	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 static int run_info(const struct gt_command *cmd, int argc, char **argv)
