@@ -87,6 +87,11 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_u64(&w, m->span_count);
 	gt_jsonw_key(&w, "flows");
 	gt_jsonw_u64(&w, m->flow_count);
+	uint64_t bound = 0; /* both ends on a span; the others are arrows with a loose end */
+	for (uint32_t f = 0; f < m->flow_count; f++)
+		bound += m->flows[f].src != GT_NONE && m->flows[f].dst != GT_NONE;
+	gt_jsonw_key(&w, "flows_bound");
+	gt_jsonw_u64(&w, bound);
 	gt_jsonw_key(&w, "counters");
 	gt_jsonw_u64(&w, m->series_count);
 	gt_jsonw_key(&w, "counter_samples");

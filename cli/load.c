@@ -11,7 +11,8 @@
  * mean an event was left out or its text changed. */
 static bool strict_kind(int k)
 {
-	return k >= GT_WARN_STORED || gt_warning_skips_event(k);
+	return gt_warning_skips_event(k) || k == GT_WARN_LONG_PHASE || k == GT_WARN_NONSTANDARD_NUMBER ||
+	       k == GT_WARN_INVALID_UTF8 || k == GT_WARN_TRUNCATED_INPUT;
 }
 
 /* After a load: one notice line for skipped events and a cut input (info

@@ -81,6 +81,7 @@ void gt_builder_free(gt_builder *b)
 	for (uint32_t i = 0; i < b->open_cap; i++)
 		free(b->open[i].v);
 	free(b->open);
+	free(b->unfinished.v);
 	free(b->cat_group);
 	free(b->points);
 	free(b->binds);
@@ -408,7 +409,35 @@ oom:
 	return GT_NONE;
 }
 
-/* Closes the innermost open span of the track (of that name, if given). */
+/* Closes the top of a thread's B stack, whatever the E's name (as Perfetto
+ * and catapult do); a name that differs is counted. */
+static int close_top(gt_builder *b, uint32_t track, const raw_event *ev, gt_error *err)
+{
+	gt_model *m = b->m;
+	u32vec *st = &b->open[track];
+	if (st->n == 0) {
+		warn_event(b, GT_WARN_UNMATCHED_END, ev, false);
+		return 0;
+	}
+	gt_span *s = &m->spans[st->v[st->n - 1]];
+	int64_t dur = 0;
+	if (ev->ts_ns >= s->ts_ns && __builtin_sub_overflow(ev->ts_ns, s->ts_ns, &dur)) {
+		warn_event(b, GT_WARN_INVALID_TS, ev, false); /* E minus B out of range */
+		return 0;
+	}
+	if (ev->name.p && ev->name.len) {
+		uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+		if (name == GT_NONE)
+			return -1;
+		if (name != s->name)
+			warn_event(b, GT_WARN_MISMATCHED_END_NAME, ev, false);
+	}
+	s->dur_ns = dur;
+	st->n--;
+	return 0;
+}
+
+/* Closes the innermost open span of an async track (of that name, if given). */
 static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_error *err, int warn)
 {
 	gt_model *m = b->m;
@@ -737,7 +766,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	if (ph == 'M')
 		return add_metadata(b, ev, err);
 	bool has_ts = ev->flags & REV_HAS_TS;
-	if (!strchr("XBEiIbenSFTpstfC", ph)) {
+	if (!strchr("XBEiIRbenSFTpstfC", ph)) {
 		if (ev->ph_text.len)
 			gt_model_warn(m, GT_WARN_LONG_PHASE, ev->offset, ev->index, ev->ph_text.p, ev->ph_text.len);
 		else if (ph == '?')
@@ -764,6 +793,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	case 'B':
 	case 'i':
 	case 'I':
+	case 'R': /* marks: navigationStart, user timing */
 		track = thread_track(b, ev, err);
 		if (track == GT_NONE)
 			return -1;
@@ -771,7 +801,12 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 				ph == 'X' ? GT_SPAN_COMPLETE : ph == 'B' ? GT_SPAN_DURATION : GT_SPAN_INSTANT, err);
 		if (span == GT_NONE)
 			return -1;
-		if (ph == 'X')
+		if (ph == 'X' && !(ev->flags & REV_HAS_DUR)) {
+			/* still running when tracing stopped: ends with the trace */
+			if (gt_u32vec_push(&b->unfinished, span) < 0)
+				return fail_at(b, err, ev, "out of memory");
+			warn_event(b, GT_WARN_UNFINISHED_COMPLETE, ev, false);
+		} else if (ph == 'X')
 			m->spans[span].dur_ns = dur;
 		else if (ph == 'B' && gt_u32vec_push(&b->open[track], span) < 0)
 			return fail_at(b, err, ev, "out of memory");
@@ -784,7 +819,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		track = thread_track(b, ev, err);
 		if (track == GT_NONE)
 			return -1;
-		return close_span(b, track, ev, err, GT_WARN_UNMATCHED_END);
+		return close_top(b, track, ev, err);
 	case 'b':
 	case 'e':
 	case 'n':

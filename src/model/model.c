@@ -27,6 +27,8 @@ const char *const gt_warning_names[GT_WARN_COUNT] = {
 	[GT_WARN_NONSTANDARD_NUMBER] = "nonstandard_number",
 	[GT_WARN_INVALID_UTF8] = "invalid_utf8",
 	[GT_WARN_TRUNCATED_INPUT] = "truncated_input",
+	[GT_WARN_UNFINISHED_COMPLETE] = "unfinished_complete",
+	[GT_WARN_MISMATCHED_END_NAME] = "mismatched_end_name",
 };
 
 bool gt_warning_skips_event(int kind)

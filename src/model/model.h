@@ -25,7 +25,7 @@
 enum gt_span_kind {
 	GT_SPAN_COMPLETE = 0, /* ph X */
 	GT_SPAN_DURATION,     /* ph B/E pair */
-	GT_SPAN_INSTANT,      /* ph i/I, dur 0 */
+	GT_SPAN_INSTANT,      /* ph i/I/R, dur 0 */
 	GT_SPAN_ASYNC,        /* ph b/e (n: instant inside an async track) */
 	GT_SPAN_LEGACY_ASYNC, /* ph S/T/p/F */
 };
@@ -47,7 +47,7 @@ typedef struct gt_span {
 } gt_span;
 
 enum {
-	GT_SPANF_UNCLOSED = 1,  /* B never closed: ended at the trace's end */
+	GT_SPANF_UNCLOSED = 1,  /* B never closed, or X without dur: ended at the trace's end */
 	GT_SPANF_FLOW_PARENT = 2, /* parent came from an incoming flow */
 };
 
@@ -140,6 +140,8 @@ enum gt_warning {
 	GT_WARN_NONSTANDARD_NUMBER,  /* NaN, Infinity or -Infinity where a value is skipped */
 	GT_WARN_INVALID_UTF8,        /* invalid UTF-8 in a string, replaced by U+FFFD */
 	GT_WARN_TRUNCATED_INPUT,     /* the input ends inside an event or the stream */
+	GT_WARN_UNFINISHED_COMPLETE, /* an X without dur: runs to the trace's end */
+	GT_WARN_MISMATCHED_END_NAME, /* an E closed a B of another name */
 	GT_WARN_COUNT
 };
 extern const char *const gt_warning_names[GT_WARN_COUNT];
