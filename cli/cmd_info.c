@@ -8,14 +8,51 @@
 #include "load.h"
 #include "outfile.h"
 #include "output.h"
+#include "utf8.h"
 
 static const char *const compression_names[] = {"none", "gzip", "zstd"};
 
+/* text without the whitespace outside strings, when it is strict JSON
+ * (cJSON reads it: no trailing comma, NaN) in valid UTF-8 without raw
+ * control characters; else NULL. Kept as written, numbers stay exact
+ * (Kineto's baseTimeNanoseconds has 19 digits, more than a double's). */
+static char *strict_minified(const char *text, const cJSON *parsed)
+{
+	if (!parsed || gt_utf8_clean_len(text) != strlen(text))
+		return NULL;
+	char *out = malloc(strlen(text) + 1), *d = out;
+	if (!out)
+		return NULL;
+	bool in_str = false;
+	for (const char *p = text; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (in_str) {
+			if (c < 0x20) {
+				free(out);
+				return NULL;
+			}
+			if (c == '\\' && p[1])
+				*d++ = *p++;
+			else if (c == '"')
+				in_str = false;
+			*d++ = *p;
+		} else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+			in_str = c == '"';
+			*d++ = *p;
+		}
+	}
+	*d = '\0';
+	return out;
+}
+
 static void write_metadata(gt_jsonw *w, const char *text)
 {
-	/* re-serialised through cJSON so lenient input still prints as JSON */
+	/* as written when it is strict JSON; else re-serialised through cJSON
+	 * so lenient input still prints as JSON */
 	cJSON *j = text ? cJSON_Parse(text) : NULL;
-	char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+	char *s = strict_minified(text ? text : "", j);
+	if (!s && j)
+		s = cJSON_PrintUnformatted(j);
 	gt_jsonw_key(w, "metadata");
 	if (s)
 		gt_jsonw_raw(w, s);
@@ -139,6 +176,17 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_key(&w, "bytes_per_span");
 	gt_jsonw_f64(&w, m->span_count ? (double)gt_model_bytes(m) / m->span_count : 0.0);
 	write_metadata(&w, m->metadata_json);
+	/* distributedInfo's rank and world size: null when the trace has none */
+	gt_jsonw_key(&w, "rank");
+	if (m->rank >= 0)
+		gt_jsonw_u64(&w, (uint64_t)m->rank);
+	else
+		gt_jsonw_null(&w);
+	gt_jsonw_key(&w, "world_size");
+	if (m->world_size >= 0)
+		gt_jsonw_u64(&w, (uint64_t)m->world_size);
+	else
+		gt_jsonw_null(&w);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
 }

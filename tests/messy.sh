@@ -45,6 +45,7 @@ invalid_utf8_two.json 2 2 4 {"invalid_utf8":3}
 unknown_phase.json 4 2 4 {"missing_phase":1,"unknown_phase":1}
 object_truncated.json 1 1 4 {"truncated_input":1,"unfinished_complete":1}
 cut_array.json 2 2 4 {"truncated_input":1}
+kineto_meta.json 1 1 0 {}
 graph_flows.json 13 6 0 {"unbound_flow":1}
 chrome_rules.json 8 6 0 {"mismatched_end_name":1,"unfinished_complete":1}
 LIST
@@ -59,6 +60,17 @@ LIST
 	{ echo "FAIL: unknown_phase example text"; fail=1; }
 [ "$("$bin" info -q $d/perfetto_bad_values.json | jq -c '.warning_examples.invalid_ts[0] | [.offset, .event]')" = "[107,1]" ] ||
 	{ echo "FAIL: invalid_ts example location"; fail=1; }
+
+# Kineto's top-level keys are kept as metadata; distributedInfo's rank and
+# world size (worldSize here) surface on their own
+[ "$("$bin" info -q $d/kineto_meta.json | jq -c '[.rank, .world_size, (.metadata | keys)]')" = \
+  '[5,16,["baseTimeNanoseconds","deviceProperties","displayTimeUnit","distributedInfo","schemaVersion","traceName"]]' ] ||
+	{ echo "FAIL: kineto metadata: $("$bin" info -q $d/kineto_meta.json | jq -c '[.rank, .world_size, .metadata]')"; fail=1; }
+# as written: 19 digits stay exact (jq 1.6 itself would round them)
+"$bin" info -q $d/kineto_meta.json | grep -q '"baseTimeNanoseconds": *1700000000000000000[,}]' ||
+	{ echo "FAIL: baseTimeNanoseconds not exact"; fail=1; }
+[ "$("$bin" info -q $d/null_ts.json | jq -c '[.rank, .world_size, .metadata]')" = '[null,null,null]' ] ||
+	{ echo "FAIL: a trace without metadata"; fail=1; }
 
 # the writers' rules: one 's', many 'f' (a CUDA graph's kernels all link to
 # its launch, until a new 's' of the id); an X without dur runs to the

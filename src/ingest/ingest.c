@@ -37,6 +37,8 @@
 #define MAX_THREADS 16
 #define MAX_PIECES 64
 #define META_MAX (16u << 20)
+/* a top-level string longer than this is not kept (nor held in the window) */
+#define KEEP_STRING_MAX (META_MAX < WINDOW_MAX / 2 ? META_MAX : WINDOW_MAX / 2)
 
 enum state {
 	S_START,
@@ -473,17 +475,17 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	return rc;
 }
 
-/* Counts a top-level key that needs keeping. */
+/* What a top-level key holds: 1 the events, 3 systemTraceEvents (a huge
+ * string of ftrace text, streamed past), 2 anything else, kept as
+ * metadata (Kineto's schemaVersion, deviceProperties, distributedInfo,
+ * traceName, baseTimeNanoseconds; Chrome's metadata, otherData). */
 static int key_kind(const jl_slice *k)
 {
 	if (k->len == 11 && memcmp(k->p, "traceEvents", 11) == 0)
 		return 1;
-	if ((k->len == 8 && memcmp(k->p, "metadata", 8) == 0) ||
-	    (k->len == 9 && memcmp(k->p, "otherData", 9) == 0))
-		return 2;
 	if (k->len == 17 && memcmp(k->p, "systemTraceEvents", 17) == 0)
 		return 3;
-	return 0;
+	return 2;
 }
 
 static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *key)
@@ -654,14 +656,18 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				}
 				if (kind == 3)
 					g->saw_events = true;
-				if (*q == '"' && kind != 2) {
+				if (kind == 3 && *q != '"')
+					kind = 0; /* not the usual string: skipped, not kept */
+				const char *v = q;
+				rc = kind == 3 ? JL_NEED_MORE : jl_skip_value(&lx, &q, 1);
+				if (rc == JL_NEED_MORE && *v == '"' && (kind == 3 || (size_t)(lx.end - v) > KEEP_STRING_MAX)) {
+					/* systemTraceEvents, or a string too large to keep:
+					 * streamed past without holding it */
 					g->state = S_SKIP_STRING;
 					g->skip_escape = 0;
-					pos = (size_t)(q + 1 - g->win);
+					pos = (size_t)(v + 1 - g->win);
 					continue;
 				}
-				const char *v = q;
-				rc = jl_skip_value(&lx, &q, 1);
 				if (rc == JL_NEED_MORE)
 					return g->eof ? end_early(g, err, p, "unexpected end of input") : 1;
 				if (rc)
@@ -780,6 +786,7 @@ static int run(ingest *g, gt_error *err)
 		else if (gt_builder_capture(&g->builder, rs) < 0)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
 	}
+	gt_model_read_distributed_info(m);
 	return gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
 }
 
