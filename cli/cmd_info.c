@@ -156,12 +156,9 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_end_array(&w);
 	gt_jsonw_key(&w, "time");
 	gt_jsonw_begin_object(&w);
-	gt_jsonw_key(&w, "start_us");
-	gt_jsonw_us(&w, m->start_ns);
-	gt_jsonw_key(&w, "end_us");
-	gt_jsonw_us(&w, m->end_ns);
-	gt_jsonw_key(&w, "duration_us");
-	gt_jsonw_us(&w, m->end_ns - m->start_ns);
+	gt_jsonw_time(&w, "start_us", m->start_ns);
+	gt_jsonw_time(&w, "end_us", m->end_ns);
+	gt_jsonw_time(&w, "duration_us", m->end_ns - m->start_ns);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "warnings");
 	gt_jsonw_begin_object(&w);

@@ -153,10 +153,8 @@ static int write_result(struct run *r, gt_jsonw *w, const char *id_json, const g
 			gt_jsonw_u64(w, ids[i]);
 			gt_jsonw_key(w, "lane");
 			gt_jsonw_u64(w, s->lane);
-			gt_jsonw_key(w, "ts_us");
-			gt_jsonw_us(w, s->ts_ns);
-			gt_jsonw_key(w, "dur_us");
-			gt_jsonw_us(w, s->dur_ns);
+			gt_jsonw_time(w, "ts_us", s->ts_ns);
+			gt_jsonw_time(w, "dur_us", s->dur_ns);
 			gt_jsonw_key(w, "name");
 			gt_jsonw_str(w, gt_model_str(&r->x.m, s->name));
 			gt_jsonw_key(w, "group");
