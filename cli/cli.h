@@ -72,6 +72,9 @@ struct gt_opt_state {
 };
 void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv);
 int gt_opt_next(struct gt_opt_state *st, const char **optarg);
+/* After the options: no TRACE given while standard input is a pipe or a
+ * file (not a terminal, not /dev/null) reads it as "-". */
+void gt_operand_stdin(struct gt_opt_state *st);
 /* Handles a shared option; returns 1 when handled, 0 when not shared,
  * -1 after a usage error was printed. OPT_HELP prints usage and returns 2
  * (the caller then exits 0). */

@@ -320,6 +320,7 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'info' takes one TRACE");
 	if (!table && c.format != GT_OUT_JSON)

@@ -507,6 +507,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'query' takes one TRACE or index file");
 	r.table = r.c.format != GT_OUT_JSON;

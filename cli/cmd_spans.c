@@ -76,6 +76,7 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 	int status;
 	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
 		return status;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'spans' takes one TRACE");
 	if (c.format == GT_OUT_JSON)
