@@ -66,6 +66,10 @@ LIST
 [ "$("$bin" info -q $d/kineto_meta.json | jq -c '[.rank, .world_size, (.metadata | keys)]')" = \
   '[5,16,["baseTimeNanoseconds","deviceProperties","displayTimeUnit","distributedInfo","schemaVersion","traceName"]]' ] ||
 	{ echo "FAIL: kineto metadata: $("$bin" info -q $d/kineto_meta.json | jq -c '[.rank, .world_size, .metadata]')"; fail=1; }
+printf '{"distributedInfo":{"backend":"nccl","rank":3,"world_size":8},"traceEvents":[]}' >"$tmp/dist.json"
+[ "$("$bin" info -q "$tmp/dist.json" | jq -c '[.rank, .world_size]')" = '[3,8]' ] || { echo "FAIL: world_size"; fail=1; }
+printf '{"distributedInfo":{"rank":1.5},"traceEvents":[]}' >"$tmp/dist2.json"
+[ "$("$bin" info -q "$tmp/dist2.json" | jq -c '[.rank, .world_size]')" = '[null,null]' ] || { echo "FAIL: a fractional rank"; fail=1; }
 # as written: 19 digits stay exact (jq 1.6 itself would round them)
 "$bin" info -q $d/kineto_meta.json | grep -q '"baseTimeNanoseconds": *1700000000000000000[,}]' ||
 	{ echo "FAIL: baseTimeNanoseconds not exact"; fail=1; }
