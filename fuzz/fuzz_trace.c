@@ -122,8 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bytes = owned;
 		/* bit 6: a profiler killed while writing: the stream cut at a
 		 * point the last input byte chooses */
-		if ((mode & 64) && n > 1)
-			n = 1 + (size_t)data[size ? size - 1 : 0] * (n - 1) / 256;
+		if ((mode & 64) && n > 1 && size > 0)
+			n = 1 + (size_t)data[size - 1] * (n - 1) / 256;
 	}
 	/* bit 5: a pipe (no size, no mmap: the reader thread's plain path) */
 	int fd, wfd;
