@@ -31,7 +31,7 @@ enum {
 #define GT_OPT_DEVICE   { "device", 'd', "DEV", OPT_DEVICE, "auto, host, an index from 'gputrace devices', or a name substring" }
 #define GT_OPT_QUIET    { "quiet", 'q', NULL, OPT_QUIET, "no notices on stderr" }
 #define GT_OPT_PROGRESS { "progress", 0, NULL, OPT_PROGRESS, "show progress on stderr even when it is not a terminal" }
-#define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete" }
+#define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete or the trace had events skipped, cut or repaired" }
 #define GT_OPT_PARENTS  { "parents", 0, "MODE", OPT_PARENTS, "parent forest: nesting+flow (default) or nesting" }
 #define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "ingest threads (default: one per core)" }
 #define GT_OPT_MAX_EXPANSION { "max-expansion", 0, "RATIO", OPT_MAX_EXPANSION, "fail when decompressed size exceeds RATIO times the compressed size (default 200, 0: no cap)" }
@@ -74,6 +74,9 @@ struct gt_opt_state {
 };
 void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv);
 int gt_opt_next(struct gt_opt_state *st, const char **optarg);
+/* After the options: no TRACE given while standard input is a pipe or a
+ * file (not a terminal, not /dev/null) reads it as "-". */
+void gt_operand_stdin(struct gt_opt_state *st);
 /* Handles a shared option; returns 1 when handled, 0 when not shared,
  * -1 after a usage error was printed. OPT_HELP prints usage and returns 2
  * (the caller then exits 0). */

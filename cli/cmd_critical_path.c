@@ -204,6 +204,8 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		if (!gt_common_or_exit(&c, cmd, id, arg, &status))
 			return status;
 	}
+	if (id == 0 && !a.forest)
+		gt_operand_stdin(&st);
 	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
 		return GT_EUSAGE;
 	struct gt_stages stages;

@@ -8,14 +8,51 @@
 #include "load.h"
 #include "outfile.h"
 #include "output.h"
+#include "utf8.h"
 
 static const char *const compression_names[] = {"none", "gzip", "zstd"};
 
+/* text without the whitespace outside strings, when it is strict JSON
+ * (cJSON reads it: no trailing comma, NaN) in valid UTF-8 without raw
+ * control characters; else NULL. Kept as written, numbers stay exact
+ * (Kineto's baseTimeNanoseconds has 19 digits, more than a double's). */
+static char *strict_minified(const char *text, const cJSON *parsed)
+{
+	if (!parsed || gt_utf8_clean_len(text) != strlen(text))
+		return NULL;
+	char *out = malloc(strlen(text) + 1), *d = out;
+	if (!out)
+		return NULL;
+	bool in_str = false;
+	for (const char *p = text; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (in_str) {
+			if (c < 0x20) {
+				free(out);
+				return NULL;
+			}
+			if (c == '\\' && p[1])
+				*d++ = *p++;
+			else if (c == '"')
+				in_str = false;
+			*d++ = *p;
+		} else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+			in_str = c == '"';
+			*d++ = *p;
+		}
+	}
+	*d = '\0';
+	return out;
+}
+
 static void write_metadata(gt_jsonw *w, const char *text)
 {
-	/* re-serialised through cJSON so lenient input still prints as JSON */
+	/* as written when it is strict JSON; else re-serialised through cJSON
+	 * so lenient input still prints as JSON */
 	cJSON *j = text ? cJSON_Parse(text) : NULL;
-	char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+	char *s = strict_minified(text ? text : "", j);
+	if (!s && j)
+		s = cJSON_PrintUnformatted(j);
 	gt_jsonw_key(w, "metadata");
 	if (s)
 		gt_jsonw_raw(w, s);
@@ -23,6 +60,33 @@ static void write_metadata(gt_jsonw *w, const char *text)
 		gt_jsonw_null(w);
 	free(s);
 	cJSON_Delete(j);
+}
+
+/* Where the first warnings of each kind happened, so a user can find them. */
+static void write_warning_examples(gt_jsonw *w, const gt_model *m)
+{
+	gt_jsonw_key(w, "warning_examples");
+	gt_jsonw_begin_object(w);
+	for (int k = 0; k < GT_WARN_COUNT; k++) {
+		unsigned n = m->warning_example_count[k];
+		if (!n)
+			continue;
+		gt_jsonw_key(w, gt_warning_names[k]);
+		gt_jsonw_begin_array(w);
+		for (unsigned i = 0; i < n; i++) {
+			const gt_warning_example *ex = &m->warning_examples[k][i];
+			gt_jsonw_begin_object(w);
+			gt_jsonw_key(w, "offset");
+			gt_jsonw_u64(w, ex->offset);
+			gt_jsonw_key(w, "event");
+			gt_jsonw_u64(w, ex->event);
+			gt_jsonw_key(w, "excerpt");
+			gt_jsonw_str(w, ex->excerpt);
+			gt_jsonw_end_object(w);
+		}
+		gt_jsonw_end_array(w);
+	}
+	gt_jsonw_end_object(w);
 }
 
 static void write_info(FILE *out, const gt_model *m)
@@ -60,6 +124,11 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_u64(&w, m->span_count);
 	gt_jsonw_key(&w, "flows");
 	gt_jsonw_u64(&w, m->flow_count);
+	uint64_t bound = 0; /* both ends on a span; the others are arrows with a loose end */
+	for (uint32_t f = 0; f < m->flow_count; f++)
+		bound += m->flows[f].src != GT_NONE && m->flows[f].dst != GT_NONE;
+	gt_jsonw_key(&w, "flows_bound");
+	gt_jsonw_u64(&w, bound);
 	gt_jsonw_key(&w, "counters");
 	gt_jsonw_u64(&w, m->series_count);
 	gt_jsonw_key(&w, "counter_samples");
@@ -87,12 +156,9 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_end_array(&w);
 	gt_jsonw_key(&w, "time");
 	gt_jsonw_begin_object(&w);
-	gt_jsonw_key(&w, "start_us");
-	gt_jsonw_us(&w, m->start_ns);
-	gt_jsonw_key(&w, "end_us");
-	gt_jsonw_us(&w, m->end_ns);
-	gt_jsonw_key(&w, "duration_us");
-	gt_jsonw_us(&w, m->end_ns - m->start_ns);
+	gt_jsonw_time(&w, "start_us", m->start_ns);
+	gt_jsonw_time(&w, "end_us", m->end_ns);
+	gt_jsonw_time(&w, "duration_us", m->end_ns - m->start_ns);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "warnings");
 	gt_jsonw_begin_object(&w);
@@ -101,11 +167,23 @@ static void write_info(FILE *out, const gt_model *m)
 		gt_jsonw_u64(&w, m->stats.warnings[i]);
 	}
 	gt_jsonw_end_object(&w);
+	write_warning_examples(&w, m);
 	gt_jsonw_key(&w, "model_bytes");
 	gt_jsonw_u64(&w, gt_model_bytes(m));
 	gt_jsonw_key(&w, "bytes_per_span");
 	gt_jsonw_f64(&w, m->span_count ? (double)gt_model_bytes(m) / m->span_count : 0.0);
 	write_metadata(&w, m->metadata_json);
+	/* distributedInfo's rank and world size: null when the trace has none */
+	gt_jsonw_key(&w, "rank");
+	if (m->rank >= 0)
+		gt_jsonw_u64(&w, (uint64_t)m->rank);
+	else
+		gt_jsonw_null(&w);
+	gt_jsonw_key(&w, "world_size");
+	if (m->world_size >= 0)
+		gt_jsonw_u64(&w, (uint64_t)m->world_size);
+	else
+		gt_jsonw_null(&w);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
 }
@@ -216,8 +294,8 @@ enum { OPT_TABLE = OPT_COMMAND_BASE };
 
 static const struct gt_opt info_opts[] = {
 	{"table", 't', "NAME", OPT_TABLE, "print a table instead of the summary: groups or lanes"},
-	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET,
-	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
+	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 static int run_info(const struct gt_command *cmd, int argc, char **argv)
@@ -242,6 +320,7 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'info' takes one TRACE");
 	if (!table && c.format != GT_OUT_JSON)

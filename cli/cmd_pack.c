@@ -219,6 +219,7 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'pack' takes one TRACE");
 	if (upd) {

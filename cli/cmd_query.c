@@ -153,10 +153,8 @@ static int write_result(struct run *r, gt_jsonw *w, const char *id_json, const g
 			gt_jsonw_u64(w, ids[i]);
 			gt_jsonw_key(w, "lane");
 			gt_jsonw_u64(w, s->lane);
-			gt_jsonw_key(w, "ts_us");
-			gt_jsonw_us(w, s->ts_ns);
-			gt_jsonw_key(w, "dur_us");
-			gt_jsonw_us(w, s->dur_ns);
+			gt_jsonw_time(w, "ts_us", s->ts_ns);
+			gt_jsonw_time(w, "dur_us", s->dur_ns);
 			gt_jsonw_key(w, "name");
 			gt_jsonw_str(w, gt_model_str(&r->x.m, s->name));
 			gt_jsonw_key(w, "group");
@@ -508,6 +506,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'query' takes one TRACE or index file");
 	r.table = r.c.format != GT_OUT_JSON;

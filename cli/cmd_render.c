@@ -107,6 +107,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'render' takes one TRACE or index file");
 	const char *why;

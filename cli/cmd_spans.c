@@ -66,7 +66,7 @@ static bool any_string_ids(const gt_model *m, bool tids)
 
 static const struct gt_opt spans_opts[] = {
 	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
-	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
+	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 static int run_spans(const struct gt_command *cmd, int argc, char **argv)
@@ -76,6 +76,7 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 	int status;
 	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
 		return status;
+	gt_operand_stdin(&st);
 	if (st.noperands != 1)
 		return gt_usage_error(cmd, "'spans' takes one TRACE");
 	if (c.format == GT_OUT_JSON)

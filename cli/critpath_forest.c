@@ -178,13 +178,10 @@ static void write_path(gt_jsonw *w, const struct input *in, const gt_cp_rows *o,
 					write_id(w, m, &t->tid);
 				else
 					gt_jsonw_null(w);
-				gt_jsonw_key(w, "ts_us");
-				gt_jsonw_us(w, sp->ts_ns);
+				gt_jsonw_time(w, "ts_us", sp->ts_ns);
 			}
-			gt_jsonw_key(w, "dur_us");
-			gt_jsonw_us(w, in->dur[r]);
-			gt_jsonw_key(w, "path_duration_us");
-			gt_jsonw_us(w, o->path_duration[r]);
+			gt_jsonw_time(w, "dur_us", in->dur[r]);
+			gt_jsonw_time(w, "path_duration_us", o->path_duration[r]);
 			gt_jsonw_end_object(w);
 		}
 		free(ids);
@@ -486,8 +483,7 @@ static int write_document(FILE *out, const struct input *in, const gt_cp_rows *o
 	gt_jsonw_u64(&w, in->n);
 	gt_jsonw_key(&w, "max_path_duration_ns");
 	gt_jsonw_i64(&w, s->max_path_duration);
-	gt_jsonw_key(&w, "max_path_duration_us");
-	gt_jsonw_us(&w, s->max_path_duration);
+	gt_jsonw_time(&w, "max_path_duration_us", s->max_path_duration);
 	gt_jsonw_key(&w, "endpoint");
 	if (s->endpoint == GT_CP_NONE)
 		gt_jsonw_null(&w);

@@ -1,6 +1,7 @@
 /* Option parsing shared by all commands: a small table-driven parser so that
  * --help, the man-page drift test and the parser read one source. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,16 @@ static const struct gt_opt *find_short(const struct gt_opt *o, char c)
 		if (o->short_name && o->short_name == c)
 			return o;
 	return NULL;
+}
+
+void gt_operand_stdin(struct gt_opt_state *st)
+{
+	struct stat sb;
+	if (st->noperands == 0 && fstat(STDIN_FILENO, &sb) == 0 &&
+	    (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
+		st->operands[0] = (char *)"-"; /* argv[0]'s slot: operands are compacted into argv */
+		st->noperands = 1;
+	}
 }
 
 int gt_opt_next(struct gt_opt_state *st, const char **optarg)

@@ -471,7 +471,7 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 	m->stats.format = (uint8_t)st[0], m->stats.compression = (uint8_t)st[1];
 	m->stats.file_bytes = st[2], m->stats.bytes = st[3], m->stats.events = st[4];
 	memcpy(m->stats.phases, st + 5, sizeof m->stats.phases);
-	memcpy(m->stats.warnings, st + 5 + 128, sizeof m->stats.warnings);
+	memcpy(m->stats.warnings, st + 5 + 128, GT_WARN_STORED * sizeof m->stats.warnings[0]);
 	/* Strings: interning them in order must give back their ids. */
 	const uint64_t *so = sec_data(g, GTX_STR_OFFSETS);
 	const char *sd = sec_data(g, GTX_STR_DATA);
@@ -552,7 +552,7 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	rs->any_ts = r[RI_ANY_TS] != 0, rs->tail_crc = (uint32_t)r[RI_TAIL_CRC];
 	rs->point_count = (uint32_t)r[RI_POINTS], rs->bind_count = (uint32_t)r[RI_BINDS];
 	rs->track_count = (uint32_t)r[RI_TRACKS], rs->kind_count = (uint32_t)r[RI_POINT_KINDS];
-	memcpy(rs->warnings, r + RI_WARNINGS, sizeof rs->warnings);
+	memcpy(rs->warnings, r + RI_WARNINGS, GT_WARN_STORED * sizeof rs->warnings[0]);
 	memcpy(rs->long_phase_count, r + RI_LONG_PHASE_COUNT, sizeof rs->long_phase_count);
 	memcpy(rs->long_phase, names, sizeof rs->long_phase);
 	return 0;

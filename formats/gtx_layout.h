@@ -61,7 +61,7 @@ enum gtx_resume_info {
 	RI_RESUMABLE, RI_OFFSET, RI_AFTER_EVENT, RI_METADATA_LEN, RI_MAX_END_NS, RI_ANY_TS, RI_TAIL_CRC,
 	RI_POINTS, RI_BINDS, RI_TRACKS, RI_POINT_KINDS,
 	RI_WARNINGS,
-	RI_LONG_PHASE_COUNT = RI_WARNINGS + GT_WARN_COUNT,
+	RI_LONG_PHASE_COUNT = RI_WARNINGS + GT_WARN_STORED,
 	RI_LONG_PHASE = RI_LONG_PHASE_COUNT + 8,
 	RI_COUNT = RI_LONG_PHASE + 24
 };
@@ -73,7 +73,7 @@ enum gtx_resume_info {
 #define GTX_PROCESS_SIZE 32u
 #define GTX_SAMPLE_SIZE 24u
 #define GTX_GROUP_SIZE 16u
-#define GTX_STATS_COUNT (5u + 128u + (uint32_t)GT_WARN_COUNT)
+#define GTX_STATS_COUNT (5u + 128u + (uint32_t)GT_WARN_STORED)
 
 _Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span layout");
 _Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");

@@ -130,6 +130,19 @@ void gt_jsonw_us(gt_jsonw *w, int64_t ns)
 	fputs(buf, w->out);
 }
 
+void gt_jsonw_time(gt_jsonw *w, const char *us_key, int64_t ns)
+{
+	char k[96];
+	size_t n = strlen(us_key);
+	if (n > 3 && strcmp(us_key + n - 3, "_us") == 0)
+		n -= 3;
+	snprintf(k, sizeof k, "%.*s_ns", (int)n, us_key);
+	gt_jsonw_key(w, us_key);
+	gt_jsonw_us(w, ns);
+	gt_jsonw_key(w, k);
+	gt_jsonw_i64(w, ns);
+}
+
 void gt_jsonw_raw(gt_jsonw *w, const char *json)
 {
 	pre(w);

@@ -27,6 +27,10 @@ void gt_jsonw_f64(gt_jsonw *w, double v);
 void gt_jsonw_bool(gt_jsonw *w, bool v);
 void gt_jsonw_null(gt_jsonw *w);
 void gt_jsonw_us(gt_jsonw *w, int64_t ns); /* exact microseconds */
+/* A time as two members: us_key ("start_us") in exact microseconds, then
+ * the same key ending in _ns ("start_ns") as an integer: 19-digit
+ * microsecond decimals lose digits in readers that use doubles (jq 1.6). */
+void gt_jsonw_time(gt_jsonw *w, const char *us_key, int64_t ns);
 void gt_jsonw_raw(gt_jsonw *w, const char *json); /* a preformatted value */
 /* Ends the document with a newline. */
 void gt_jsonw_finish(gt_jsonw *w);

@@ -136,15 +136,71 @@ int gt_cell_number(const gt_column *c, uint64_t row, char *buf)
 	return 0;
 }
 
+/* The integer-nanosecond name of a microsecond column: its arrow_name when
+ * that ends in _ns, else its name with _us (if any) replaced by _ns. */
+static void ns_name(const gt_column *c, char *buf, size_t n)
+{
+	size_t an = c->arrow_name ? strlen(c->arrow_name) : 0;
+	if (an > 3 && strcmp(c->arrow_name + an - 3, "_ns") == 0) {
+		snprintf(buf, n, "%s", c->arrow_name);
+		return;
+	}
+	size_t len = strlen(c->name);
+	if (len > 3 && strcmp(c->name + len - 3, "_us") == 0)
+		len -= 3;
+	snprintf(buf, n, "%.*s_ns", (int)len, c->name);
+}
+
+static bool has_column(const gt_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Text formats: every microsecond column is followed by its integer
+ * nanoseconds (ts_us, ts_ns), exact in readers that use doubles. */
+static int write_text(const gt_table *t, int fmt, FILE *out, gt_error *err)
+{
+	size_t extra = 0;
+	for (size_t i = 0; i < t->ncols; i++)
+		extra += t->cols[i].type == GT_COL_NS_US;
+	gt_column *cols = malloc((t->ncols + extra) * sizeof *cols + extra * 64 + 1);
+	if (!cols)
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	char *names = (char *)(cols + t->ncols + extra);
+	size_t n = 0;
+	for (size_t i = 0; i < t->ncols; i++) {
+		cols[n++] = t->cols[i];
+		if (t->cols[i].type != GT_COL_NS_US)
+			continue;
+		char *name = names;
+		ns_name(&t->cols[i], name, 64);
+		names += 64;
+		if (has_column(t, name))
+			continue; /* the table gives it already */
+		cols[n] = t->cols[i];
+		cols[n].type = GT_COL_I64;
+		cols[n].name = name;
+		n++;
+	}
+	gt_table tt = *t;
+	tt.cols = cols;
+	tt.ncols = n;
+	int rc = fmt == GT_OUT_CSV ? gt_table_write_csv(&tt, out, err)
+				   : gt_table_write_json(&tt, out, fmt == GT_OUT_NDJSON, err);
+	free(cols);
+	return rc;
+}
+
 int gt_table_write(const gt_table *t, int fmt, FILE *out, gt_error *err)
 {
 	switch (fmt) {
 	case GT_OUT_JSON:
-		return gt_table_write_json(t, out, false, err);
 	case GT_OUT_NDJSON:
-		return gt_table_write_json(t, out, true, err);
 	case GT_OUT_CSV:
-		return gt_table_write_csv(t, out, err);
+		return write_text(t, fmt, out, err);
 	case GT_OUT_ARROW:
 		return gt_table_write_arrow(t, out, false, err);
 	case GT_OUT_ARROW_STREAM:

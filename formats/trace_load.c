@@ -21,6 +21,8 @@ static int load_index(gt_model *out, gt_input *in, const char *path, const gt_lo
 		return -1;
 	int rc = gt_gtx_model(&g, out, err);
 	gt_gtx_close(&g);
+	if (rc == 0)
+		gt_model_read_distributed_info(out);
 	if (rc == 0 && opt && opt->parent_mode != out->parent_mode) {
 		gt_model_set_parent_mode(out, opt->parent_mode);
 		if (out->parent_mode != opt->parent_mode) { /* out of memory */

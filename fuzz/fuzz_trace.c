@@ -4,7 +4,8 @@
  * zstd-compressed here (so all three decompression paths parse the same
  * JSON), or passed through as-is (so corrupt compressed streams reach the
  * decompressors' error paths), the parser's thread count, the parent mode
- * and the cap on expansion. The input goes through a memfd (a regular file:
+ * and the cap on expansion, and whether a compressed stream is cut short
+ * (the truncated_input path). The input goes through a memfd (a regular file:
  * mapped when plain) or a pipe (read by the reader thread).
  * A successful load must give a consistent model; a failed one an error. */
 #include <stdint.h>
@@ -84,6 +85,15 @@ static void check_model(const gt_model *m)
 	for (uint64_t i = 0; i < m->sample_count; i++)
 		CHECK(m->samples[i].series < m->series_count);
 	CHECK(m->group_count <= GT_MAX_GROUPS);
+	/* warnings: skipped events are events; examples only of counted kinds */
+	CHECK(gt_model_skipped_events(m) <= m->stats.events);
+	CHECK(m->stats.warnings[GT_WARN_TRUNCATED_INPUT] <= 1);
+	for (int k = 0; k < GT_WARN_COUNT; k++) {
+		CHECK(m->warning_example_count[k] <= GT_WARN_EXAMPLES);
+		CHECK(m->warning_example_count[k] <= m->stats.warnings[k]);
+		for (unsigned i = 0; i < m->warning_example_count[k]; i++)
+			CHECK(memchr(m->warning_examples[k][i].excerpt, 0, GT_WARN_EXCERPT + 1) != NULL);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -110,6 +120,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!owned)
 			return 0;
 		bytes = owned;
+		/* bit 6: a profiler killed while writing: the stream cut at a
+		 * point the last input byte chooses */
+		if ((mode & 64) && n > 1 && size > 0)
+			n = 1 + (size_t)data[size - 1] * (n - 1) / 256;
 	}
 	/* bit 5: a pipe (no size, no mmap: the reader thread's plain path) */
 	int fd, wfd;

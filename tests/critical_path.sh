@@ -29,7 +29,7 @@ for dev in host $cldev auto; do
 	check "golden endpoint on $dev" grep -q '"endpoint": 2' "$tmp/out"
 done
 check "truncated rows" status 0 critical-path --forest "$tmp/f.csv" --rows -f csv --max-path-length 2 -q
-printf 'id,parent,dur_us,path_duration_us,slack_us,critical_predecessor,root,hop_count,critical_mask\n0,,0.005,0.005,0.007,,0,0,true\n1,0,0.003,0.008,0.004,0,0,1,true\n2,1,0.004,0.012,0,1,0,2,false\n3,0,0.007,0.012,0,0,0,1,false\n4,,0.002,0.002,0.01,,4,0,false\n' >"$tmp/want"
+printf 'id,parent,dur_us,dur_ns,path_duration_us,path_duration_ns,slack_us,slack_ns,critical_predecessor,root,hop_count,critical_mask\n0,,0.005,5,0.005,5,0.007,7,,0,0,true\n1,0,0.003,3,0.008,8,0.004,4,0,0,1,true\n2,1,0.004,4,0.012,12,0,0,1,0,2,false\n3,0,0.007,7,0.012,12,0,0,0,0,1,false\n4,,0.002,2,0.002,2,0.01,10,,4,0,false\n' >"$tmp/want"
 check "truncated rows table" cmp -s "$tmp/out" "$tmp/want"
 
 printf 'parent,duration\n-1,5\n1,x\n' >"$tmp/bad.csv"

@@ -96,11 +96,14 @@ def fail(fmt, row, key, got, want):
 def check_json_rows(fmt, got, want):
     if len(got) != len(want):
         sys.exit(f"readback {fmt}: {len(got)} rows, want {len(want)}")
-    names = ["id", "parent", "ts_us", "dur_us", "big", "ubig", "small", "ratio", "flag", "name", "cat", "kind"]
+    # each _us time is followed by its integer ns (named as in Arrow)
+    names = ["id", "parent", "ts_us", "ts_ns", "dur_us", "duration_ns", "big", "ubig", "small", "ratio", "flag",
+             "name", "cat", "kind"]
     for i, (g, w) in enumerate(zip(got, want)):
         if list(g.keys()) != names:
             sys.exit(f"readback {fmt}: row {i} keys {list(g.keys())}")
-        exp = dict(w, ts_us=us(w["ts_ns"]), dur_us=us(w["dur_ns"]), ratio=text_ratio(w["ratio"]))
+        exp = dict(w, ts_us=us(w["ts_ns"]), dur_us=us(w["dur_ns"]), duration_ns=w["dur_ns"],
+                   ratio=text_ratio(w["ratio"]))
         for k in names:
             a, b = g[k], exp[k]
             ok = same_float(float(a) if a is not None else None, b) if k == "ratio" else (
@@ -129,7 +132,8 @@ def decimal_to_native(rows):
 def check_csv(path, want):
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    header = ["id", "parent", "ts_us", "dur_us", "big", "ubig", "small", "ratio", "flag", "name", "cat", "kind"]
+    header = ["id", "parent", "ts_us", "ts_ns", "dur_us", "duration_ns", "big", "ubig", "small", "ratio", "flag",
+              "name", "cat", "kind"]
     if rows[0] != header:
         sys.exit(f"readback csv: header {rows[0]}")
     if len(rows) - 1 != len(want):
@@ -138,7 +142,8 @@ def check_csv(path, want):
         g = dict(zip(header, g))
         exp = {
             "id": str(w["id"]), "parent": "" if w["parent"] is None else str(w["parent"]),
-            "ts_us": us(w["ts_ns"]), "dur_us": us(w["dur_ns"]), "big": str(w["big"]),
+            "ts_us": us(w["ts_ns"]), "dur_us": us(w["dur_ns"]), "ts_ns": str(w["ts_ns"]),
+            "duration_ns": str(w["dur_ns"]), "big": str(w["big"]),
             "ubig": str(w["ubig"]), "small": str(w["small"]),
             "flag": "true" if w["flag"] else "false", "name": w["name"] or "",
             "cat": w["cat"] or "", "kind": w["kind"],

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 TEXT_COLS = ["id", "event", "name", "cat", "group", "pid", "tid", "track", "lane", "depth", "parent",
-             "ts_us", "dur_us"]
+             "ts_us", "ts_ns", "dur_us", "dur_ns"]
 
 
 def run(gputrace, trace, fmt):
@@ -27,14 +27,14 @@ def run(gputrace, trace, fmt):
 
 
 def to_arrow_row(r):
-    """A JSON row in Arrow's terms: _us columns become integer _ns."""
+    """A JSON row in Arrow's terms: only the integer _ns of each time, which
+    must equal its _us exactly."""
     out = {}
     for k, v in r.items():
         if k.endswith("_us"):
             ns = Decimal(v) * 1000
-            if ns != ns.to_integral_value():
-                sys.exit(f"{k}={v} is not a whole number of nanoseconds")
-            out[k[:-3] + "_ns"] = int(ns)
+            if ns != ns.to_integral_value() or ns != r[k[:-3] + "_ns"]:
+                sys.exit(f"{k}={v} is not {k[:-3]}_ns={r[k[:-3] + '_ns']} nanoseconds")
         else:
             out[k] = v
     return out
@@ -80,7 +80,7 @@ def main():
         table = reader.read_all()
         table.validate(full=True)
         meta = table.schema.metadata or {}
-        if table.column_names != [k[:-3] + "_ns" if k.endswith("_us") else k for k in TEXT_COLS]:
+        if table.column_names != [k for k in TEXT_COLS if not k.endswith("_us")]:
             sys.exit(f"{trace} {fmt}: columns {table.column_names}")
         if b"gputrace_version" not in meta or meta.get(b"source") != trace.encode():
             sys.exit(f"{trace} {fmt}: schema metadata {meta}")

@@ -46,6 +46,17 @@ def to_arrow_row(r):
     return out
 
 
+def with_ns(r):
+    """A row as the text formats write it: each _us time followed by its
+    integer _ns (unless the table has that column already)."""
+    out = {}
+    for k, v in r.items():
+        out[k] = v
+        if k.endswith("_us") and k[:-3] + "_ns" not in r:
+            out[k[:-3] + "_ns"] = None if v is None else int(Decimal(v) * 1000)
+    return out
+
+
 def csv_text(v):
     if v is None:
         return ""
@@ -73,7 +84,8 @@ def check_formats(gputrace, args, want, label, meta=None, device="host", types=N
     """Runs `args -f FMT` for every table format and compares with want (rows
     in JSON terms). meta: schema metadata entries the Arrow forms must hold.
     types: Arrow column types to check. Returns the stderr of the csv run."""
-    cols = list(want[0].keys()) if want else None
+    text_want = [with_ns(r) for r in want]
+    cols = list(text_want[0].keys()) if want else None
     notice = ""
     for fmt in FORMATS:
         with tempfile.TemporaryDirectory() as d:
@@ -83,14 +95,14 @@ def check_formats(gputrace, args, want, label, meta=None, device="host", types=N
                 data = f.read()
         if fmt == "ndjson":
             got = [json.loads(line, parse_float=Decimal) for line in data.decode("utf-8").splitlines()]
-            compare(f"{label} ndjson", got, want)
+            compare(f"{label} ndjson", got, text_want)
         elif fmt == "csv":
             notice = err
             rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
             if cols and rows[0] != cols:
                 sys.exit(f"{label} csv: header {rows[0]}, want {cols}")
             got = [dict(zip(rows[0], r)) for r in rows[1:]]
-            compare(f"{label} csv", got, [{k: csv_text(v) for k, v in r.items()} for r in want])
+            compare(f"{label} csv", got, [{k: csv_text(v) for k, v in r.items()} for r in text_want])
         else:
             stream = fmt == "arrow-stream"
             buf = pa.py_buffer(data)

@@ -112,12 +112,13 @@ static const struct row rows[] = {
 START_TEST(csv_quoting)
 {
 	char *got = write_table(rows, 5, GT_OUT_CSV, NULL);
-	ck_assert_str_eq(got, "ts_us,s,d,u\n"
-			      "1.5,\"a,b\",0.1,7\n"
-			      "-0.001,\"say \"\"hi\"\"\nbye\",,\n"
-			      "0,\"\",,0\n"
-			      "0.002,,-0,1\n"
-			      "0.003, x ,1e+300,2\n");
+	/* each microsecond column is followed by its integer nanoseconds */
+	ck_assert_str_eq(got, "ts_us,ts_ns,s,d,u\n"
+			      "1.5,1500,\"a,b\",0.1,7\n"
+			      "-0.001,-1,\"say \"\"hi\"\"\nbye\",,\n"
+			      "0,0,\"\",,0\n"
+			      "0.002,2,,-0,1\n"
+			      "0.003,3, x ,1e+300,2\n");
 	free(got);
 }
 END_TEST
@@ -125,14 +126,14 @@ END_TEST
 START_TEST(json_rows)
 {
 	char *got = write_table(rows, 2, GT_OUT_JSON, NULL);
-	ck_assert_str_eq(got, "[\n{\"ts_us\":1.5,\"s\":\"a,b\",\"d\":0.1,\"u\":7},\n"
-			      "{\"ts_us\":-0.001,\"s\":\"say \\\"hi\\\"\\nbye\",\"d\":null,\"u\":null}\n]\n");
+	ck_assert_str_eq(got, "[\n{\"ts_us\":1.5,\"ts_ns\":1500,\"s\":\"a,b\",\"d\":0.1,\"u\":7},\n"
+			      "{\"ts_us\":-0.001,\"ts_ns\":-1,\"s\":\"say \\\"hi\\\"\\nbye\",\"d\":null,\"u\":null}\n]\n");
 	free(got);
 	got = write_table(rows, 0, GT_OUT_JSON, NULL);
 	ck_assert_str_eq(got, "[]\n");
 	free(got);
 	got = write_table(rows + 3, 1, GT_OUT_NDJSON, NULL);
-	ck_assert_str_eq(got, "{\"ts_us\":0.002,\"s\":null,\"d\":-0,\"u\":1}\n");
+	ck_assert_str_eq(got, "{\"ts_us\":0.002,\"ts_ns\":2,\"s\":null,\"d\":-0,\"u\":1}\n");
 	free(got);
 }
 END_TEST

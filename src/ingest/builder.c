@@ -27,6 +27,15 @@
 		}                                                                            \
 	} while (0)
 
+/* Counts a warning for ev, excerpting from its first bad value (bad) or
+ * from its start. */
+static void warn_event(gt_builder *b, int kind, const raw_event *ev, bool bad)
+{
+	uint32_t at = bad && ev->bad_at < ev->len ? ev->bad_at : 0;
+	gt_model_warn(b->m, kind, ev->offset + at, ev->index, ev->text ? ev->text + at : NULL,
+		      ev->text ? ev->len - at : 0);
+}
+
 static int fail_at(gt_builder *b, gt_error *err, const raw_event *ev, const char *msg)
 {
 	return gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: %s", b->path,
@@ -72,6 +81,7 @@ void gt_builder_free(gt_builder *b)
 	for (uint32_t i = 0; i < b->open_cap; i++)
 		free(b->open[i].v);
 	free(b->open);
+	free(b->unfinished.v);
 	free(b->cat_group);
 	free(b->points);
 	free(b->binds);
@@ -87,12 +97,13 @@ uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, cons
 	if (!s->escaped) {
 		id = gt_strpool_intern(&b->m->strings, s->p, s->len);
 	} else {
-		if (b->scratch_cap < (size_t)s->len + 1) {
-			char *p = gt_fault_hit("alloc") ? NULL : realloc(b->scratch, (size_t)s->len + 1);
+		size_t need = 3 * (size_t)s->len + 1; /* an invalid byte becomes U+FFFD's three */
+		if (b->scratch_cap < need) {
+			char *p = gt_fault_hit("alloc") ? NULL : realloc(b->scratch, need);
 			if (!p)
 				goto oom;
 			b->scratch = p;
-			b->scratch_cap = (size_t)s->len + 1;
+			b->scratch_cap = need;
 		}
 		long n = jl_unescape(s, b->scratch);
 		id = gt_strpool_intern(&b->m->strings, b->scratch, (size_t)n);
@@ -398,7 +409,35 @@ oom:
 	return GT_NONE;
 }
 
-/* Closes the innermost open span of the track (of that name, if given). */
+/* Closes the top of a thread's B stack, whatever the E's name (as Perfetto
+ * and catapult do); a name that differs is counted. */
+static int close_top(gt_builder *b, uint32_t track, const raw_event *ev, gt_error *err)
+{
+	gt_model *m = b->m;
+	u32vec *st = &b->open[track];
+	if (st->n == 0) {
+		warn_event(b, GT_WARN_UNMATCHED_END, ev, false);
+		return 0;
+	}
+	gt_span *s = &m->spans[st->v[st->n - 1]];
+	int64_t dur = 0;
+	if (ev->ts_ns >= s->ts_ns && __builtin_sub_overflow(ev->ts_ns, s->ts_ns, &dur)) {
+		warn_event(b, GT_WARN_INVALID_TS, ev, false); /* E minus B out of range */
+		return 0;
+	}
+	if (ev->name.p && ev->name.len) {
+		uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+		if (name == GT_NONE)
+			return -1;
+		if (name != s->name)
+			warn_event(b, GT_WARN_MISMATCHED_END_NAME, ev, false);
+	}
+	s->dur_ns = dur;
+	st->n--;
+	return 0;
+}
+
+/* Closes the innermost open span of an async track (of that name, if given). */
 static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_error *err, int warn)
 {
 	gt_model *m = b->m;
@@ -414,8 +453,10 @@ static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_err
 		if (name != GT_NONE && s->name != name)
 			continue;
 		int64_t dur = 0;
-		if (ev->ts_ns >= s->ts_ns && __builtin_sub_overflow(ev->ts_ns, s->ts_ns, &dur))
-			return fail_at(b, err, ev, "the span's duration (E minus B) is out of range");
+		if (ev->ts_ns >= s->ts_ns && __builtin_sub_overflow(ev->ts_ns, s->ts_ns, &dur)) {
+			warn_event(b, GT_WARN_INVALID_TS, ev, false); /* E minus B out of range */
+			return 0;
+		}
 		s->dur_ns = dur;
 		memmove(&st->v[i], &st->v[i + 1], (size_t)(st->n - i - 1) * sizeof *st->v);
 		st->n--;
@@ -472,13 +513,64 @@ oom:
 	return fail_at(b, err, ev, "out of memory");
 }
 
-static cJSON *parse_args(gt_builder *b, const raw_event *ev, gt_error *err)
+/* args with NaN, Infinity and -Infinity (outside strings) as null, for
+ * cJSON, which refuses them; NULL when out of memory. */
+static char *args_without_nonstandard(const raw_event *ev)
 {
+	const char *p = ev->args.p, *end = p + ev->args.len;
+	char *out = gt_fault_hit("alloc") ? NULL : malloc((size_t)ev->args.len * 2 + 1);
+	if (!out)
+		return NULL;
+	char *d = out;
+	bool in_str = false;
+	while (p < end) {
+		char c = *p;
+		if (in_str) {
+			if (c == '\\' && p + 1 < end)
+				*d++ = *p++;
+			else if (c == '"')
+				in_str = false;
+			*d++ = *p++;
+			continue;
+		}
+		size_t n = (size_t)(end - p);
+		size_t w = c == '"' ? 0 : n >= 3 && !memcmp(p, "NaN", 3) ? 3
+			   : n >= 8 && !memcmp(p, "Infinity", 8) ? 8 : n >= 9 && !memcmp(p, "-Infinity", 9) ? 9 : 0;
+		in_str = c == '"';
+		if (w) {
+			memcpy(d, "null", 4);
+			d += 4;
+			p += w;
+		} else {
+			*d++ = *p++;
+		}
+	}
+	*d = '\0';
+	return out;
+}
+
+/* The event's args as a tree; NULL with *skip set when they cannot be used
+ * (the event is skipped and counted), NULL with err set when out of memory. */
+static cJSON *parse_args(gt_builder *b, const raw_event *ev, bool *skip, gt_error *err)
+{
+	*skip = false;
 	if (!ev->args.p)
 		return NULL;
 	cJSON *j = cJSON_ParseWithLength(ev->args.p, ev->args.len);
-	if (!j)
-		fail_at(b, err, ev, "cannot parse args");
+	if (!j && (ev->notes & REVN_NONSTANDARD)) {
+		char *clean = args_without_nonstandard(ev);
+		if (!clean) {
+			fail_at(b, err, ev, "out of memory");
+			return NULL;
+		}
+		j = cJSON_Parse(clean);
+		free(clean);
+	}
+	if (!j) {
+		/* valid to the lexer, but not to cJSON (deeper than its nesting limit) */
+		warn_event(b, GT_WARN_INVALID_ARGS, ev, false);
+		*skip = true;
+	}
 	return j;
 }
 
@@ -487,9 +579,10 @@ static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 	gt_model *m = b->m;
 	if (!ev->args.p)
 		return 0;
-	cJSON *args = parse_args(b, ev, err);
+	bool skip;
+	cJSON *args = parse_args(b, ev, &skip, err);
 	if (!args)
-		return -1;
+		return skip ? 0 : -1;
 	uint32_t proc = process_of(b, ev, err);
 	uint32_t name = gt_builder_intern(b, &ev->name, err, ev);
 	if (proc == GT_NONE || name == GT_NONE)
@@ -552,9 +645,18 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 			what = kinds[i].what;
 	if (!what || !ev->args.p)
 		return 0;
-	cJSON *args = parse_args(b, ev, err);
+	bool skip;
+	cJSON *args = parse_args(b, ev, &skip, err);
 	if (!args)
-		return -1;
+		return skip ? 0 : -1;
+	if (what >= 3 && what <= 4) {
+		const cJSON *si = cJSON_GetObjectItemCaseSensitive(args, "sort_index");
+		if (cJSON_IsNumber(si) && !sort_index_ok(si->valuedouble)) {
+			warn_event(b, GT_WARN_INVALID_ARGS, ev, false);
+			cJSON_Delete(args);
+			return 0;
+		}
+	}
 	const char *key = what == 3 || what == 4 ? "sort_index" : what == 5 ? "labels" : "name";
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
 	int rc = 0;
@@ -576,10 +678,8 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 		if (proc == GT_NONE)
 			rc = -1;
 		else if (cJSON_IsNumber(v)) {
-			if (!sort_index_ok(v->valuedouble))
-				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->processes[proc].has_sort_index = true;
-			m->processes[proc].sort_index = rc ? 0 : (int64_t)v->valuedouble;
+			m->processes[proc].sort_index = (int64_t)v->valuedouble;
 		}
 	} else {
 		uint32_t t = thread_track(b, ev, err);
@@ -592,10 +692,8 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 			else
 				m->tracks[t].name = s;
 		} else if (what == 4 && cJSON_IsNumber(v)) {
-			if (!sort_index_ok(v->valuedouble))
-				rc = fail_at(b, err, ev, "sort_index is out of range");
 			m->tracks[t].has_sort_index = true;
-			m->tracks[t].sort_index = rc ? 0 : (int64_t)v->valuedouble;
+			m->tracks[t].sort_index = (int64_t)v->valuedouble;
 		}
 	}
 	cJSON_Delete(args);
@@ -626,6 +724,25 @@ static void count_long_phase(gt_ingest_stats *st, const jl_slice *ph)
 	st->phases['?']++; /* more distinct long phases than kept */
 }
 
+/* The event's first unusable value, as the warning that skips it; 0 when
+ * the phase can use the event. */
+static int skip_reason(char ph, const raw_event *ev)
+{
+	if (ev->bad & REVB_ID)
+		return GT_WARN_INVALID_ID;
+	if (ev->bad & REVB_FIELD)
+		return GT_WARN_INVALID_FIELD;
+	if (ph == 'M')
+		return 0; /* metadata needs no time */
+	if (ev->bad & REVB_TS)
+		return GT_WARN_INVALID_TS;
+	if (ph == 'X' && (ev->bad & REVB_DUR))
+		return GT_WARN_INVALID_DUR;
+	if (ph == 'X' && (ev->bad & REVB_NEG_DUR))
+		return GT_WARN_NEGATIVE_DUR;
+	return 0;
+}
+
 int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 {
 	gt_model *m = b->m;
@@ -637,26 +754,46 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		count_long_phase(&m->stats, &ev->ph_text);
 	else
 		m->stats.phases[(unsigned char)ph]++;
+	if (ev->notes & REVN_UTF8)
+		gt_model_example(m, GT_WARN_INVALID_UTF8, ev->offset, ev->index, ev->text, ev->len);
+	if (ev->notes & REVN_NONSTANDARD)
+		gt_model_example(m, GT_WARN_NONSTANDARD_NUMBER, ev->offset, ev->index, ev->text, ev->len);
+	int skip = skip_reason(ph, ev);
+	if (skip) {
+		warn_event(b, skip, ev, true);
+		return 0;
+	}
 	if (ph == 'M')
 		return add_metadata(b, ev, err);
 	bool has_ts = ev->flags & REV_HAS_TS;
-	if (!strchr("XBEiIbenSFTpstfC", ph)) {
-		m->stats.warnings[GT_WARN_UNKNOWN_PHASE] += ph == '?';
+	if (!strchr("XBEiIRbenSFTpstfC", ph)) {
+		if (ev->ph_text.len)
+			gt_model_warn(m, GT_WARN_LONG_PHASE, ev->offset, ev->index, ev->ph_text.p, ev->ph_text.len);
+		else if (ph == '?')
+			warn_event(b, GT_WARN_UNKNOWN_PHASE, ev, false);
 		return 0;
 	}
 	if (!has_ts) {
-		m->stats.warnings[GT_WARN_MISSING_TS]++;
+		warn_event(b, GT_WARN_MISSING_TS, ev, false);
 		return 0;
 	}
-	if (ev->ts_ns > INT64_MAX - ev->dur_ns)
-		return fail_at(b, err, ev, "ts + dur is out of range");
-	note_time(b, ev->ts_ns + ev->dur_ns);
+	/* dur is read for X only; elsewhere a usable one still extends the trace */
+	int64_t dur = ev->bad & (REVB_DUR | REVB_NEG_DUR) ? 0 : ev->dur_ns;
+	if (ev->ts_ns > INT64_MAX - dur) {
+		if (ph == 'X') {
+			warn_event(b, GT_WARN_INVALID_DUR, ev, false);
+			return 0;
+		}
+		dur = 0;
+	}
+	note_time(b, ev->ts_ns + dur);
 	uint32_t track, span = GT_NONE;
 	switch (ph) {
 	case 'X':
 	case 'B':
 	case 'i':
 	case 'I':
+	case 'R': /* marks: navigationStart, user timing */
 		track = thread_track(b, ev, err);
 		if (track == GT_NONE)
 			return -1;
@@ -664,8 +801,13 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 				ph == 'X' ? GT_SPAN_COMPLETE : ph == 'B' ? GT_SPAN_DURATION : GT_SPAN_INSTANT, err);
 		if (span == GT_NONE)
 			return -1;
-		if (ph == 'X')
-			m->spans[span].dur_ns = ev->dur_ns;
+		if (ph == 'X' && !(ev->flags & REV_HAS_DUR)) {
+			/* still running when tracing stopped: ends with the trace */
+			if (gt_u32vec_push(&b->unfinished, span) < 0)
+				return fail_at(b, err, ev, "out of memory");
+			warn_event(b, GT_WARN_UNFINISHED_COMPLETE, ev, false);
+		} else if (ph == 'X')
+			m->spans[span].dur_ns = dur;
 		else if (ph == 'B' && gt_u32vec_push(&b->open[track], span) < 0)
 			return fail_at(b, err, ev, "out of memory");
 		else if (ph != 'B')
@@ -677,7 +819,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		track = thread_track(b, ev, err);
 		if (track == GT_NONE)
 			return -1;
-		return close_span(b, track, ev, err, GT_WARN_UNMATCHED_END);
+		return close_top(b, track, ev, err);
 	case 'b':
 	case 'e':
 	case 'n':

@@ -41,6 +41,7 @@ typedef struct gt_builder {
 	gt_model *m;
 	gt_keymap processes, threads, asyncs, series;
 	u32vec *open;  /* per track: stack of open span ids (B, b, S) */
+	u32vec unfinished; /* X spans without dur, in id order: they end with the trace */
 	uint32_t open_cap;
 	uint32_t spans_cap, tracks_cap, procs_cap, flows_cap, series_cap;
 	uint64_t samples_cap;

@@ -299,8 +299,10 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 		free(span_of);
 		return -1;
 	}
-	/* v1: per (cat, id) in time order, 's' starts a chain, 't' continues
-	 * it and 'f' ends it; each consecutive pair is one flow. */
+	/* v1: per (cat, id) in time order, 's' starts a chain and 't'
+	 * continues it; an 'f' or 't' binds to the chain's latest 's' or 't'
+	 * until a new 's' starts another: Kineto writes one 's' on a
+	 * cudaGraphLaunch and an 'f' on every kernel of the graph. */
 	const flow_point *prev = NULL;
 	uint32_t prev_span = GT_NONE;
 	for (uint32_t i = 0; i < b->npoints; i++) {
@@ -324,8 +326,10 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 			free(span_of);
 			return -1;
 		}
-		prev = pt->ph == 'f' ? NULL : pt;
-		prev_span = span;
+		if (pt->ph == 't') {
+			prev = pt;
+			prev_span = span;
+		}
 	}
 	free(span_of);
 	/* v2: every flow_out span links to the flow_in spans of the same id that
@@ -507,6 +511,17 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		}
 		b->open[t].n = 0;
 	}
+	for (uint32_t i = 0; i < b->unfinished.n; i++) {
+		gt_span *s = &m->spans[b->unfinished.v[i]];
+		int64_t dur = 0;
+		if (b->max_end_ns > s->ts_ns && __builtin_sub_overflow(b->max_end_ns, s->ts_ns, &dur))
+			return gt_fail(err, GT_EINPUT,
+				       "%s: event %llu: an unfinished span's duration (to the trace's end) is out of range",
+				       b->path, (unsigned long long)s->event);
+		s->dur_ns = dur;
+		s->flags |= GT_SPANF_UNCLOSED;
+	}
+	b->unfinished.n = 0;
 	track_index ti = {0};
 	pthread_t sorter;
 	bool sorting = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN &&

@@ -87,8 +87,28 @@ static int fast_us(const char *p, const char *end, const char **after, int64_t *
 	return 1;
 }
 
-/* A number in µs (JSON number or numeric string) -> ns. */
-static int time_value(jl_lexer *lx, const char **pp, int64_t *out, bool allow_string)
+/* Notes the first unusable value of an event: the event is skipped later. */
+static inline void mark_bad(raw_event *ev, int what, const char *at)
+{
+	if (!ev->bad)
+		ev->bad_at = (uint32_t)(at - ev->text);
+	ev->bad |= (uint8_t)what;
+}
+
+/* Skips a value of the wrong kind for its field (still JSON, or one of
+ * NaN / Infinity) and marks the event. */
+static int skip_bad(jl_lexer *lx, const char **pp, raw_event *ev, int what)
+{
+	const char *at = *pp;
+	int rc = jl_skip_value(lx, pp, 1);
+	if (rc == JL_OK)
+		mark_bad(ev, what, at);
+	return rc;
+}
+
+/* A number in µs (JSON number or numeric string) -> ns; anything else
+ * (null, "invalid", "50a", out of range) marks the event with what. */
+static int time_value(jl_lexer *lx, const char **pp, int64_t *out, raw_event *ev, int what)
 {
 	const char *p = *pp;
 	if (*p != '"' && fast_us(p, lx->end, pp, out))
@@ -96,32 +116,30 @@ static int time_value(jl_lexer *lx, const char **pp, int64_t *out, bool allow_st
 	jl_slice s;
 	int rc;
 	if (*p == '"') {
-		if (!allow_string)
-			return jl_error(lx, p, "expected a number, not a string");
 		rc = jl_string(lx, &p, &s);
-		if (rc)
-			return rc;
-	} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+	} else if ((*p == '-' && (lx->end - p < 2 || p[1] != 'I')) || (*p >= '0' && *p <= '9')) {
 		rc = jl_number(lx, &p, &s);
-		if (rc)
-			return rc;
 	} else {
-		return jl_error(lx, p, "expected a number");
+		return skip_bad(lx, pp, ev, what);
 	}
-	if (jl_us_to_ns(s.p, s.len, out) < 0)
-		return jl_error(lx, *pp, "number out of range or not a number");
+	if (rc)
+		return rc;
+	if (s.escaped || jl_us_to_ns(s.p, s.len, out) < 0) {
+		*out = 0;
+		mark_bad(ev, what, *pp);
+	}
 	*pp = p;
 	return JL_OK;
 }
 
-static int id_value(jl_lexer *lx, const char **pp, raw_id *out)
+static int id_value(jl_lexer *lx, const char **pp, raw_id *out, raw_event *ev)
 {
 	const char *p = *pp;
 	int rc;
 	if (*p == '"') {
 		out->kind = RID_STR;
 		rc = jl_string(lx, &p, &out->str);
-	} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+	} else if ((*p == '-' && (lx->end - p < 2 || p[1] != 'I')) || (*p >= '0' && *p <= '9')) {
 		jl_slice s;
 		rc = jl_number(lx, &p, &s);
 		if (rc == JL_OK) {
@@ -132,46 +150,50 @@ static int id_value(jl_lexer *lx, const char **pp, raw_id *out)
 				int64_t v = (int64_t)jl_value8(d, nd);
 				out->num = d == s.p ? v : -v;
 			} else if (jl_parse_int(s.p, s.len, &out->num) < 0) {
-				return jl_error(lx, *pp, "expected an integer or a string");
+				mark_bad(ev, REVB_ID, *pp); /* 1.5, 1e3, out of range */
+				out->num = 0;
 			}
 			out->kind = RID_NUM;
 		}
 	} else if (*p == 'n') {
 		rc = jl_skip_value(lx, &p, 1); /* null: absent */
 		out->kind = RID_ABSENT;
+		if (rc == JL_OK && p - *pp != 4)
+			mark_bad(ev, REVB_ID, *pp); /* NaN */
 	} else {
-		return jl_error(lx, p, "expected an integer or a string");
+		out->kind = RID_ABSENT;
+		return skip_bad(lx, pp, ev, REVB_ID);
 	}
 	if (rc == JL_OK)
 		*pp = p;
 	return rc;
 }
 
-static int string_value(jl_lexer *lx, const char **pp, jl_slice *out)
+static int string_value(jl_lexer *lx, const char **pp, jl_slice *out, raw_event *ev)
 {
 	const char *p = *pp;
 	int rc;
 	if (*p == '"') {
 		rc = jl_string(lx, &p, out);
-	} else if (*p == 'n') {
-		rc = jl_skip_value(lx, &p, 1);
+	} else {
 		out->p = NULL;
 		out->len = 0;
+		if (*p != 'n')
+			return skip_bad(lx, pp, ev, REVB_FIELD);
+		rc = jl_skip_value(lx, &p, 1);
 		if (rc == JL_OK && (p - *pp) != 4)
-			return jl_error(lx, *pp, "expected a string");
-	} else {
-		return jl_error(lx, p, "expected a string");
+			mark_bad(ev, REVB_FIELD, *pp); /* NaN */
 	}
 	if (rc == JL_OK)
 		*pp = p;
 	return rc;
 }
 
-static int bool_value(jl_lexer *lx, const char **pp, bool *out)
+static int bool_value(jl_lexer *lx, const char **pp, bool *out, raw_event *ev)
 {
 	const char *p = *pp;
 	if (*p != 't' && *p != 'f')
-		return jl_error(lx, p, "expected true or false");
+		return skip_bad(lx, pp, ev, REVB_FIELD);
 	int rc = jl_skip_value(lx, &p, 1);
 	if (rc == JL_OK) {
 		*out = **pp == 't';
@@ -221,7 +243,7 @@ static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
 {
 	const char *p = *pp;
 	if (*p != '{')
-		return jl_error(lx, p, "expected an object for id2");
+		return skip_bad(lx, pp, ev, REVB_FIELD);
 	p++;
 	bool first = true, done;
 	for (;;) {
@@ -232,7 +254,7 @@ static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
 		if (done)
 			break;
 		if (key_is(&k, "global", 6) || key_is(&k, "local", 5)) {
-			rc = id_value(lx, &p, &ev->id);
+			rc = id_value(lx, &p, &ev->id, ev);
 			ev->flags = (uint8_t)((ev->flags & ~(REV_ID2_GLOBAL | REV_ID2_LOCAL)) |
 					      (k.len == 6 ? REV_ID2_GLOBAL : REV_ID2_LOCAL));
 		} else {
@@ -247,8 +269,10 @@ static int id2_value(jl_lexer *lx, const char **pp, raw_event *ev)
 
 int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 {
-	const char *p = *pp, *start = *pp;
+	const char *p = *pp;
 	memset(ev, 0, sizeof *ev);
+	ev->text = p;
+	uint64_t utf8_before = lx->invalid_utf8, nonstd_before = lx->nonstandard;
 	p++; /* '{' */
 	bool first = true, done;
 	for (;;) {
@@ -264,52 +288,54 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 		switch (k.len) {
 		case 1:
 			if (k.p[0] == 's') {
-				rc = string_value(lx, &p, &s);
+				rc = string_value(lx, &p, &s, ev);
 				ev->s = rc == JL_OK && s.len ? s.p[0] : 0;
 				goto done;
 			}
 			break;
 		case 2:
 			if (key_is(&k, "ph", 2)) {
-				rc = string_value(lx, &p, &s);
+				rc = string_value(lx, &p, &s, ev);
 				ev->ph = rc == JL_OK && s.len == 1 ? s.p[0] : (s.len ? '?' : 0);
 				if (rc == JL_OK && s.len > 1)
 					ev->ph_text = s;
 				goto done;
 			}
 			if (key_is(&k, "ts", 2)) {
-				rc = time_value(lx, &p, &ev->ts_ns, true);
+				rc = time_value(lx, &p, &ev->ts_ns, ev, REVB_TS);
 				ev->flags |= REV_HAS_TS;
 				goto done;
 			}
 			if (key_is(&k, "id", 2)) {
-				rc = id_value(lx, &p, &ev->id);
+				rc = id_value(lx, &p, &ev->id, ev);
 				goto done;
 			}
 			if (key_is(&k, "bp", 2)) {
-				rc = string_value(lx, &p, &s);
+				rc = string_value(lx, &p, &s, ev);
 				ev->bp = rc == JL_OK && s.len ? s.p[0] : 0;
 				goto done;
 			}
 			break;
 		case 3:
 			if (key_is(&k, "dur", 3)) {
-				rc = time_value(lx, &p, &ev->dur_ns, true);
-				if (rc == JL_OK && ev->dur_ns < 0)
-					return jl_error(lx, vstart, "negative dur");
+				rc = time_value(lx, &p, &ev->dur_ns, ev, REVB_DUR);
+				if (rc == JL_OK && ev->dur_ns < 0) {
+					mark_bad(ev, REVB_NEG_DUR, vstart);
+					ev->dur_ns = 0;
+				}
 				ev->flags |= REV_HAS_DUR;
 				goto done;
 			}
 			if (key_is(&k, "pid", 3)) {
-				rc = id_value(lx, &p, &ev->pid);
+				rc = id_value(lx, &p, &ev->pid, ev);
 				goto done;
 			}
 			if (key_is(&k, "tid", 3)) {
-				rc = id_value(lx, &p, &ev->tid);
+				rc = id_value(lx, &p, &ev->tid, ev);
 				goto done;
 			}
 			if (key_is(&k, "cat", 3)) {
-				rc = string_value(lx, &p, &ev->cat);
+				rc = string_value(lx, &p, &ev->cat, ev);
 				if (rc == JL_OK && ev->cat.len && !ev->cat.escaped) /* null: no text */
 					ev->cat_hash = gt_strpool_hash(ev->cat.p, ev->cat.len);
 				goto done;
@@ -321,7 +347,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			break;
 		case 4:
 			if (key_is(&k, "name", 4)) {
-				rc = string_value(lx, &p, &ev->name);
+				rc = string_value(lx, &p, &ev->name, ev);
 				if (rc == JL_OK && ev->name.len && !ev->name.escaped) /* null: no text */
 					ev->name_hash = gt_strpool_hash(ev->name.p, ev->name.len);
 				goto done;
@@ -335,17 +361,17 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			break;
 		case 5:
 			if (key_is(&k, "scope", 5)) {
-				rc = string_value(lx, &p, &ev->scope);
+				rc = string_value(lx, &p, &ev->scope, ev);
 				goto done;
 			}
 			break;
 		case 7:
 			if (key_is(&k, "bind_id", 7)) {
-				rc = id_value(lx, &p, &ev->bind_id);
+				rc = id_value(lx, &p, &ev->bind_id, ev);
 				goto done;
 			}
 			if (key_is(&k, "flow_in", 7)) {
-				rc = bool_value(lx, &p, &b);
+				rc = bool_value(lx, &p, &b, ev);
 				if (b)
 					ev->flags |= REV_FLOW_IN;
 				goto done;
@@ -353,7 +379,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			break;
 		case 8:
 			if (key_is(&k, "flow_out", 8)) {
-				rc = bool_value(lx, &p, &b);
+				rc = bool_value(lx, &p, &b, ev);
 				if (b)
 					ev->flags |= REV_FLOW_OUT;
 				goto done;
@@ -366,6 +392,11 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 			return rc;
 	}
 	*pp = p;
-	(void)start;
+	size_t len = (size_t)(p - ev->text);
+	ev->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+	if (lx->invalid_utf8 != utf8_before)
+		ev->notes |= REVN_UTF8;
+	if (lx->nonstandard != nonstd_before)
+		ev->notes |= REVN_NONSTANDARD;
 	return JL_OK;
 }

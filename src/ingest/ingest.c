@@ -37,6 +37,8 @@
 #define MAX_THREADS 16
 #define MAX_PIECES 64
 #define META_MAX (16u << 20)
+/* a top-level string longer than this is not kept (nor held in the window) */
+#define KEEP_STRING_MAX (META_MAX < WINDOW_MAX / 2 ? META_MAX : WINDOW_MAX / 2)
 
 enum state {
 	S_START,
@@ -57,7 +59,8 @@ typedef struct piece {
 	bool hit_close;      /* stopped at the array's ']' */
 	bool after_comma;    /* the last thing consumed was a ',' (for trailing commas) */
 	bool overshot;       /* passed its stop without landing on it */
-	jl_lexer lx;
+	bool eof;            /* no bytes follow the window */
+	jl_lexer lx;         /* its counts cover complete events only */
 } piece;
 
 typedef struct ingest {
@@ -85,6 +88,7 @@ typedef struct ingest {
 	uint64_t last_end;     /* stream offset after the last event, or after '[' */
 	bool last_after_event; /* last_end follows an event (not the '[') */
 	bool snapped;          /* rs holds the state at the end of an event array */
+	bool truncated;        /* the input ended inside a value: truncated_input */
 } ingest;
 
 static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
@@ -92,6 +96,24 @@ static int fail_pos(ingest *g, gt_error *err, const char *at, const char *msg)
 	uint64_t off = g->win_base + (uint64_t)(at - g->win);
 	return gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: %s", g->path,
 		       (unsigned long long)off, (unsigned long long)g->events, msg);
+}
+
+/* The input ends at `at`, inside a value: with complete events before it
+ * the trace is read up to them (truncated_input, the partial event
+ * dropped); with none the file fails with msg, located. */
+static int end_early(ingest *g, gt_error *err, const char *at, const char *msg)
+{
+	if (g->events == 0) {
+		if (gt_input_truncated(g->in))
+			msg = "the compressed stream is cut short before a complete event";
+		return fail_pos(g, err, at, msg);
+	}
+	const char *end = g->win + g->win_len;
+	gt_model_warn(g->m, GT_WARN_TRUNCATED_INPUT, g->win_base + g->win_len, g->events, at,
+		      (size_t)(end - at));
+	g->truncated = true;
+	g->state = S_DONE;
+	return 0;
 }
 
 /* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
@@ -203,8 +225,16 @@ static void parse_piece(piece *pc)
 		}
 		raw_event *ev = &pc->evs[pc->n];
 		const char *r = q;
+		jl_lexer counts = *lx;
 		int rc = gt_parse_event(lx, &r, ev);
 		if (rc) {
+			if (rc == JL_NEED_MORE) {
+				/* the event is parsed again with more bytes: count it then */
+				lx->trailing_commas = counts.trailing_commas;
+				lx->control_chars = counts.control_chars;
+				lx->invalid_utf8 = counts.invalid_utf8;
+				lx->nonstandard = counts.nonstandard;
+			}
 			pc->rc = rc;
 			pc->end_pos = rc == JL_NEED_MORE ? p : lx->pos;
 			return;
@@ -212,9 +242,8 @@ static void parse_piece(piece *pc)
 		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
 		r = jl_skip_ws(r, lx->end);
 		if (r >= lx->end) {
-			pc->rc = lx->final ? jl_error(lx, r, "unexpected end of input after an event")
-					   : JL_NEED_MORE;
-			if (lx->final) {
+			pc->rc = JL_NEED_MORE;
+			if (pc->eof) {
 				/* the format allows a missing ']': keep the event */
 				pc->n++;
 				pc->end_pos = r;
@@ -264,6 +293,14 @@ static const char *guess_boundary(const char *p, const char *end)
 	return NULL;
 }
 
+static void add_lexer_counts(gt_model *m, const jl_lexer *lx)
+{
+	m->stats.warnings[GT_WARN_TRAILING_COMMA] += lx->trailing_commas;
+	m->stats.warnings[GT_WARN_CONTROL_CHAR] += lx->control_chars;
+	m->stats.warnings[GT_WARN_INVALID_UTF8] += lx->invalid_utf8;
+	m->stats.warnings[GT_WARN_NONSTANDARD_NUMBER] += lx->nonstandard;
+}
+
 /* Hands piece t's events to the builder. *more is cleared when the pieces
  * after it must be discarded (it did not land on the next cut). */
 static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
@@ -277,8 +314,7 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
 			return -1;
 		g->events++;
 	}
-	g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += pc->lx.trailing_commas;
-	g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += pc->lx.control_chars;
+	add_lexer_counts(g->m, &pc->lx);
 	if (pc->n && pc->rc != JL_ERROR) {
 		/* only whitespace and one ',' lie between the last event and end_pos */
 		const char *e = pc->end_pos;
@@ -401,6 +437,10 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	for (unsigned t = 0; t < k; t++) {
 		piece *pc = &g->pieces[t];
 		lexer_init(g, &pc->lx);
+		/* an event the window's end cuts is incomplete, even at the end
+		 * of the input: truncated, not malformed */
+		pc->lx.final = false;
+		pc->eof = g->eof;
 		pc->begin = cuts[t];
 		pc->stop = cuts[t + 1];
 		pc->after_comma = false;
@@ -435,17 +475,17 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	return rc;
 }
 
-/* Counts a top-level key that needs keeping. */
+/* What a top-level key holds: 1 the events, 3 systemTraceEvents (a huge
+ * string of ftrace text, streamed past), 2 anything else, kept as
+ * metadata (Kineto's schemaVersion, deviceProperties, distributedInfo,
+ * traceName, baseTimeNanoseconds; Chrome's metadata, otherData). */
 static int key_kind(const jl_slice *k)
 {
 	if (k->len == 11 && memcmp(k->p, "traceEvents", 11) == 0)
 		return 1;
-	if ((k->len == 8 && memcmp(k->p, "metadata", 8) == 0) ||
-	    (k->len == 9 && memcmp(k->p, "otherData", 9) == 0))
-		return 2;
 	if (k->len == 17 && memcmp(k->p, "systemTraceEvents", 17) == 0)
 		return 3;
-	return 0;
+	return 2;
 }
 
 static int keep_metadata(ingest *g, const char *v, size_t len, const jl_slice *key)
@@ -498,6 +538,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 	size_t pos = *keep;
 	jl_lexer lx;
 	lexer_init(g, &lx);
+	lx.final = false; /* a value the input's end cuts is told apart from a malformed one */
 	for (;;) {
 		const char *p = jl_skip_ws(g->win + pos, lx.end);
 		pos = (size_t)(p - g->win);
@@ -519,7 +560,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 			*keep = pos;
 			if (g->state == S_SKIP_STRING) {
 				if (g->eof)
-					return fail_pos(g, err, p, "unterminated string");
+					return end_early(g, err, p, "unterminated string");
 				return 1;
 			}
 			continue;
@@ -529,17 +570,20 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				return 1;
 			switch (g->state) {
 			case S_START:
-				return fail_pos(g, err, p, g->win_base + g->win_len == 0 ? "empty file"
-											 : "no JSON value");
+				return fail_pos(g, err, p, gt_input_truncated(g->in)
+						? "the compressed stream is cut short before any JSON"
+						: g->win_base + g->win_len == 0 ? "empty file" : "no JSON value");
 			case S_DONE:
 				return 0;
 			case S_EVENTS:
 			case S_EVENTS_AFTER:
 				if (!g->object_format)
 					return 0; /* the array format allows a missing ']' */
-				return fail_pos(g, err, p, "unexpected end of input inside traceEvents");
+				return end_early(g, err, p, "unexpected end of input inside traceEvents");
 			default:
-				return fail_pos(g, err, p, "unexpected end of input in the top-level object");
+				if (!g->saw_events)
+					return fail_pos(g, err, p, "unexpected end of input in the top-level object");
+				return end_early(g, err, p, "unexpected end of input in the top-level object");
 			}
 		}
 		switch (g->state) {
@@ -588,17 +632,17 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				jl_slice key;
 				int rc = jl_string(&lx, &q, &key);
 				if (rc == JL_NEED_MORE)
-					return 1;
+					return g->eof ? end_early(g, err, p, "unterminated string") : 1;
 				if (rc)
 					return fail_pos(g, err, lx.pos, lx.msg);
 				q = jl_skip_ws(q, lx.end);
 				if (q >= lx.end)
-					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+					return g->eof ? end_early(g, err, p, "unexpected end of input") : 1;
 				if (*q != ':')
 					return fail_pos(g, err, q, "expected ':' after key");
 				q = jl_skip_ws(q + 1, lx.end);
 				if (q >= lx.end)
-					return g->eof ? fail_pos(g, err, q, "unexpected end of input") : 1;
+					return g->eof ? end_early(g, err, p, "unexpected end of input") : 1;
 				int kind = key_kind(&key);
 				if (kind == 1) {
 					if (*q != '[')
@@ -612,23 +656,26 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				}
 				if (kind == 3)
 					g->saw_events = true;
-				if (*q == '"' && kind != 2) {
+				if (kind == 3 && *q != '"')
+					kind = 0; /* not the usual string: skipped, not kept */
+				const char *v = q;
+				rc = kind == 3 ? JL_NEED_MORE : jl_skip_value(&lx, &q, 1);
+				if (rc == JL_NEED_MORE && *v == '"' && (kind == 3 || (size_t)(lx.end - v) > KEEP_STRING_MAX)) {
+					/* systemTraceEvents, or a string too large to keep:
+					 * streamed past without holding it */
 					g->state = S_SKIP_STRING;
 					g->skip_escape = 0;
-					pos = (size_t)(q + 1 - g->win);
+					pos = (size_t)(v + 1 - g->win);
 					continue;
 				}
-				const char *v = q;
-				rc = jl_skip_value(&lx, &q, 1);
 				if (rc == JL_NEED_MORE)
-					return 1;
+					return g->eof ? end_early(g, err, p, "unexpected end of input") : 1;
 				if (rc)
 					return fail_pos(g, err, lx.pos, lx.msg);
 				if (kind == 2 && keep_metadata(g, v, (size_t)(q - v), &key) < 0)
 					return fail_pos(g, err, v, "out of memory");
-				g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += lx.trailing_commas;
-				g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += lx.control_chars;
-				lx.trailing_commas = lx.control_chars = 0;
+				add_lexer_counts(g->m, &lx);
+				lx.trailing_commas = lx.control_chars = lx.invalid_utf8 = lx.nonstandard = 0;
 				g->state = S_OBJ_AFTER;
 				pos = (size_t)(q - g->win);
 				continue;
@@ -658,7 +705,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 				if (pos == before && g->events == ev_before) {
 					/* no progress: the window ends inside an event */
 					if (g->eof)
-						return fail_pos(g, err, g->win + pos, "unexpected end of input");
+						return end_early(g, err, g->win + pos, "unexpected end of input");
 					return 1;
 				}
 				continue;
@@ -720,16 +767,26 @@ static int run(ingest *g, gt_error *err)
 	if (!g->saw_events)
 		return gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", g->path);
 	m->stats.file_bytes = gt_input_file_bytes(g->in);
+	if (gt_input_truncated(g->in) && !g->truncated) {
+		/* the stream was cut between events (or after the trace's end) */
+		if (g->events == 0)
+			return gt_fail(err, GT_EINPUT, "%s: byte %llu: the compressed stream is cut short before a complete event",
+				       g->path, (unsigned long long)(g->win_base + g->win_len));
+		gt_model_warn(m, GT_WARN_TRUNCATED_INPUT, g->win_base + g->win_len, g->events, NULL, 0);
+		g->truncated = true;
+	}
 	if (g->rs) {
 		gt_resume *rs = g->rs;
 		if (g->state == S_EVENTS || g->state == S_EVENTS_AFTER)
 			snapshot(g); /* the array was not closed */
-		rs->resumable = g->snapped && m->stats.compression == GT_COMP_NONE;
+		/* a cut file is not resumed: what follows would replace the cut */
+		rs->resumable = g->snapped && m->stats.compression == GT_COMP_NONE && !g->truncated;
 		if (!rs->resumable)
 			gt_resume_free(rs);
 		else if (gt_builder_capture(&g->builder, rs) < 0)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
 	}
+	gt_model_read_distributed_info(m);
 	return gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
 }
 

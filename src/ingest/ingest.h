@@ -24,6 +24,11 @@ int gt_ingest_capture(gt_model *m, gt_input *in, const char *path, const gt_load
 int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
 		     struct gt_resume *rs, gt_error *err);
 
+/* Sets m->rank and m->world_size from the top-level "distributedInfo"
+ * kept in m->metadata_json (rank, and world_size or worldSize); -1 each
+ * when absent or not a whole number. */
+void gt_model_read_distributed_info(gt_model *m);
+
 /* Recomputes parents for another mode (spans' parent, depth are per mode;
  * lanes are not affected since they come from nesting). Out of memory leaves
  * nesting-only parents and m->parent_mode GT_PARENTS_NESTING: callers that

@@ -21,6 +21,9 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err);
 int gt_input_compression(const gt_input *in); /* enum gt_compression */
 uint64_t gt_input_file_bytes(const gt_input *in);  /* compressed bytes consumed */
 uint64_t gt_input_file_size(const gt_input *in);   /* 0 when unknown (a pipe) */
+/* After the last read: whether a gzip member or zstd frame was cut short
+ * (the bytes before the cut were delivered). */
+bool gt_input_truncated(const gt_input *in);
 /* First bytes of the file, as read (for index-file detection). */
 const unsigned char *gt_input_head(const gt_input *in, size_t *n);
 /* Plain regular files are memory-mapped: then this gives the whole text

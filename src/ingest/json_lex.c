@@ -52,35 +52,37 @@ static inline uint64_t special_bytes(uint64_t w)
 	return (has_q | has_b | ctl | w) & HIGHS;
 }
 
-/* Validates one UTF-8 sequence starting at p (p[0] >= 0x80). Returns its
- * length, 0 if invalid, -1 if the buffer ends inside it. */
+/* One UTF-8 sequence at p (p[0] >= 0x80): its length when valid; minus the
+ * length of its maximal invalid subpart (Unicode's "substitution of maximal
+ * subparts": the longest prefix of a valid sequence, at least one byte);
+ * 0 when the buffer ends inside a valid prefix. */
 static int utf8_seq(const unsigned char *p, const unsigned char *end)
 {
-	unsigned c = p[0];
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
 	int n;
-	unsigned min;
-	if (c >= 0xc2 && c <= 0xdf) {
+	if (c >= 0xc2 && c <= 0xdf)
 		n = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
+	else if (c >= 0xe0 && c <= 0xef)
 		n = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
+	else if (c >= 0xf0 && c <= 0xf4)
 		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (end - p < n)
+	else
 		return -1;
-	unsigned cp = c & (0xff >> (n + 1));
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
 	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
+		if (p + i >= end)
 			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
+		unsigned b = p[i];
+		if (i == 1 ? (b < lo || b > hi) : (b & 0xc0) != 0x80)
+			return -i;
 	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
 	return n;
 }
 
@@ -158,10 +160,16 @@ int jl_string_scan(jl_lexer *lx, const char **pp, jl_slice *out)
 			p++;
 		} else {
 			int n = utf8_seq((const unsigned char *)p, (const unsigned char *)end);
-			if (n < 0)
-				return lx->final ? jl_error(lx, p, "truncated UTF-8 sequence") : JL_NEED_MORE;
-			if (n == 0)
-				return jl_error(lx, p, "invalid UTF-8 in string");
+			if (n == 0) {
+				if (!lx->final)
+					return JL_NEED_MORE;
+				n = -(int)(end - p);
+			}
+			if (n < 0) {
+				lx->invalid_utf8++; /* lenient: replaced on unescaping */
+				escaped = true;
+				n = -n;
+			}
 			p += n;
 		}
 	}
@@ -239,6 +247,19 @@ static int literal(jl_lexer *lx, const char **pp, const char *word, size_t n)
 	return JL_OK;
 }
 
+int jl_nonstandard(jl_lexer *lx, const char **pp)
+{
+	const char *p = *pp;
+	int rc = *p == 'N' ? literal(lx, &p, "NaN", 3)
+		 : *p == 'I' ? literal(lx, &p, "Infinity", 8)
+			     : literal(lx, &p, "-Infinity", 9);
+	if (rc == JL_OK) {
+		lx->nonstandard++;
+		*pp = p;
+	}
+	return rc;
+}
+
 #define NEED(p) do { if ((p) >= lx->end) return lx->final ? jl_error(lx, (p), "unexpected end of input") : JL_NEED_MORE; } while (0)
 
 /* Skips one value without recursion: a bit per open container says object
@@ -287,8 +308,15 @@ value:
 	case 'n':
 		rc = literal(lx, &p, "null", 4);
 		break;
+	case 'N':
+	case 'I':
+		rc = jl_nonstandard(lx, &p);
+		break;
 	default:
-		rc = jl_number(lx, &p, NULL);
+		if (*p == '-' && lx->end - p >= 2 && p[1] == 'I')
+			rc = jl_nonstandard(lx, &p);
+		else
+			rc = jl_number(lx, &p, NULL);
 		break;
 	}
 	if (rc)
@@ -358,6 +386,20 @@ long jl_unescape(const jl_slice *s, char *dst)
 	const char *p = s->p, *end = s->p + s->len;
 	char *d = dst;
 	while (p < end) {
+		if ((unsigned char)*p >= 0x80) {
+			int n = utf8_seq((const unsigned char *)p, (const unsigned char *)end);
+			if (n == 0)
+				n = -(int)(end - p); /* the string ends inside a sequence */
+			if (n > 0) {
+				memcpy(d, p, (size_t)n);
+				d += n;
+				p += n;
+			} else {
+				put_utf8(&d, 0xfffd);
+				p += -n;
+			}
+			continue;
+		}
 		if (*p != '\\') {
 			*d++ = *p++;
 			continue;

@@ -2,7 +2,9 @@
  * contiguous buffer and never builds a tree: strings are returned as slices
  * of the buffer, values the caller does not need are skipped (and still
  * validated). Leniencies, each counted by the caller: trailing commas in
- * objects and arrays, raw control characters inside strings. */
+ * objects and arrays, raw control characters inside strings, invalid UTF-8
+ * in strings (each maximal invalid subpart later becomes U+FFFD), and the
+ * non-standard NaN, Infinity and -Infinity as values. */
 #ifndef GT_JSON_LEX_H
 #define GT_JSON_LEX_H
 
@@ -26,7 +28,7 @@ enum {
 typedef struct jl_slice {
 	const char *p;
 	uint32_t len;
-	bool escaped; /* contains backslash escapes: unescape before use */
+	bool escaped; /* contains backslash escapes or invalid UTF-8: unescape before use */
 } jl_slice;
 
 typedef struct jl_lexer {
@@ -36,6 +38,8 @@ typedef struct jl_lexer {
 	const char *msg;         /* error message (static string) */
 	uint64_t trailing_commas;
 	uint64_t control_chars;
+	uint64_t invalid_utf8;  /* maximal invalid subparts in strings */
+	uint64_t nonstandard;   /* NaN, Infinity, -Infinity values */
 } jl_lexer;
 
 static inline bool jl_is_ws(char c)
@@ -119,6 +123,9 @@ static inline int jl_string(jl_lexer *lx, const char **pp, jl_slice *out)
 #endif
 	return jl_string_scan(lx, pp, out);
 }
+/* NaN, Infinity or -Infinity at *pp: not JSON, but written by Python's
+ * json module; accepted where a value is skipped, and counted. */
+int jl_nonstandard(jl_lexer *lx, const char **pp);
 /* Skips one value of any type at *pp (after whitespace), validating it. */
 int jl_skip_value(jl_lexer *lx, const char **pp, int depth);
 /* Reads an object member's key at *pp (its opening quote) and the ':' after
@@ -164,8 +171,9 @@ static inline int jl_number(jl_lexer *lx, const char **pp, jl_slice *out)
 	return jl_number_scan(lx, pp, out);
 }
 
-/* Unescapes a string slice into dst (capacity >= s.len + 1, since escapes
- * only shrink); returns the length or -1 on a bad escape / lone surrogate. */
+/* Unescapes a string slice into dst (capacity >= 3 * s.len + 1: escapes
+ * only shrink, but an invalid byte becomes the three of U+FFFD); returns
+ * the length. Lone surrogates and invalid UTF-8 become U+FFFD. */
 long jl_unescape(const jl_slice *s, char *dst);
 
 /* Converts a decimal number text (JSON number, or the contents of a numeric

@@ -25,6 +25,21 @@ enum {
 	REV_ID2_LOCAL = 32,  /* id came from id2.local */
 };
 
+/* Values the event cannot be used with (it is skipped, see builder.c). */
+enum {
+	REVB_TS = 1,      /* ts present but not a usable number */
+	REVB_DUR = 2,     /* dur present but not a usable number */
+	REVB_NEG_DUR = 4, /* dur < 0 */
+	REVB_ID = 8,      /* pid, tid, id or bind_id neither integer nor string */
+	REVB_FIELD = 16,  /* another field the model reads has the wrong type */
+};
+
+/* Leniencies the lexer met inside the event (for warning examples). */
+enum {
+	REVN_UTF8 = 1,
+	REVN_NONSTANDARD = 2,
+};
+
 typedef struct raw_event {
 	uint64_t index;  /* event index in traceEvents */
 	uint64_t offset; /* byte offset of its '{' in the decompressed stream */
@@ -38,6 +53,11 @@ typedef struct raw_event {
 	char s;  /* instant scope */
 	char bp; /* flow binding point */
 	uint8_t flags;
+	uint8_t bad;    /* REVB_*: the first bad value is at text + bad_at */
+	uint8_t notes;  /* REVN_* */
+	const char *text; /* the event's '{' */
+	uint32_t len;     /* the event's bytes (to excerpt from) */
+	uint32_t bad_at;
 } raw_event;
 
 /* Parses the event object at *pp (which points at '{'). On JL_ERROR,

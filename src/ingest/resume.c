@@ -163,7 +163,8 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 		gt_span *s = &m->spans[i];
 		if (s->flags & GT_SPANF_UNCLOSED) {
 			s->dur_ns = 0;
-			if (gt_u32vec_push(&b->open[s->track], i) < 0)
+			/* an X without dur ends with the trace, off the B stacks */
+			if (gt_u32vec_push(s->kind == GT_SPAN_COMPLETE ? &b->unfinished : &b->open[s->track], i) < 0)
 				goto oom;
 		}
 		s->flags = 0;

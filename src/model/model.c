@@ -17,7 +17,69 @@ const char *const gt_warning_names[GT_WARN_COUNT] = {
 	[GT_WARN_UNBOUND_FLOW] = "unbound_flow",
 	[GT_WARN_MISSING_TS] = "missing_ts",
 	[GT_WARN_UNKNOWN_PHASE] = "missing_phase",
+	[GT_WARN_INVALID_TS] = "invalid_ts",
+	[GT_WARN_INVALID_DUR] = "invalid_dur",
+	[GT_WARN_NEGATIVE_DUR] = "negative_dur",
+	[GT_WARN_INVALID_ID] = "invalid_id",
+	[GT_WARN_INVALID_FIELD] = "invalid_field",
+	[GT_WARN_INVALID_ARGS] = "invalid_args",
+	[GT_WARN_LONG_PHASE] = "unknown_phase",
+	[GT_WARN_NONSTANDARD_NUMBER] = "nonstandard_number",
+	[GT_WARN_INVALID_UTF8] = "invalid_utf8",
+	[GT_WARN_TRUNCATED_INPUT] = "truncated_input",
+	[GT_WARN_UNFINISHED_COMPLETE] = "unfinished_complete",
+	[GT_WARN_MISMATCHED_END_NAME] = "mismatched_end_name",
 };
+
+bool gt_warning_skips_event(int kind)
+{
+	switch (kind) {
+	case GT_WARN_MISSING_TS:
+	case GT_WARN_INVALID_TS:
+	case GT_WARN_INVALID_DUR:
+	case GT_WARN_NEGATIVE_DUR:
+	case GT_WARN_INVALID_ID:
+	case GT_WARN_INVALID_FIELD:
+	case GT_WARN_INVALID_ARGS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t gt_model_skipped_events(const gt_model *m)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < GT_WARN_COUNT; k++)
+		if (gt_warning_skips_event(k))
+			n += m->stats.warnings[k];
+	return n;
+}
+
+void gt_model_warn(gt_model *m, int kind, uint64_t offset, uint64_t event, const char *text, size_t len)
+{
+	m->stats.warnings[kind]++;
+	gt_model_example(m, kind, offset, event, text, len);
+}
+
+void gt_model_example(gt_model *m, int kind, uint64_t offset, uint64_t event, const char *text, size_t len)
+{
+	unsigned n = m->warning_example_count[kind];
+	if (n >= GT_WARN_EXAMPLES)
+		return;
+	m->warning_example_count[kind] = (uint8_t)(n + 1);
+	gt_warning_example *ex = &m->warning_examples[kind][n];
+	ex->offset = offset;
+	ex->event = event;
+	if (len > GT_WARN_EXCERPT)
+		len = GT_WARN_EXCERPT;
+	size_t i = 0;
+	for (; text && i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		ex->excerpt[i] = c >= 0x20 && c < 0x7f ? (char)c : c == '\n' || c == '\t' ? ' ' : '?';
+	}
+	ex->excerpt[i] = '\0';
+}
 
 void gt_model_free(gt_model *m)
 {

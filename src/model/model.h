@@ -25,7 +25,7 @@
 enum gt_span_kind {
 	GT_SPAN_COMPLETE = 0, /* ph X */
 	GT_SPAN_DURATION,     /* ph B/E pair */
-	GT_SPAN_INSTANT,      /* ph i/I, dur 0 */
+	GT_SPAN_INSTANT,      /* ph i/I/R, dur 0 */
 	GT_SPAN_ASYNC,        /* ph b/e (n: instant inside an async track) */
 	GT_SPAN_LEGACY_ASYNC, /* ph S/T/p/F */
 };
@@ -47,7 +47,7 @@ typedef struct gt_span {
 } gt_span;
 
 enum {
-	GT_SPANF_UNCLOSED = 1,  /* B never closed: ended at the trace's end */
+	GT_SPANF_UNCLOSED = 1,  /* B never closed, or X without dur: ended at the trace's end */
 	GT_SPANF_FLOW_PARENT = 2, /* parent came from an incoming flow */
 };
 
@@ -126,10 +126,37 @@ enum gt_warning {
 	GT_WARN_UNCLOSED_ASYNC,
 	GT_WARN_UNBOUND_FLOW,
 	GT_WARN_MISSING_TS,
-	GT_WARN_UNKNOWN_PHASE,
+	GT_WARN_UNKNOWN_PHASE, /* named missing_phase: no ph, or an empty one */
+	/* The index file (.gtx) stores the counts above; those below are found
+	 * while reading a trace and are not stored. */
+	GT_WARN_STORED,
+	GT_WARN_INVALID_TS = GT_WARN_STORED, /* skipped: ts unusable */
+	GT_WARN_INVALID_DUR,         /* skipped: an X's dur unusable, or ts + dur out of range */
+	GT_WARN_NEGATIVE_DUR,        /* skipped: an X with dur < 0 */
+	GT_WARN_INVALID_ID,          /* skipped: pid, tid, id or bind_id neither integer nor string */
+	GT_WARN_INVALID_FIELD,       /* skipped: ph, name, cat, s, bp, scope, id2 or a flow flag of the wrong type */
+	GT_WARN_INVALID_ARGS,        /* skipped: an M or C event whose args cannot be used */
+	GT_WARN_LONG_PHASE,          /* named unknown_phase: a phase of several characters */
+	GT_WARN_NONSTANDARD_NUMBER,  /* NaN, Infinity or -Infinity where a value is skipped */
+	GT_WARN_INVALID_UTF8,        /* invalid UTF-8 in a string, replaced by U+FFFD */
+	GT_WARN_TRUNCATED_INPUT,     /* the input ends inside an event or the stream */
+	GT_WARN_UNFINISHED_COMPLETE, /* an X without dur: runs to the trace's end */
+	GT_WARN_MISMATCHED_END_NAME, /* an E closed a B of another name */
 	GT_WARN_COUNT
 };
 extern const char *const gt_warning_names[GT_WARN_COUNT];
+/* Whether a warning of this kind means an event was left out. */
+bool gt_warning_skips_event(int kind);
+
+#define GT_WARN_EXAMPLES 5
+#define GT_WARN_EXCERPT 48
+
+/* Where a warning happened: the first GT_WARN_EXAMPLES of each kind. */
+typedef struct gt_warning_example {
+	uint64_t offset; /* byte offset in the decompressed text */
+	uint64_t event;  /* event index in traceEvents */
+	char excerpt[GT_WARN_EXCERPT + 1]; /* printable ASCII, NUL-terminated */
+} gt_warning_example;
 
 enum gt_compression { GT_COMP_NONE = 0, GT_COMP_GZIP, GT_COMP_ZSTD };
 enum gt_format { GT_FMT_ARRAY = 0, GT_FMT_OBJECT };
@@ -171,6 +198,13 @@ typedef struct gt_model {
 	char *metadata_json; /* `metadata` / `otherData` as a JSON object text, or NULL */
 	char *source;        /* the file name it was read from */
 	gt_ingest_stats stats;
+	/* the first examples of each warning found while reading (not stored
+	 * in an index file) */
+	gt_warning_example warning_examples[GT_WARN_COUNT][GT_WARN_EXAMPLES];
+	uint8_t warning_example_count[GT_WARN_COUNT];
+	/* distributedInfo's rank and world_size (or worldSize); -1 when absent */
+	int64_t rank;
+	int64_t world_size;
 } gt_model;
 
 typedef struct gt_load_options {
@@ -183,6 +217,15 @@ typedef struct gt_load_options {
 } gt_load_options;
 
 void gt_model_free(gt_model *m);
+
+/* Counts a warning and keeps it as an example while fewer than
+ * GT_WARN_EXAMPLES of its kind are kept: text[0..len) is excerpted,
+ * non-printable bytes shown as '?'. */
+void gt_model_warn(gt_model *m, int kind, uint64_t offset, uint64_t event, const char *text, size_t len);
+/* The same example without counting: for kinds the lexer counts. */
+void gt_model_example(gt_model *m, int kind, uint64_t offset, uint64_t event, const char *text, size_t len);
+/* Events skipped under the warnings that leave an event out. */
+uint64_t gt_model_skipped_events(const gt_model *m);
 
 static inline const char *gt_model_str(const gt_model *m, uint32_t id)
 {
