@@ -9,12 +9,13 @@
 #include "cli.h"
 #include "critpath_causal.h"
 #include "critpath_forest.h"
+#include "critpath_overlay.h"
 #include "load.h"
 #include "viewport.h"
 
 enum {
 	OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS, OPT_MODEL, OPT_WINDOW, OPT_STEP,
-	OPT_WAIT_NAME, OPT_BY, OPT_TABLE,
+	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY,
 };
 
 static const struct gt_opt cp_opts[] = {
@@ -24,6 +25,7 @@ static const struct gt_opt cp_opts[] = {
 	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
 	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
+	{"overlay", 0, "FILE", OPT_OVERLAY, "causal: also write the trace with the path marked, for Perfetto UI (.json, .gz, .zst)"},
 	{"rows", 0, NULL, OPT_ROWS, "also the per-span (causal) or per-row (forest) table; in table formats instead of the path"},
 	{"forest", 0, "FILE", OPT_FOREST, "forest: read the forest from a CSV with header 'parent,duration' instead of a trace"},
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
@@ -36,7 +38,7 @@ enum { MAX_WAIT_NAMES = 64 };
 
 struct cp_args {
 	bool forest_model, with_rows, forest_only_option;
-	const char *forest, *window, *step;
+	const char *forest, *window, *step, *overlay, *overlay_trace;
 	const char *wait_names[MAX_WAIT_NAMES];
 	uint32_t wait_name_count;
 	int by, table;
@@ -65,6 +67,9 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 		return 1;
 	case OPT_STEP:
 		a->step = arg;
+		return 1;
+	case OPT_OVERLAY:
+		a->overlay = arg;
 		return 1;
 	case OPT_WAIT_NAME:
 		if (a->wait_name_count == MAX_WAIT_NAMES)
@@ -105,8 +110,10 @@ static int check_model_options(const struct gt_command *cmd, const struct cp_arg
 {
 	if (a->forest ? noperands != 0 : noperands != 1)
 		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
-	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table))
-		return gt_usage_error(cmd, "--window, --step, --wait-name, --by and --table belong to the causal model");
+	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table || a->overlay))
+		return gt_usage_error(cmd, "--window, --step, --wait-name, --by, --table and --overlay belong to the causal model");
+	if (a->overlay && (!strcmp(a->overlay, "-") || !strcmp(a->overlay, "") || !strcmp(a->overlay_trace, "-")))
+		return gt_usage_error(cmd, "--overlay needs a file to write and a trace file to read again (not stdin)");
 	if (!a->forest_model && a->forest_only_option)
 		return gt_usage_error(cmd, "--max-path-length and --max-rows-per-pass belong to --model forest");
 	if (a->window && a->step)
@@ -130,7 +137,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 {
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
-			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS,
+			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS || a->overlay,
 			       .threads = c->threads};
 	if (a->window) {
 		const char *why;
@@ -158,7 +165,10 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl_close(cl);
 	if (rc < 0)
 		return gt_report(&err);
-	rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	/* the overlay first: a failure leaves neither file */
+	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay) : 0;
+	if (rc == 0)
+		rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
 	uint32_t flags = 0;
 	for (uint32_t i = 0; i < r.window_count; i++)
 		flags |= r.windows[i].flags & (GT_CAUSAL_CYCLE | GT_CAUSAL_OVERFLOW);
@@ -189,6 +199,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		if (!gt_common_or_exit(&c, cmd, id, arg, &status))
 			return status;
 	}
+	a.overlay_trace = st.noperands ? st.operands[0] : "";
 	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
 		return GT_EUSAGE;
 	if (a.forest)
