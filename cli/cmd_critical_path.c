@@ -20,7 +20,7 @@ enum {
 
 static const struct gt_opt cp_opts[] = {
 	{"model", 0, "MODEL", OPT_MODEL, "causal (default: what bounds the wall time) or forest (the parent-forest path)"},
-	{"window", 0, "A:B", OPT_WINDOW, "causal: analyse the window A:B, relative to the first span (units as query --time)"},
+	{"window", 0, "A:B", OPT_WINDOW, "causal: analyse the window A:B, relative to the first span, or @A:B absolute (as query --time)"},
 	{"step", 0, "GLOB", OPT_STEP, "causal: one window per span matching GLOB, e.g. 'ProfilerStep#*'"},
 	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
@@ -141,7 +141,9 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 			       .threads = c->threads};
 	if (a->window) {
 		const char *why;
-		if (gt_parse_time_window(a->window, &o.window_begin_ns, &o.window_end_ns, &why) < 0)
+		if (gt_time_window_resolve(a->window, m->start_ns, &o.window_begin_ns, &o.window_end_ns, &why) < 0 ||
+		    __builtin_sub_overflow(o.window_begin_ns, m->start_ns, &o.window_begin_ns) ||
+		    __builtin_sub_overflow(o.window_end_ns, m->start_ns, &o.window_end_ns))
 			return gt_usage_error(cmd, "--window '%s': %s", a->window, why);
 		o.has_window = true;
 	}
