@@ -27,14 +27,16 @@ NS = "{http://www.w3.org/2000/svg}"
 TOL_LIGHT = ["#77aadd", "#ee8866", "#eedd88", "#ffaabb", "#99ddff", "#44bb99", "#bbcc33", "#aaaa00", "#dddddd"]
 FIXED = {"cpu_op": 0, "user_annotation": 6, "python_function": 8, "cuda_runtime": 2, "cuda_driver": 7,
          "kernel": 5, "gpu_memcpy": 1, "gpu_memset": 3, "gpu_user_annotation": 4, "ac2g": 4,
-         "toplevel": 8, "v8": 2, "blink": 0, "cc": 5, "gpu": 1}
+         "toplevel": 8, "v8": 2, "blink": 0, "cc": 5, "gpu": 1,
+         "operator": 0, "runtime": 2, "memcpy": 1, "memset": 3}
 KIND_COLOUR = {"work": "#882255", "idle": "#555555", "flow": "#332288", "queue": "#117733", "wait": "#cc3311"}
 
 
 def category_colour(cat):
-    if cat in FIXED:
-        return TOL_LIGHT[FIXED[cat]]
-    if cat.startswith("disabled-by-default-"):
+    low = "".join(c.lower() if "A" <= c <= "Z" else c for c in cat)
+    if low in FIXED:
+        return TOL_LIGHT[FIXED[low]]
+    if low.startswith("disabled-by-default-"):
         return TOL_LIGHT[4]
     h = 2166136261
     for b in cat.encode():

@@ -2,11 +2,13 @@
  * same colour in every trace. Paul Tol's "light" scheme, nine colours made
  * to be told apart with the common colour-vision deficiencies and light
  * enough for dark text; the categories people see every day have fixed
- * places, every other name a place by a hash of its bytes. The critical path
+ * places (names compared ignoring ASCII case), every other name a place by
+ * a hash of its bytes. The critical path
  * is drawn in dark colours from Tol's "muted" and "vibrant" schemes, which no
  * category uses, as thick lines (boxes have thin grey outlines). */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render.h"
 
@@ -26,6 +28,8 @@ static const struct {
 	{"cpu_op", BLUE}, {"user_annotation", PEAR}, {"python_function", GREY}, {"cuda_runtime", YELLOW},
 	{"cuda_driver", OLIVE}, {"kernel", MINT}, {"gpu_memcpy", ORANGE}, {"gpu_memset", PINK},
 	{"gpu_user_annotation", CYAN}, {"ac2g", CYAN},
+	/* older Kineto spellings: their modern names' colours */
+	{"operator", BLUE}, {"runtime", YELLOW}, {"memcpy", ORANGE}, {"memset", PINK},
 	/* Chrome */
 	{"toplevel", GREY}, {"v8", YELLOW}, {"blink", BLUE}, {"cc", MINT}, {"gpu", ORANGE},
 };
@@ -33,9 +37,9 @@ static const struct {
 const char *gt_category_colour(const char *cat)
 {
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-		if (strcmp(cat, fixed[i].name) == 0)
+		if (strcasecmp(cat, fixed[i].name) == 0)
 			return tol_light[fixed[i].colour];
-	if (strncmp(cat, "disabled-by-default-", 20) == 0)
+	if (strncasecmp(cat, "disabled-by-default-", 20) == 0)
 		return tol_light[CYAN];
 	/* FNV-1a: stable across runs, machines and traces */
 	uint32_t h = 2166136261u;

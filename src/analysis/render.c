@@ -626,7 +626,7 @@ static void path_legend(struct ctx *c, double y)
 	fprintf(c->out, "<g class=\"cp-legend\"><text x=\"10\" y=\"%.0f\" font-weight=\"bold\">critical path ", y + 9);
 	put_duration(c->out, total);
 	fputs("</text>\n", c->out);
-	double x = 140;
+	double x = 190; /* past the bold title with the longest duration */
 	for (int k = 0; k < GT_CAUSAL_KIND_COUNT; k++) {
 		if (!by_kind[k] && k != GT_CAUSAL_WORK)
 			continue;
@@ -639,7 +639,7 @@ static void path_legend(struct ctx *c, double y)
 			gt_causal_kind_names[k], by_kind[k], x + 22, y + 9, gt_causal_kind_names[k]);
 		put_duration(c->out, by_kind[k]);
 		fprintf(c->out, " (%.1f%%)</text>\n", total > 0 ? 100.0 * (double)by_kind[k] / (double)total : 0.0);
-		x += 150;
+		x += 170;
 	}
 	fputs("</g>\n", c->out);
 }
