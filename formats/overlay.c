@@ -36,11 +36,9 @@ static void us_text(char *out, size_t cap, int64_t ns)
 	snprintf(out, cap, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
-/* s as a JSON string: escapes, invalid UTF-8 as U+FFFD. */
-static int put_json_str(gt_zsink *z, const char *s, gt_error *err)
+/* The contents of s in a JSON string: escapes, invalid UTF-8 as U+FFFD. */
+static int put_json_chars(gt_zsink *z, const char *s, gt_error *err)
 {
-	if (gt_zsink_write(z, "\"", 1, err) < 0)
-		return -1;
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		char esc[8];
@@ -62,7 +60,21 @@ static int put_json_str(gt_zsink *z, const char *s, gt_error *err)
 			p += k > 0 ? k : -k;
 		}
 	}
-	return gt_zsink_write(z, "\"", 1, err);
+	return 0;
+}
+
+/* "prefix" + s as one JSON string, whatever its length. */
+static int put_json_str2(gt_zsink *z, const char *prefix, const char *s, gt_error *err)
+{
+	return put(z, "\"", err) < 0 || put_json_chars(z, prefix, err) < 0 || put_json_chars(z, s, err) < 0 ||
+			       put(z, "\"", err) < 0
+		       ? -1
+		       : 0;
+}
+
+static int put_json_str(gt_zsink *z, const char *s, gt_error *err)
+{
+	return put_json_str2(z, "", s, err);
 }
 
 static int put_id(gt_zsink *z, const gt_model *m, const gt_id *id, gt_error *err)
@@ -146,12 +158,13 @@ static int put_sep(gt_zsink *z, bool *comma, gt_error *err)
 	return rc;
 }
 
-static int put_meta(overlay *o, bool *comma, const char *what, int64_t tid, const char *name, gt_zsink *z,
-		    gt_error *err)
+/* A process_name or thread_name event naming it prefix + name. */
+static int put_meta(overlay *o, bool *comma, const char *what, int64_t tid, const char *prefix, const char *name,
+		    gt_zsink *z, gt_error *err)
 {
 	snprintf(o->buf, sizeof o->buf, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
 		 ",\"args\":{\"name\":", what, o->pid, tid);
-	return put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 || put_json_str(z, name, err) < 0 ||
+	return put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 || put_json_str2(z, prefix, name, err) < 0 ||
 			       put(z, "}}", err) < 0
 		       ? -1
 		       : 0;
@@ -160,14 +173,14 @@ static int put_meta(overlay *o, bool *comma, const char *what, int64_t tid, cons
 static int put_hop(overlay *o, bool *comma, uint32_t w, const gt_causal_hop *h, gt_zsink *z, gt_error *err)
 {
 	const gt_model *m = o->m;
-	char ts[40], dur[40], name[600];
+	char ts[40], dur[40], kind[24];
 	us_text(ts, sizeof ts, h->from.ts_ns);
 	us_text(dur, sizeof dur, h->duration_ns);
-	snprintf(name, sizeof name, "%s%s%s", gt_causal_kind_names[h->kind], h->owner != GT_NONE ? " " : "",
-		 h->owner != GT_NONE ? gt_model_str(m, m->spans[h->owner].name) : "");
+	snprintf(kind, sizeof kind, "%s%s", gt_causal_kind_names[h->kind], h->owner != GT_NONE ? " " : "");
 	snprintf(o->buf, sizeof o->buf, "{\"ph\":\"X\",\"cat\":\"critical_path\",\"pid\":%" PRId64 ",\"tid\":%" PRIu32
 		 ",\"ts\":%s,\"dur\":%s,\"name\":", o->pid, w + 1, ts, dur);
-	if (put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 || put_json_str(z, name, err) < 0)
+	if (put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 ||
+	    put_json_str2(z, kind, h->owner != GT_NONE ? gt_model_str(m, m->spans[h->owner].name) : "", err) < 0)
 		return -1;
 	if (h->owner != GT_NONE)
 		snprintf(o->buf, sizeof o->buf, ",\"args\":{\"kind\":\"%s\",\"owner\":%" PRIu32 ",\"window\":%" PRIu32 "}}",
@@ -206,16 +219,13 @@ static int on_append(void *ctx, bool *comma, gt_zsink *z, gt_error *err)
 {
 	overlay *o = ctx;
 	const gt_causal_result *r = o->r;
-	if (put_meta(o, comma, "process_name", 0, "critical path", z, err) < 0)
+	if (put_meta(o, comma, "process_name", 0, "critical path", "", z, err) < 0)
 		return -1;
 	for (uint32_t w = 0; w < r->window_count; w++) {
 		const gt_causal_window *win = &r->windows[w];
-		char name[600];
-		if (win->step_span != GT_NONE)
-			snprintf(name, sizeof name, "critical path: %s", gt_model_str(o->m, o->m->spans[win->step_span].name));
-		else
-			snprintf(name, sizeof name, "critical path");
-		if (put_meta(o, comma, "thread_name", (int64_t)w + 1, name, z, err) < 0)
+		bool step = win->step_span != GT_NONE;
+		if (put_meta(o, comma, "thread_name", (int64_t)w + 1, step ? "critical path: " : "critical path",
+			     step ? gt_model_str(o->m, o->m->spans[win->step_span].name) : "", z, err) < 0)
 			return -1;
 		for (uint32_t i = 0; i < win->hop_count; i++)
 			if (put_hop(o, comma, w, &win->hops[i], z, err) < 0 || put_flow(o, comma, &win->hops[i], z, err) < 0)

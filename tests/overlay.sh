@@ -44,6 +44,10 @@ check "$shared/traces/perfetto__flow_events_json_v2.json" 1
 printf '[{"ph":"X","name":"a\tb","cat":"c","pid":1,"tid":1,"ts":0,"dur":10,"args":{"x":[1,2,],},},\n{"ph":"X","name":"k","cat":"kernel","pid":1,"tid":2,"ts":12,"dur":5,"args":{}},\n{"ph":"s","id":1,"cat":"ac2g","name":"f","pid":1,"tid":1,"ts":3},{"ph":"f","bp":"e","id":1,"cat":"ac2g","name":"f","pid":1,"tid":2,"ts":12}' \
 	>"$tmp/lenient.json"
 check "$tmp/lenient.json" 0
+# a name longer than any buffer (template-heavy kernel names run to kilobytes)
+long=$(python3 -c "print('k' * 3000)")
+printf '[{"ph":"X","name":"%s","cat":"kernel","pid":1,"tid":1,"ts":0,"dur":10}]' "$long" >"$tmp/long.json"
+check "$tmp/long.json" 1
 
 # compressed overlays hold the same bytes
 "$bin" critical-path -q --device host testdata/compare/new.json --overlay "$tmp/p.json" >/dev/null &&
