@@ -11,6 +11,7 @@
 #include "critpath_forest.h"
 #include "critpath_overlay.h"
 #include "load.h"
+#include "outfile.h"
 #include "viewport.h"
 
 enum {
@@ -167,10 +168,16 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl_close(cl);
 	if (rc < 0)
 		return gt_report(&err);
-	/* the overlay first: a failure leaves neither file */
-	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay) : 0;
+	/* the overlay is written first and renamed into place last: a failure
+	 * of either output leaves neither */
+	gt_outfile ov = {0};
+	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay, &ov) : 0;
 	if (rc == 0)
 		rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	if (a->overlay && rc == 0)
+		rc = gt_cli_overlay_commit(&ov);
+	else if (a->overlay)
+		gt_outfile_abort(&ov);
 	uint32_t flags = 0;
 	for (uint32_t i = 0; i < r.window_count; i++)
 		flags |= r.windows[i].flags & (GT_CAUSAL_CYCLE | GT_CAUSAL_OVERFLOW);
