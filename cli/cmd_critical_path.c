@@ -9,22 +9,25 @@
 #include "cli.h"
 #include "critpath_causal.h"
 #include "critpath_forest.h"
+#include "critpath_overlay.h"
 #include "load.h"
+#include "outfile.h"
 #include "stages.h"
 #include "viewport.h"
 
 enum {
 	OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS, OPT_MODEL, OPT_WINDOW, OPT_STEP,
-	OPT_WAIT_NAME, OPT_BY, OPT_TABLE,
+	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY,
 };
 
 static const struct gt_opt cp_opts[] = {
 	{"model", 0, "MODEL", OPT_MODEL, "causal (default: what bounds the wall time) or forest (the parent-forest path)"},
-	{"window", 0, "A:B", OPT_WINDOW, "causal: analyse the window A:B, relative to the first span (units as query --time)"},
+	{"window", 0, "A:B", OPT_WINDOW, "causal: analyse the window A:B, relative to the first span, or @A:B absolute (as query --time)"},
 	{"step", 0, "GLOB", OPT_STEP, "causal: one window per span matching GLOB, e.g. 'ProfilerStep#*'"},
 	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
 	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
+	{"overlay", 0, "FILE", OPT_OVERLAY, "causal: also write the trace with the path marked, for Perfetto UI (.json, .gz, .zst)"},
 	{"rows", 0, NULL, OPT_ROWS, "also the per-span (causal) or per-row (forest) table; in table formats instead of the path"},
 	{"forest", 0, "FILE", OPT_FOREST, "forest: read the forest from a CSV with header 'parent,duration' instead of a trace"},
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
@@ -37,7 +40,7 @@ enum { MAX_WAIT_NAMES = 64 };
 
 struct cp_args {
 	bool forest_model, with_rows, forest_only_option;
-	const char *forest, *window, *step;
+	const char *forest, *window, *step, *overlay, *overlay_trace;
 	const char *wait_names[MAX_WAIT_NAMES];
 	uint32_t wait_name_count;
 	int by, table;
@@ -66,6 +69,9 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 		return 1;
 	case OPT_STEP:
 		a->step = arg;
+		return 1;
+	case OPT_OVERLAY:
+		a->overlay = arg;
 		return 1;
 	case OPT_WAIT_NAME:
 		if (a->wait_name_count == MAX_WAIT_NAMES)
@@ -106,8 +112,10 @@ static int check_model_options(const struct gt_command *cmd, const struct cp_arg
 {
 	if (a->forest ? noperands != 0 : noperands != 1)
 		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
-	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table))
-		return gt_usage_error(cmd, "--window, --step, --wait-name, --by and --table belong to the causal model");
+	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table || a->overlay))
+		return gt_usage_error(cmd, "--window, --step, --wait-name, --by, --table and --overlay belong to the causal model");
+	if (a->overlay && (!strcmp(a->overlay, "-") || !strcmp(a->overlay, "") || !strcmp(a->overlay_trace, "-")))
+		return gt_usage_error(cmd, "--overlay needs a file to write and a trace file to read again (not stdin)");
 	if (!a->forest_model && a->forest_only_option)
 		return gt_usage_error(cmd, "--max-path-length and --max-rows-per-pass belong to --model forest");
 	if (a->window && a->step)
@@ -134,11 +142,13 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 {
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
-			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS,
+			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS || a->overlay,
 			       .threads = c->threads};
 	if (a->window) {
 		const char *why;
-		if (gt_parse_time_window(a->window, &o.window_begin_ns, &o.window_end_ns, &why) < 0)
+		if (gt_time_window_resolve(a->window, m->start_ns, &o.window_begin_ns, &o.window_end_ns, &why) < 0 ||
+		    __builtin_sub_overflow(o.window_begin_ns, m->start_ns, &o.window_begin_ns) ||
+		    __builtin_sub_overflow(o.window_end_ns, m->start_ns, &o.window_end_ns))
 			return gt_usage_error(cmd, "--window '%s': %s", a->window, why);
 		o.has_window = true;
 	}
@@ -170,7 +180,16 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl_close(cl);
 	if (rc < 0)
 		return gt_report(&err);
-	rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	/* the overlay is written first and renamed into place last: a failure
+	 * of either output leaves neither */
+	gt_outfile ov = {0};
+	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay, &ov) : 0;
+	if (rc == 0)
+		rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+	if (a->overlay && rc == 0)
+		rc = gt_cli_overlay_commit(&ov);
+	else if (a->overlay)
+		gt_outfile_abort(&ov);
 	gt_stages_mark(st, GT_STAGE_OUTPUT);
 	if (rc == 0)
 		gt_stages_print(c, st, device);
@@ -206,6 +225,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	}
 	if (id == 0 && !a.forest)
 		gt_operand_stdin(&st);
+	a.overlay_trace = st.noperands ? st.operands[0] : "";
 	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
 		return GT_EUSAGE;
 	struct gt_stages stages;

@@ -22,7 +22,7 @@
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_LEVEL, OPT_CAPACITY, OPT_EXPAND, OPT_VIEWPORTS };
 
 static const struct gt_opt query_opts[] = {
-	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start; ns, us, ms or s (default us)"},
+	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start; ns, us, ms or s (default us); @A:B, @A:+D absolute"},
 	{"lanes", 0, "L0:L1", OPT_LANES, "lane window, half-open (default all)"},
 	{"groups", 0, "NAMES|MASK", OPT_GROUPS, "comma-separated group names or a 32-bit mask (default all)"},
 	{"level", 0, "N|auto", OPT_LEVEL, "hierarchy level to test (default auto: from the window's width)"},
@@ -78,13 +78,9 @@ static int resolve(struct run *r, const struct vp *v, gt_tquery *q, uint64_t *ca
 		*why = "a viewport needs a time window";
 		return -1;
 	}
-	if (gt_parse_time_window(v->time, &a, &b, why) < 0)
+	if (gt_time_window_resolve(v->time, r->x.m.start_ns, &q->t0, &q->t1, why) < 0)
 		return -1;
-	int64_t base = r->x.m.start_ns;
-	if (__builtin_add_overflow(base, a, &q->t0) || __builtin_add_overflow(base, b, &q->t1)) {
-		*why = "the time window is out of range";
-		return -1;
-	}
+	a = q->t0, b = q->t1;
 	q->lane0 = 0, q->lane1 = UINT32_MAX, q->groups = 0xffffffffu;
 	if (v->lanes && gt_parse_lane_window(v->lanes, &q->lane0, &q->lane1, why) < 0)
 		return -1;
@@ -516,7 +512,8 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 	const char *why;
 	int64_t a, b;
 	uint32_t l0, l1;
-	if (v.time && gt_parse_time_window(v.time, &a, &b, &why) < 0)
+	bool absolute;
+	if (v.time && gt_parse_time_window_ex(v.time, &a, &b, &absolute, &why) < 0)
 		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
 	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 #include <time.h>
 
 #include "cli.h"
@@ -17,7 +18,7 @@
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_WIDTH, OPT_CRITICAL_PATH, OPT_TITLE };
 
 static const struct gt_opt render_opts[] = {
-	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start; ns, us, ms or s (default: all)"},
+	{"time", 't', "A:B", OPT_TIME, "time window from the first span's start (ns, us, ms, s; default: all), or @A:B, @A:+D absolute"},
 	{"lanes", 0, "L0:L1", OPT_LANES, "lane window, half-open (default all)"},
 	{"groups", 0, "NAMES|MASK", OPT_GROUPS, "comma-separated group names or a 32-bit mask (default all)"},
 	{"width", 'w', "PX", OPT_WIDTH, "width of the time axis in pixels (default 1200)"},
@@ -73,6 +74,8 @@ static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m
 	return 0;
 }
 
+static const char *us_text(char *out, int64_t ns);
+
 static int run_render(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct run r;
@@ -113,7 +116,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	const char *why;
 	int64_t a = 0, b = 0;
 	gt_tquery q = {.lane0 = 0, .lane1 = UINT32_MAX, .groups = 0xffffffffu};
-	if (time_arg && gt_parse_time_window(time_arg, &a, &b, &why) < 0)
+	bool absolute = false;
+	if (time_arg && gt_parse_time_window_ex(time_arg, &a, &b, &absolute, &why) < 0)
 		return gt_usage_error(cmd, "bad --time '%s': %s", time_arg, why);
 	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
@@ -124,8 +128,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = gt_usage_error(cmd, "bad --groups '%s': %s", groups_arg, why);
 	if (rc == 0) {
 		if (time_arg) {
-			if (__builtin_add_overflow(r.x.m.start_ns, a, &q.t0) || __builtin_add_overflow(r.x.m.start_ns, b, &q.t1))
-				rc = gt_usage_error(cmd, "bad --time '%s': out of range", time_arg);
+			if (gt_time_window_resolve(time_arg, r.x.m.start_ns, &q.t0, &q.t1, &why) < 0)
+				rc = gt_usage_error(cmd, "bad --time '%s': %s", time_arg, why);
 		} else {
 			q.t0 = r.x.m.start_ns;
 			q.t1 = r.x.m.end_ns > r.x.m.start_ns ? r.x.m.end_ns : r.x.m.start_ns;
@@ -170,6 +174,15 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		    gt_render_svg(out.fp, &r.x.m, r.x.ix, cand, ncand, &o, &rs, &err) < 0) {
 			gt_outfile_abort(&out);
 			rc = gt_report(&err);
+		} else if (rs.spans == 0) {
+			/* an empty picture is a window that missed the trace: say where the trace is */
+			gt_outfile_abort(&out);
+			char t0[40], t1[40], s0[40], s1[40];
+			fprintf(stderr,
+				"gputrace: the window @%s:@%s holds no span; the trace's spans run from @%s to @%s "
+				"(absolute microseconds, as spans prints ts_us; relative windows count from @%s)\n",
+				us_text(t0, q.t0), us_text(t1, q.t1), us_text(s0, r.x.m.start_ns), us_text(s1, r.x.m.end_ns), s0);
+			rc = GT_EINPUT;
 		} else if (gt_outfile_commit(&out, &err) < 0) {
 			rc = gt_report(&err);
 		}
@@ -188,6 +201,18 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	gt_cl_close(r.cl);
 	gt_cli_index_close(&r.x);
 	return rc;
+}
+
+/* ns as exact microseconds, without trailing zeros: "1610366387140599.5". */
+static const char *us_text(char *out, int64_t ns)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	int n = snprintf(out, 40, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+	while (n > 0 && out[n - 1] == '0')
+		out[--n] = '\0';
+	if (n > 0 && out[n - 1] == '.')
+		out[--n] = '\0';
+	return out;
 }
 
 const struct gt_command gt_cmd_render = {

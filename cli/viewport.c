@@ -64,27 +64,60 @@ static int to_ns(int neg, uint64_t ip, uint64_t frac, int fd, int64_t unit, int6
 	return 0;
 }
 
-int gt_parse_time_window(const char *s, int64_t *a_ns, int64_t *b_ns, const char **why)
+int gt_parse_time_window_ex(const char *s, int64_t *a_ns, int64_t *b_ns, bool *absolute, const char **why)
 {
 	const char *colon = s ? strchr(s, ':') : NULL;
-	*why = "expected A:B, e.g. 100:250ms or 1.5ms:2ms";
+	*why = "expected A:B, e.g. 100:250ms or 1.5ms:2ms, or @A:B / @A:+D with absolute times";
 	if (!colon)
 		return -1;
+	*absolute = s[0] == '@';
+	const char *a = s + *absolute, *b = colon + 1;
+	bool plus = false;
+	if (*absolute && (*b == '@' || *b == '+')) {
+		plus = *b == '+';
+		b++;
+		if (*b == '-' || *b == '+')
+			return -1;
+	}
 	int na, nb, fa, fb;
 	uint64_t ia, ib, ra, rb;
 	int64_t ua, ub;
-	if (parse_time(s, (size_t)(colon - s), &na, &ia, &ra, &fa, &ua) < 0 ||
-	    parse_time(colon + 1, strlen(colon + 1), &nb, &ib, &rb, &fb, &ub) < 0)
+	if (parse_time(a, (size_t)(colon - a), &na, &ia, &ra, &fa, &ua) < 0 ||
+	    parse_time(b, strlen(b), &nb, &ib, &rb, &fb, &ub) < 0)
 		return -1;
 	if (!ub)
 		ub = 1000;
 	if (!ua)
-		ua = ub;
+		ua = plus ? 1000 : ub; /* "@A:+D": A as spans prints it, D a duration */
 	*why = "a time is finer than 1 ns or out of range";
 	if (to_ns(na, ia, ra, fa, ua, a_ns) < 0 || to_ns(nb, ib, rb, fb, ub, b_ns) < 0)
 		return -1;
+	if (plus && __builtin_add_overflow(*a_ns, *b_ns, b_ns))
+		return -1;
 	*why = "the window ends before it starts";
 	return *b_ns < *a_ns ? -1 : 0;
+}
+
+int gt_parse_time_window(const char *s, int64_t *a_ns, int64_t *b_ns, const char **why)
+{
+	bool absolute;
+	if (gt_parse_time_window_ex(s, a_ns, b_ns, &absolute, why) < 0)
+		return -1;
+	*why = "absolute times (@) are not taken here";
+	return absolute ? -1 : 0;
+}
+
+int gt_time_window_resolve(const char *s, int64_t start_ns, int64_t *t0, int64_t *t1, const char **why)
+{
+	int64_t a, b;
+	bool absolute;
+	if (gt_parse_time_window_ex(s, &a, &b, &absolute, why) < 0)
+		return -1;
+	*t0 = a, *t1 = b;
+	*why = "the time window is out of range";
+	if (!absolute && (__builtin_add_overflow(start_ns, a, t0) || __builtin_add_overflow(start_ns, b, t1)))
+		return -1;
+	return 0;
 }
 
 static int parse_u32(const char *s, size_t n, uint32_t *out)

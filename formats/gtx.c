@@ -154,8 +154,8 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 	if (gtx_get32(h + 12) != GTX_ENDIAN)
 		return bad(path, err, "unknown endianness marker");
 	g->version = gtx_get32(h + 8);
-	if (g->version != GTX_VERSION && g->version != GTX_VERSION_NO_RESUME) {
-		snprintf(msg, sizeof msg, "version %u, this gputrace reads versions %u and %u", g->version,
+	if (g->version < GTX_VERSION_NO_RESUME || g->version > GTX_VERSION) {
+		snprintf(msg, sizeof msg, "version %u, this gputrace reads versions %u to %u", g->version,
 			 GTX_VERSION_NO_RESUME, GTX_VERSION);
 		return bad(path, err, msg);
 	}

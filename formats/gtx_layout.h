@@ -11,8 +11,9 @@
 #include "analysis/analysis.h"
 
 #define GTX_MAGIC "GPUTRIDX"
-#define GTX_VERSION 2u
-#define GTX_VERSION_NO_RESUME 1u /* still read: no resume sections */
+#define GTX_VERSION 3u              /* lanes: string ids with numeric tails by number */
+#define GTX_VERSION_TEXT_LANES 2u   /* still read: lanes as packed, string ids as text */
+#define GTX_VERSION_NO_RESUME 1u    /* still read: no resume sections (lanes as v2) */
 #define GTX_ENDIAN 0x01020304u
 #define GTX_HEADER_SIZE 128u
 #define GTX_ENTRY_SIZE 48u

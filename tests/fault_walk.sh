@@ -36,6 +36,7 @@ spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json
 spans -j2 -f csv -o OUT -
 critical-path -q --device host -o OUT testdata/ingest/flows.json
 critical-path -q --device 0 -f csv --rows -o OUT testdata/ingest/nesting.json
+critical-path -q --device host -o /dev/null --overlay OUT testdata/ingest/flows.json
 pack -q -o OUT testdata/ingest/flows.json
 query -q --device host --time 0:1000 --expand -o OUT $tmp/lanes.gtx
 query -q --device host --viewports $tmp/vp.jsonl -o OUT $tmp/lanes.gtx"

@@ -48,15 +48,20 @@ def pixels(path):
     return w, h, bpp, rows
 
 
-w, h, bpp, rows = pixels(sys.argv[1])
-coloured = dark = 0
-for line in rows:
-    for x in range(0, w * bpp, bpp):
-        r, g, b = line[x], line[x + 1], line[x + 2]
-        if max(r, g, b) - min(r, g, b) > 40:
-            coloured += 1
-        if max(r, g, b) < 90:
-            dark += 1
-total = w * h
-print("%s: %dx%d, %.1f%% coloured, %.2f%% dark" % (sys.argv[1], w, h, 100 * coloured / total, 100 * dark / total))
-sys.exit(0 if coloured > total * 0.02 and dark > total * 0.001 else 1)
+def main():
+    w, h, bpp, rows = pixels(sys.argv[1])
+    coloured = dark = 0
+    for line in rows:
+        for x in range(0, w * bpp, bpp):
+            r, g, b = line[x], line[x + 1], line[x + 2]
+            if max(r, g, b) - min(r, g, b) > 40:
+                coloured += 1
+            if max(r, g, b) < 90:
+                dark += 1
+    total = w * h
+    print("%s: %dx%d, %.1f%% coloured, %.2f%% dark" % (sys.argv[1], w, h, 100 * coloured / total, 100 * dark / total))
+    sys.exit(0 if coloured > total * 0.02 and dark > total * 0.001 else 1)
+
+
+if __name__ == "__main__":
+    main()

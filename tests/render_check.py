@@ -10,7 +10,11 @@ and pixel cell) or counted in its lane's density cell, with the longest
 span as representative; the element count is at most lanes x width; with
 PATH.csv (`critical-path -f csv` of the trace) the picture draws exactly the
 path's hops that meet the window and whose rows are drawn, each with the
-kind and end spans of its row of the path.
+kind and end spans of its row of the path, stroked in the kind's colour (none
+a category has), with a legend whose shares add up to the path. Span colours
+follow the stated rule (render.h: Paul Tol's "light" scheme, fixed for the
+common categories, FNV-1a of the name otherwise); no lane label has an empty
+side.
 """
 import csv
 import sys
@@ -19,6 +23,25 @@ from collections import defaultdict
 from decimal import Decimal
 
 NS = "{http://www.w3.org/2000/svg}"
+
+TOL_LIGHT = ["#77aadd", "#ee8866", "#eedd88", "#ffaabb", "#99ddff", "#44bb99", "#bbcc33", "#aaaa00", "#dddddd"]
+FIXED = {"cpu_op": 0, "user_annotation": 6, "python_function": 8, "cuda_runtime": 2, "cuda_driver": 7,
+         "kernel": 5, "gpu_memcpy": 1, "gpu_memset": 3, "gpu_user_annotation": 4, "ac2g": 4,
+         "toplevel": 8, "v8": 2, "blink": 0, "cc": 5, "gpu": 1,
+         "operator": 0, "runtime": 2, "memcpy": 1, "memset": 3}
+KIND_COLOUR = {"work": "#882255", "idle": "#555555", "flow": "#332288", "queue": "#117733", "wait": "#cc3311"}
+
+
+def category_colour(cat):
+    low = "".join(c.lower() if "A" <= c <= "Z" else c for c in cat)
+    if low in FIXED:
+        return TOL_LIGHT[FIXED[low]]
+    if low.startswith("disabled-by-default-"):
+        return TOL_LIGHT[4]
+    h = 2166136261
+    for b in cat.encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return TOL_LIGHT[h % len(TOL_LIGHT)]
 
 
 def us_to_ns(v):
@@ -97,6 +120,21 @@ def main():
     drawn = len(got_box) + sum(n for n, _ in got_dens.values())
     if drawn != len(spans):
         fails.append("%d spans drawn, the query has %d" % (drawn, len(spans)))
+    cat_of = {s["id"]: s["group"] for s in spans}  # the renderer group: a category, or "other"
+    group_cat = {}
+    for r in root.iter(NS + "rect"):
+        cls = r.get("class", "").split()
+        if "span" in cls or "density" in cls:
+            cat = cat_of[int(r.get("data-span-id"))]
+            if r.get("fill") != category_colour(cat):
+                fails.append("span %s of %r filled %s, the rule says %s" % (r.get("data-span-id"), cat, r.get("fill"),
+                                                                            category_colour(cat)))
+                break
+    for t in root.iter(NS + "text"):
+        if t.get("class") == "lane-label":
+            sides = "".join(t.itertext()).split(" / ")
+            if len(sides) != 2 or not all(x.strip() for x in sides):
+                fails.append("lane label %r has an empty side" % "".join(t.itertext()))
     lanes = {s["lane"] for s in spans}
     if len(got_box) + len(got_dens) > max(len(lanes), 1) * W:
         fails.append("more than lanes x width elements")
@@ -116,7 +154,14 @@ def main():
             drawn.append((ln.get("data-kind"), int(ln.get("data-hop")), int(ln.get("data-hops")),
                           tuple(int(v) for v in ln.get("data-cells").split()),
                           tuple(int(v) for v in ln.get("data-lanes").split())))
+    for ln in root.iter(NS + "line"):
+        if ln.get("class") in ("cp-hop", "cp-key") and ln.get("stroke") != KIND_COLOUR[ln.get("data-kind")]:
+            fails.append("%s of kind %s stroked %s" % (ln.get("class"), ln.get("data-kind"), ln.get("stroke")))
+            break
+    if set(KIND_COLOUR.values()) & set(TOL_LIGHT):
+        fails.append("a path colour is a category colour")
     want = []
+    path_ns = 0
     if len(sys.argv) > 7:
         def cell(t):
             return (t - t0) * W // D
@@ -124,6 +169,7 @@ def main():
             for row in csv.DictReader(f):
                 if row["window"] != "0":
                     continue
+                path_ns += int(row["duration_ns"])
                 a, b = int(row["from_ns"]) - start, int(row["to_ns"]) - start
                 if b < t0 or a > t1:
                     continue
@@ -157,6 +203,9 @@ def main():
     if drawn != want:
         diff = [(i, d, w) for i, (d, w) in enumerate(zip(drawn, want)) if d != w][:3]
         fails.append("critical-path elements: %d drawn, %d expected; first differences %s" % (len(drawn), len(want), diff))
+    shares = [int(t.get("data-ns")) for t in root.iter(NS + "text") if t.get("class") == "cp-share"]
+    if drawn and sum(shares) != path_ns:
+        fails.append("the legend's shares add up to %d ns, the path is %d ns" % (sum(shares), path_ns))
     if len(drawn) > 4 * W * max(len(lanes), 1):
         fails.append("critical path: %d elements for %d px" % (len(drawn), W))
     for f in fails:

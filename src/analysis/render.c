@@ -15,12 +15,7 @@
 #define BOX_H 14
 #define CHAR_W 6.2   /* average glyph width at font-size 10, for fitting names */
 
-/* ColorBrewer Set3: light enough for dark text on every colour. */
-static const char *const palette[] = {
-	"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
-	"#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f",
-};
-#define PALETTE_N (sizeof palette / sizeof palette[0])
+
 
 /* Per lane: one box slot and one density cell per pixel. */
 struct slots {
@@ -318,34 +313,46 @@ static void put_duration(FILE *f, int64_t ns)
 	fputs(units[k].name, f);
 }
 
-static void put_id(FILE *f, const gt_model *m, const gt_id *id)
+/* A pid or tid as a label: "pid 12", or the string itself ("stream 7"). */
+static void put_id(FILE *f, const gt_model *m, const char *what, const gt_id *id)
 {
-	if (id->is_str)
-		put_text(f, gt_model_str(m, id->str), 18);
+	const char *s = id->is_str ? gt_model_str(m, id->str) : NULL;
+	if (s && *s)
+		put_text(f, s, 18);
+	else if (s)
+		fprintf(f, "%s \"\"", what);
 	else
-		fprintf(f, "%" PRId64, id->num);
+		fprintf(f, "%s %" PRId64, what, id->num);
 }
 
+static bool has_text(const gt_model *m, uint32_t id)
+{
+	return id != GT_NONE && *gt_model_str(m, id);
+}
+
+/* "PROCESS / THREAD": the process's name and process_labels ("python GPU 0"),
+ * else pid N; the thread's name, else tid N (async tracks: "async"). Neither
+ * side is ever empty. */
 static void put_lane_label(FILE *f, const gt_model *m, const gt_track *t)
 {
 	const gt_process *p = &m->processes[t->process];
-	if (p->name != GT_NONE) {
+	bool name = has_text(m, p->name), labels = has_text(m, p->labels);
+	if (name)
 		put_text(f, gt_model_str(m, p->name), 18);
-	} else {
-		if (!p->pid.is_str)
-			fputs("pid ", f);
-		put_id(f, m, &p->pid);
+	if (labels) {
+		if (name)
+			fputc(' ', f);
+		put_text(f, gt_model_str(m, p->labels), 18);
 	}
+	if (!name && !labels)
+		put_id(f, m, "pid", &p->pid);
 	fputs(" / ", f);
-	if (t->name != GT_NONE) {
+	if (has_text(m, t->name))
 		put_text(f, gt_model_str(m, t->name), 18);
-	} else if (t->kind == GT_TRACK_THREAD) {
-		if (!t->tid.is_str)
-			fputs("tid ", f);
-		put_id(f, m, &t->tid);
-	} else {
+	else if (t->kind == GT_TRACK_THREAD)
+		put_id(f, m, "tid", &t->tid);
+	else
 		fputs("async", f);
-	}
 }
 
 static const char *group_name(const gt_model *m, uint32_t g)
@@ -353,9 +360,9 @@ static const char *group_name(const gt_model *m, uint32_t g)
 	return g < m->group_count ? gt_model_str(m, m->groups[g].name) : "";
 }
 
-static const char *colour(uint32_t group)
+static const char *colour(const gt_model *m, uint32_t group)
 {
-	return palette[group % PALETTE_N];
+	return gt_category_colour(group_name(m, group));
 }
 
 static void put_span_title(FILE *f, const gt_model *m, uint32_t id)
@@ -392,7 +399,7 @@ static int legend(struct ctx *c, double width, bool draw, double y0)
 		if (draw) {
 			double y = y0 + line * 14;
 			fprintf(c->out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"10\" fill=\"%s\" stroke=\"#555\" stroke-width=\"0.5\"/>",
-				x, y, colour(g));
+				x, y, colour(c->m, g));
 			fprintf(c->out, "<text x=\"%.2f\" y=\"%.2f\">", x + 16, y + 9);
 			put_text(c->out, *name ? name : "(none)", 24);
 			fputs("</text>\n", c->out);
@@ -460,7 +467,7 @@ static void draw_boxes(struct ctx *c, const struct slots *L, uint32_t lane, gt_r
 		bool cp = c->on_path && (c->on_path[id >> 3] >> (id & 7) & 1);
 		fprintf(f, "<rect class=\"span%s\" data-span-id=\"%u\" data-lane=\"%u\" x=\"%.2f\" y=\"%" PRId64
 			   "\" width=\"%.2f\" height=\"%d\" fill=\"%s\">",
-			cp ? " cp" : "", id, lane, bx, L->y + 1, bw, BOX_H, colour(s->group));
+			cp ? " cp" : "", id, lane, bx, L->y + 1, bw, BOX_H, colour(c->m, s->group));
 		put_span_title(f, c->m, id);
 		fputs("</rect>\n", f);
 		st->boxes++;
@@ -489,7 +496,7 @@ static void draw_density(struct ctx *c, const struct slots *L, uint32_t lane, ui
 		double op = 0.35 + 0.65 * (lmax > 1 ? log2(1.0 + n) / lmax : 1.0);
 		fprintf(f, "<rect class=\"density\" data-lane=\"%u\" data-cell=\"%u\" data-density=\"%u\" data-span-id=\"%u\""
 			   " x=\"%u\" y=\"%" PRId64 "\" width=\"1\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\">",
-			lane, x, n, rep, LABEL_W + x, L->y + 1, BOX_H, colour(c->m->spans[rep].group), op);
+			lane, x, n, rep, LABEL_W + x, L->y + 1, BOX_H, colour(c->m, c->m->spans[rep].group), op);
 		fprintf(f, "<title>%u span%s, longest: ", n, n == 1 ? "" : "s");
 		put_text(f, gt_model_str(c->m, c->m->spans[rep].name), 200);
 		fputs(" ", f);
@@ -584,7 +591,7 @@ static int draw_path(struct ctx *c, gt_render_stats *st, gt_error *err)
 		}
 		st->path_hops++;
 	}
-	fputs("<g class=\"critical-path\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-opacity=\"0.9\">\n",
+	fputs("<g class=\"critical-path\" stroke-width=\"2.5\" stroke-opacity=\"0.9\" stroke-linecap=\"round\">\n",
 	      c->out);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct hop_seg *e = &el[k];
@@ -595,13 +602,46 @@ static int draw_path(struct ctx *c, gt_render_stats *st, gt_error *err)
 		double xa = LABEL_W + e->xa + (flat ? 0 : 0.5), xb = LABEL_W + e->xb + (flat ? 1 : 0.5);
 		fprintf(c->out,
 			"<line class=\"cp-hop\" data-kind=\"%s\" data-hop=\"%u\" data-hops=\"%u\" "
-			"data-cells=\"%u %u\" data-lanes=\"%u %u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-			gt_causal_kind_names[e->kind], e->first, e->count, e->xa, e->xb, e->la, e->lb, xa, ya, xb, yb);
+			"data-cells=\"%u %u\" data-lanes=\"%u %u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s/>\n",
+			gt_causal_kind_names[e->kind], e->first, e->count, e->xa, e->xb, e->la, e->lb, xa, ya, xb, yb,
+			gt_path_kind_colour(e->kind), e->kind == GT_CAUSAL_IDLE ? " stroke-dasharray=\"3 2\"" : "");
 	}
 	fputs("</g>\n", c->out);
 	st->path_elements = n;
 	free(el);
 	return 0;
+}
+
+/* The bottom-left corner: the path's length, and per kind a swatch of its
+ * stroke with the kind's time and share of the path (the whole path's hops,
+ * not only those in the window). */
+static void path_legend(struct ctx *c, double y)
+{
+	int64_t by_kind[GT_CAUSAL_KIND_COUNT] = {0}, total = 0;
+	for (uint32_t i = 0; i < c->o->hop_count; i++) {
+		const gt_causal_hop *h = &c->o->hops[i];
+		if (h->kind < GT_CAUSAL_KIND_COUNT && !__builtin_add_overflow(total, h->duration_ns, &total))
+			by_kind[h->kind] += h->duration_ns;
+	}
+	fprintf(c->out, "<g class=\"cp-legend\"><text x=\"10\" y=\"%.0f\" font-weight=\"bold\">critical path ", y + 9);
+	put_duration(c->out, total);
+	fputs("</text>\n", c->out);
+	double x = 190; /* past the bold title with the longest duration */
+	for (int k = 0; k < GT_CAUSAL_KIND_COUNT; k++) {
+		if (!by_kind[k] && k != GT_CAUSAL_WORK)
+			continue;
+		fprintf(c->out,
+			"<line class=\"cp-key\" data-kind=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"2.5\"%s/>",
+			gt_causal_kind_names[k], x, y + 5, x + 18, y + 5, gt_path_kind_colour(k),
+			k == GT_CAUSAL_IDLE ? " stroke-dasharray=\"3 2\"" : "");
+		fprintf(c->out, "<text class=\"cp-share\" data-kind=\"%s\" data-ns=\"%" PRId64 "\" x=\"%.1f\" y=\"%.0f\">%s ",
+			gt_causal_kind_names[k], by_kind[k], x + 22, y + 9, gt_causal_kind_names[k]);
+		put_duration(c->out, by_kind[k]);
+		fprintf(c->out, " (%.1f%%)</text>\n", total > 0 ? 100.0 * (double)by_kind[k] / (double)total : 0.0);
+		x += 170;
+	}
+	fputs("</g>\n", c->out);
 }
 
 static void mark_on_path(uint8_t *bits, uint32_t span, uint32_t n)
@@ -661,7 +701,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 				if (L->count[x] > maxcount)
 					maxcount = L->count[x];
 		}
-		double height = y + 24;
+		double height = y + 24 + (o->hops ? 20 : 0);
 		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 			     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 			     "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"10\">\n",
@@ -669,7 +709,7 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 		fputs("<title>", out);
 		put_text(out, o->title ? o->title : "gputrace render", 400);
 		fputs("</title>\n<style>.span{stroke:#000;stroke-opacity:.35;stroke-width:.5}"
-		      ".span.cp{stroke:#d62728;stroke-opacity:1;stroke-width:2}text{fill:#111}</style>\n",
+		      ".span.cp{stroke:" GT_PATH_COLOUR ";stroke-opacity:1;stroke-width:2}text{fill:#111}</style>\n",
 		      out);
 		fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 		fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"12\" font-weight=\"bold\">");
@@ -708,8 +748,8 @@ int gt_render_svg(FILE *out, const gt_model *m, const gt_tindex *ix, const uint3
 			if (c.lanes[l])
 				draw_boxes(&c, c.lanes[l], c.lane0 + l, st);
 		fputs("</g>\n", out);
-		if (o->hops)
-			rc = draw_path(&c, st, err);
+		if (o->hops && (rc = draw_path(&c, st, err)) == 0)
+			path_legend(&c, y + 24);
 		fprintf(out, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%" PRIu64 " spans: %" PRIu64 " boxes, %" PRIu64
 			     " density cells; %u lanes</text>\n",
 			y + 16, st->spans, st->boxes, st->density_cells, st->rows);

@@ -21,7 +21,7 @@
  *
  * Rows are the lanes of the lane window that hold a drawn span, in lane
  * order, labelled with process and thread names. Boxes are coloured by
- * renderer group from a fixed palette and named where the name fits.
+ * category (gt_category_colour) and named where the name fits.
  * With a critical path (the causal one, causal.h), the spans of its points
  * that meet the viewport are outlined, and its hops that meet the time window
  * are drawn, in path order, as <line class="cp-hop"> elements over pixel
@@ -34,7 +34,10 @@
  * (up to 64 elements back) that has its kind, cells and rows; else it is a
  * new element. Each element says data-kind, data-hop (its first hop),
  * data-hops (how many it stands for), data-cells and data-lanes, so the
- * path costs a few elements per pixel column, not one per hop. */
+ * path costs a few elements per pixel column, not one per hop. Each is
+ * stroked in its kind's colour (gt_path_kind_colour); a legend of the kinds
+ * and the path's breakdown by kind (from the hops) sit in the bottom-left
+ * corner (<g class="cp-legend">). */
 #ifndef GT_RENDER_H
 #define GT_RENDER_H
 
@@ -71,6 +74,14 @@ typedef struct gt_render_stats {
 	uint32_t path_hops_hidden; /* hops in the window whose rows are not drawn */
 	uint32_t path_elements; /* <line> elements they were drawn as */
 } gt_render_stats;
+
+/* Stable colours (palette.c): a category's fill, the same in every
+ * picture (Paul Tol's colour-blind-safe "light" scheme: fixed places for the
+ * common Kineto and Chrome categories, a hash of the name for others), and
+ * the critical path's stroke per hop kind (dark colours no category uses). */
+const char *gt_category_colour(const char *cat);
+const char *gt_path_kind_colour(int kind); /* enum gt_causal_kind */
+#define GT_PATH_COLOUR "#882255"           /* work hops, outlines of path spans */
 
 /* Writes the SVG for the candidate batches cand[0..ncand) of ix (in
  * canonical order, as a query returned them). Write errors are the

@@ -398,13 +398,37 @@ void gt_model_set_parent_mode(gt_model *m, int mode)
 	free(source);
 }
 
+/* Strings that end in digits and agree before them order by the digits'
+ * value: "stream 7" before "stream 15". Else (and on equal values, "07"
+ * and "7") as bytes. */
+static int cmp_numeric_tail(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), ta = la, tb = lb;
+	while (ta > 0 && a[ta - 1] >= '0' && a[ta - 1] <= '9')
+		ta--;
+	while (tb > 0 && b[tb - 1] >= '0' && b[tb - 1] <= '9')
+		tb--;
+	if (ta < la && tb < lb && ta == tb && memcmp(a, b, ta) == 0) {
+		while (ta < la - 1 && a[ta] == '0') /* leading zeros: the value's digits */
+			ta++;
+		while (tb < lb - 1 && b[tb] == '0')
+			tb++;
+		if (la - ta != lb - tb)
+			return la - ta < lb - tb ? -1 : 1;
+		int c = memcmp(a + ta, b + tb, la - ta);
+		if (c)
+			return c;
+	}
+	return strcmp(a, b);
+}
+
 static int cmp_id(const gt_model *m, const gt_id *a, const gt_id *b)
 {
 	if (a->is_str != b->is_str)
 		return a->is_str ? 1 : -1; /* numbers before strings */
 	if (!a->is_str)
 		return a->num < b->num ? -1 : a->num > b->num;
-	return strcmp(gt_model_str(m, a->str), gt_model_str(m, b->str));
+	return cmp_numeric_tail(gt_model_str(m, a->str), gt_model_str(m, b->str));
 }
 
 static const gt_model *lane_model;
