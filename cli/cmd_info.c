@@ -25,6 +25,51 @@ static void write_metadata(gt_jsonw *w, const char *text)
 	cJSON_Delete(j);
 }
 
+/* A job's files: per rank, what its own info would count. */
+static void write_ranks(gt_jsonw *w, const gt_model *m)
+{
+	gt_jsonw_key(w, "world_size");
+	if (m->world_size >= 0)
+		gt_jsonw_u64(w, (uint64_t)m->world_size);
+	else
+		gt_jsonw_null(w);
+	gt_jsonw_key(w, "ranks");
+	gt_jsonw_begin_array(w);
+	for (uint32_t i = 0; i < m->rank_count; i++) {
+		const gt_rank_part *r = &m->ranks[i];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "rank");
+		gt_jsonw_u64(w, (uint64_t)r->rank);
+		gt_jsonw_key(w, "source");
+		gt_jsonw_str(w, r->source ? r->source : "");
+		gt_jsonw_key(w, "file_bytes");
+		gt_jsonw_u64(w, r->stats.file_bytes);
+		gt_jsonw_key(w, "bytes");
+		gt_jsonw_u64(w, r->stats.bytes);
+		gt_jsonw_key(w, "events");
+		gt_jsonw_u64(w, r->stats.events);
+		gt_jsonw_key(w, "spans");
+		gt_jsonw_u64(w, r->span_count);
+		gt_jsonw_key(w, "flows");
+		gt_jsonw_u64(w, r->flow_count);
+		gt_jsonw_key(w, "processes");
+		gt_jsonw_u64(w, r->process_count);
+		gt_jsonw_key(w, "threads");
+		gt_jsonw_u64(w, r->thread_count);
+		gt_jsonw_key(w, "tracks");
+		gt_jsonw_u64(w, r->track_count);
+		gt_jsonw_key(w, "warnings");
+		gt_jsonw_begin_object(w);
+		for (int k = 0; k < GT_WARN_COUNT; k++) {
+			gt_jsonw_key(w, gt_warning_names[k]);
+			gt_jsonw_u64(w, r->stats.warnings[k]);
+		}
+		gt_jsonw_end_object(w);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
 static void write_info(FILE *out, const gt_model *m)
 {
 	gt_jsonw w;
@@ -106,6 +151,8 @@ static void write_info(FILE *out, const gt_model *m)
 	gt_jsonw_key(&w, "bytes_per_span");
 	gt_jsonw_f64(&w, m->span_count ? (double)gt_model_bytes(m) / m->span_count : 0.0);
 	write_metadata(&w, m->metadata_json);
+	if (m->rank_count)
+		write_ranks(&w, m);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
 }
@@ -242,13 +289,13 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
-	if (st.noperands != 1)
-		return gt_usage_error(cmd, "'info' takes one TRACE");
+	if (st.noperands < 1)
+		return gt_usage_error(cmd, "'info' takes a TRACE (several files or a directory: one job)");
 	if (!table && c.format != GT_OUT_JSON)
 		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' choose '--table groups' or '--table lanes'",
 				      gt_out_format_name(c.format));
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
 	if (table) {
@@ -271,7 +318,7 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 
 const struct gt_command gt_cmd_info = {
 	.name = "info",
-	.args = "TRACE",
+	.args = "TRACE...",
 	.summary = "summarise a trace: events per phase, spans, tracks, lanes, groups, time range, warnings",
 	.opts = info_opts,
 	.run = run_info,

@@ -17,6 +17,7 @@
 #include "ingest.h"
 #include "input.h"
 #include "builder.h"
+#include "distributed_info.h"
 #include "raw_event.h"
 #include "resume.h"
 #include "base/base.h"
@@ -445,6 +446,8 @@ static int key_kind(const jl_slice *k)
 		return 2;
 	if (k->len == 17 && memcmp(k->p, "systemTraceEvents", 17) == 0)
 		return 3;
+	if (k->len == 15 && memcmp(k->p, "distributedInfo", 15) == 0)
+		return 4;
 	return 0;
 }
 
@@ -626,6 +629,8 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 					return fail_pos(g, err, lx.pos, lx.msg);
 				if (kind == 2 && keep_metadata(g, v, (size_t)(q - v), &key) < 0)
 					return fail_pos(g, err, v, "out of memory");
+				if (kind == 4)
+					gt_parse_distributed_info(g->m, v, (size_t)(q - v));
 				g->m->stats.warnings[GT_WARN_TRAILING_COMMA] += lx.trailing_commas;
 				g->m->stats.warnings[GT_WARN_CONTROL_CHAR] += lx.control_chars;
 				lx.trailing_commas = lx.control_chars = 0;
