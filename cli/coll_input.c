@@ -1,0 +1,45 @@
+#include "coll_input.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_arrow.h"
+#include "load.h"
+
+static bool is_summary(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 6 && strcmp(path + n - 6, ".arrow") == 0;
+}
+
+int gt_cli_coll_load(const struct gt_common *c, char *const *operands, int n, const gt_coll_options *o,
+		     gt_coll_set *s)
+{
+	gt_coll_set_init(s);
+	char **traces = malloc(((size_t)n + 1) * sizeof *traces);
+	if (!traces) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	int nt = 0, rc = 0;
+	gt_error err = {0};
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (!is_summary(operands[i]))
+			traces[nt++] = operands[i];
+		else if (gt_coll_arrow_read(s, operands[i], &err) < 0)
+			rc = gt_report(&err);
+	}
+	if (rc == 0 && nt) {
+		gt_model m;
+		rc = gt_cli_load_many(c, traces, nt, &m);
+		if (rc == 0) {
+			if (gt_coll_extract(s, &m, o, &err) < 0)
+				rc = gt_report(&err);
+			gt_model_free(&m);
+		}
+	}
+	free(traces);
+	if (rc)
+		gt_coll_set_free(s);
+	return rc;
+}
