@@ -103,8 +103,8 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 /* Options that belong to one model only, given with the other. */
 static int check_model_options(const struct gt_command *cmd, const struct cp_args *a, int noperands)
 {
-	if (a->forest ? noperands != 0 : noperands != 1)
-		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
+	if (a->forest ? noperands != 0 : noperands < 1)
+		return gt_usage_error(cmd, "'critical-path' takes a TRACE (several files or a directory: one job), or --forest FILE");
 	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table))
 		return gt_usage_error(cmd, "--window, --step, --wait-name, --by and --table belong to the causal model");
 	if (!a->forest_model && a->forest_only_option)
@@ -194,7 +194,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	if (a.forest)
 		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows);
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
 	rc = a.forest_model ? gt_cli_forest_run(&c, &m, NULL, &a.forest_opt, a.with_rows)
@@ -205,7 +205,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 
 const struct gt_command gt_cmd_critical_path = {
 	.name = "critical-path",
-	.args = "TRACE | --forest FILE",
+	.args = "TRACE... | --forest FILE",
 	.summary = "what bounds the wall time (causal critical path), or the parent-forest path",
 	.opts = cp_opts,
 	.run = run_critical_path,

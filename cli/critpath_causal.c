@@ -149,6 +149,10 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window 
 	gt_jsonw_u64(w, win->flow_edges);
 	gt_jsonw_key(w, "wait");
 	gt_jsonw_u64(w, win->wait_edges);
+	if (m->rank_count) { /* a job's */
+		gt_jsonw_key(w, "collective");
+		gt_jsonw_u64(w, win->collective_edges);
+	}
 	gt_jsonw_end_object(w);
 	gt_jsonw_key(w, "backward_edges");
 	gt_jsonw_u64(w, win->backward_edges);

@@ -6,8 +6,8 @@
  *
  * --rank R writes only rank R's file of an N-rank job (distributedInfo.rank
  * R): every rank's file is drawn from the same numbers, so the job's NCCL
- * kernels line up across the files. --straggler R:DELAY[:STEP] makes rank R
- * enter the first NCCL kernel of step STEP (default 2) DELAY ns late; the
+ * kernels line up across the files. --straggler R:DELAY[:STEP] makes rank R's
+ * GPU enter the first NCCL kernel of step STEP (default 2) DELAY ns late; the
  * other ranks' kernels wait for it, so all end together as a collective does.
  *
  * The output compression follows FILE's extension: .gz (zlib), .zst (zstd),
@@ -249,8 +249,8 @@ static int nrk = 1;            /* rank structs generated: nranks, or 1 with --ra
 static int only_rank = -1;     /* --rank R: this file is rank R of the job */
 static int strag_rank = -1;    /* --straggler R:DELAY[:STEP] */
 static uint64_t strag_delay, strag_step = 2;
-/* The next NCCL kernel's straggler shift: rank R enters it delay late (its
- * launch and kernel later), every other rank's kernel lasts extend longer
+/* The next NCCL kernel's straggler shift: rank R's kernel starts delay late
+ * (launched in time, its GPU late), every other rank's kernel lasts extend longer
  * (it waits for R inside the collective). Then all ranks end it together. */
 static uint64_t nccl_delay, nccl_extend;
 
@@ -377,8 +377,7 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 	if (start < r->stream_free[si])
 		start = r->stream_free[si] + range(500, 3000);
 	uint64_t gdur = kind == 0 ? (nccl ? range(50000, 2000000) : range(1500, 400000)) : range(1200, 60000);
-	if (nccl) { /* the same draws on every rank: only the times move */
-		ts += nccl_delay;
+	if (nccl) { /* the same draws on every rank: only the kernel's times move */
 		start += nccl_delay;
 		gdur += nccl_extend;
 		nccl_delay = nccl_extend = 0;
@@ -557,7 +556,7 @@ static void step(struct rank *r)
 			nccl_delay = late;
 			nccl_extend = strag_delay - late;
 		}
-		cpu_op(r, r->tid_bwd, "nccl:all_reduce", "[[25557032]]", "[\"float\"]", s0 + late, 300000, ext, 1);
+		cpu_op(r, r->tid_bwd, "nccl:all_reduce", "[[25557032]]", "[\"float\"]", s0, 300000, ext, 1);
 		leaf_launches(r, r->tid_bwd, s0 + 20000, s0 + 280000, ext, 1);
 		nccl_delay = nccl_extend = 0;
 	}

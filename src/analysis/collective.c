@@ -125,7 +125,7 @@ static int64_t step_of(const steps *st, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo && t <= st->e[lo - 1] ? (int64_t)(lo - 1) : -1;
+	return lo ? (int64_t)(lo - 1) : -1;
 }
 
 static const int64_t *sort_keys;
