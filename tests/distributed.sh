@@ -75,6 +75,11 @@ if command -v parallel > /dev/null 2>&1; then
 	ls "$tmp"/job/*.json | parallel -j 2 --halt now,fail=1 "$bin" collectives -q {} -f arrow -o "$tmp/par/{/.}.arrow" \
 		&& ok || bad "GNU parallel map"
 	"$bin" stragglers -q -f csv "$tmp"/par/*.arrow | cmp -s - "$tmp/st.csv" && ok || bad "GNU parallel: the reduce differs"
+	# the summaries in DuckDB (docs/scale-out.md): the same late rank and delay
+	if .venv/bin/python -c 'import duckdb' 2> /dev/null; then
+		.venv/bin/python scripts/scale-out/duckdb-query.py "$tmp/par" > "$tmp/duck.txt" 2>&1 \
+			&& grep -E "│ +1 │ +$R │ +$DELAY │" "$tmp/duck.txt" > /dev/null && ok || { cat "$tmp/duck.txt"; bad "DuckDB query"; }
+	fi
 else
 	echo "distributed: GNU parallel is not installed (scripts/install-deps installs it); its check is skipped"
 fi
