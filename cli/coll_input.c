@@ -32,6 +32,17 @@ int gt_cli_coll_load(const struct gt_common *c, char *const *operands, int n, co
 	if (rc == 0 && nt) {
 		gt_model m;
 		rc = gt_cli_load_many(c, traces, nt, &m);
+		/* a rank both summarised and traced would be counted twice */
+		for (uint32_t p = 0; rc == 0 && p < (m.rank_count ? m.rank_count : 1); p++) {
+			int64_t r = m.rank_count ? m.ranks[p].rank : (m.rank >= 0 ? m.rank : 0);
+			for (uint32_t i = 0; rc == 0 && i < s->rank_count; i++)
+				if (s->ranks[i] == r) {
+					fprintf(stderr, "gputrace: rank %lld is both in a summary and in a trace\n", (long long)r);
+					rc = GT_EINPUT;
+				}
+			if (rc)
+				gt_model_free(&m);
+		}
 		if (rc == 0) {
 			if (gt_coll_extract(s, &m, o, &err) < 0)
 				rc = gt_report(&err);

@@ -174,7 +174,7 @@ static int read_schema(struct reader *r, fb *f, size_t schema, size_t base, gt_e
 		if (i == 1)
 			ok = ok && type == TYPE_UTF8;
 		else
-			ok = ok && type == TYPE_INT && ty && rd32(f, field_at(f, ty, 0)) == 64;
+			ok = ok && type == TYPE_INT && ty && field_at(f, ty, 0) && rd32(f, field_at(f, ty, 0)) == 64;
 		if (!ok || f->bad)
 			return bad(err, r->path, base, "not a gputrace collectives summary (its columns differ)");
 	}
@@ -210,7 +210,7 @@ static int read_batch(struct reader *r, fb *f, size_t rb, const unsigned char *b
 {
 	int64_t rows = rd64(f, field_at(f, rb, 0));
 	size_t nodes = deref(f, rb, 1), bufs = deref(f, rb, 2);
-	if (f->bad || rows < 0 || vec_len(f, nodes) != NCOLS || vec_len(f, bufs) != NCOLS * 2 + 1 ||
+	if (f->bad || rows < 0 || (uint64_t)rows > body_len || vec_len(f, nodes) != NCOLS || vec_len(f, bufs) != NCOLS * 2 + 1 ||
 	    deref(f, rb, 3))
 		return bad(err, r->path, base, "a record batch that is not the summary's (or is compressed)");
 	/* buffers: per column validity + data, the name column validity + offsets + chars */

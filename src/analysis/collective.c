@@ -306,6 +306,16 @@ static int cmp_collective(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static int64_t sat_sub(int64_t a, int64_t b, bool *overflow)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r)) {
+		*overflow = true;
+		return INT64_MAX;
+	}
+	return r;
+}
+
 static int64_t sat_add(int64_t a, int64_t b, bool *overflow)
 {
 	int64_t r;
@@ -372,9 +382,10 @@ int gt_stragglers_find(const gt_coll_set *s, gt_stragglers *out, gt_error *err)
 		c->last_entry_ns = lk->begin_ns;
 		qsort(entries, R, sizeof *entries, cmp_i64);
 		c->median_entry_ns = entries[(R - 1) / 2];
-		c->late_ns = c->last_entry_ns - c->median_entry_ns;
+		c->late_ns = sat_sub(c->last_entry_ns, c->median_entry_ns, &out->overflow);
 		for (uint32_t r = 0; r < R; r++)
-			c->waited_ns = sat_add(c->waited_ns, c->last_entry_ns - entries[r], &out->overflow);
+			c->waited_ns = sat_add(c->waited_ns, sat_sub(c->last_entry_ns, entries[r], &out->overflow),
+					       &out->overflow);
 		if (c->late_ns > 0 || c->waited_ns > 0) {
 			gt_rank_wait *w = &out->ranks[last];
 			w->last_count++;
