@@ -129,7 +129,7 @@ static void *read_files(void *arg)
 	}
 }
 
-static const gt_model *sort_models;
+static _Thread_local const gt_model *sort_models;
 static int cmp_rank(const void *a, const void *b)
 {
 	const gt_model *x = &sort_models[*(const uint32_t *)a], *y = &sort_models[*(const uint32_t *)b];

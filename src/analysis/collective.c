@@ -128,7 +128,7 @@ static int64_t step_of(const steps *st, int64_t t)
 	return lo ? (int64_t)(lo - 1) : -1;
 }
 
-static const int64_t *sort_keys;
+static _Thread_local const int64_t *sort_keys;
 static int cmp_by_key(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -271,7 +271,7 @@ int gt_coll_extract(gt_coll_set *s, const gt_model *m, const gt_coll_options *op
 	return rc;
 }
 
-static const gt_coll_kernel *match_k;
+static _Thread_local const gt_coll_kernel *match_k;
 /* (name, seq, rank): a collective's kernels side by side, ranks in order */
 static int cmp_match(const void *a, const void *b)
 {
@@ -291,9 +291,9 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const gt_collective *coll_c;
-static const gt_coll_set *coll_s;
-static const uint64_t *coll_order;
+static _Thread_local const gt_collective *coll_c;
+static _Thread_local const gt_coll_set *coll_s;
+static _Thread_local const uint64_t *coll_order;
 static int cmp_collective(const void *a, const void *b)
 {
 	const gt_collective *x = a, *y = b;
