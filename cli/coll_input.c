@@ -1,15 +1,28 @@
 #include "coll_input.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_arrow.h"
 #include "load.h"
 
+/* An Arrow file or stream (by its first bytes; a trace starts with JSON,
+ * gzip or zstd magic), or a *.arrow name. */
 static bool is_summary(const char *path)
 {
 	size_t n = strlen(path);
-	return n > 6 && strcmp(path + n - 6, ".arrow") == 0;
+	if (n > 6 && strcmp(path + n - 6, ".arrow") == 0)
+		return true;
+	if (strcmp(path, "-") == 0)
+		return false;
+	unsigned char b[8] = {0};
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(b, 1, sizeof b, f) : 0;
+	if (f)
+		fclose(f);
+	static const unsigned char cont[4] = {0xff, 0xff, 0xff, 0xff};
+	return (got >= 6 && memcmp(b, "ARROW1", 6) == 0) || (got >= 4 && memcmp(b, cont, 4) == 0);
 }
 
 int gt_cli_coll_load(const struct gt_common *c, char *const *operands, int n, const gt_coll_options *o,

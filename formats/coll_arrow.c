@@ -329,6 +329,13 @@ int gt_coll_arrow_read(gt_coll_set *s, const char *path, gt_error *err)
 		free(p);
 		return gt_fail(err, GT_EINPUT, "%s: read error", path);
 	}
+	int rc = gt_coll_arrow_parse(s, path, p, n, err);
+	free(p);
+	return rc;
+}
+
+int gt_coll_arrow_parse(gt_coll_set *s, const char *path, const unsigned char *p, size_t n, gt_error *err)
+{
 	struct reader r = {.path = path, .s = s};
 	size_t start = 0, end = n;
 	if (n >= 8 && memcmp(p, "ARROW1\0\0", 8) == 0) {
@@ -336,14 +343,10 @@ int gt_coll_arrow_read(gt_coll_set *s, const char *path, gt_error *err)
 		uint32_t flen = 0;
 		if (n >= 18 && memcmp(p + n - 6, "ARROW1", 6) == 0)
 			memcpy(&flen, p + n - 10, 4);
-		if (n < 18 || memcmp(p + n - 6, "ARROW1", 6) != 0 || flen > n - 18) {
-			free(p);
+		if (n < 18 || memcmp(p + n - 6, "ARROW1", 6) != 0 || flen > n - 18)
 			return gt_fail(err, GT_EINPUT, "%s: byte %zu: an Arrow file without its footer", path, n);
-		}
 		start = 8;
 		end = n - 10 - flen;
 	}
-	int rc = read_messages(&r, p, end, start, err);
-	free(p);
-	return rc;
+	return read_messages(&r, p, end, start, err);
 }

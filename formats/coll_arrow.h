@@ -11,5 +11,7 @@
 /* Adds the file's ranks and kernels to s. A rank s already holds is an
  * error (two summaries of one rank). 0, or -1 with err. */
 int gt_coll_arrow_read(gt_coll_set *s, const char *path, gt_error *err);
+/* The same over the file's bytes p[0..n) (path names it in errors). */
+int gt_coll_arrow_parse(gt_coll_set *s, const char *path, const unsigned char *p, size_t n, gt_error *err);
 
 #endif
