@@ -4,6 +4,7 @@
  * freed as soon as it is appended, so the peak is the sum of the models. */
 #include "model.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,9 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 				out->rank_count = i + 1;
 		}
 		gt_model_free(&parts[i]);
+		/* give the freed model's pages back now: the heap would keep them
+		 * beside the grown arrays, and the peak would be more than the sum */
+		malloc_trim(0);
 	}
 	if (rc == 0 && regroup(out) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models");
