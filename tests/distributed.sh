@@ -97,6 +97,12 @@ if "$bin" devices > /dev/null 2>&1; then
 		&& ok || bad "critical-path: host and device differ on a job"
 fi
 
+# the viewport commands read a job too: its lanes, rank after rank
+"$bin" render -q -d host "$tmp/job" -o "$tmp/job.svg" && grep -q "<svg" "$tmp/job.svg" && ok || bad "render a job"
+lanes=$("$bin" info -q "$tmp/job" | jq .lanes)
+"$bin" query -q -d host "$tmp/job" --time 0:1s --lanes "$((lanes - 1)):$((lanes - 1))" -f csv > "$tmp/q.csv" && [ "$(wc -l < "$tmp/q.csv")" -gt 1 ] \
+	&& ok || bad "query the last rank's last lane of a job"
+
 # two files of one rank: exit 1, one line
 cp "$tmp/job/rank3.json" "$tmp/dup.json"
 "$bin" info -q "$tmp/job/rank3.json" "$tmp/dup.json" > /dev/null 2> "$tmp/err"
