@@ -11,7 +11,7 @@
 enum { OPT_BY = OPT_COMMAND_BASE };
 
 static const struct gt_opt strag_opts[] = {
-	{"by", 0, "TABLE", OPT_BY, "collective (default: one row per matched collective) or rank (the waiting each rank caused)"},
+	{"by", 0, "TABLE", OPT_BY, "collective (default: one row per matched collective), rank (the waiting each rank caused) or step (with --step: the rank that held up each step)"},
 	GT_OPT_COLLECTIVE_NAME, GT_OPT_COLL_STEP, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -70,6 +70,31 @@ static int write_by_rank(const struct gt_common *c, const gt_stragglers *st, con
 	return gt_cli_write_table(c, &t);
 }
 
+static int write_by_step(const struct gt_common *c, const gt_stragglers *st, const char *const *mk,
+			 const char *const *mv, size_t nmeta)
+{
+	gt_step_wait *w;
+	uint64_t n;
+	gt_error err = {0};
+	if (gt_stragglers_by_step(st, &w, &n, &err) < 0)
+		return gt_report(&err);
+	size_t sz = sizeof *w;
+	gt_column cols[] = {
+		{.name = "step", .type = GT_COL_I64, .data = &w->step, .stride = sz},
+		{.name = "collectives", .type = GT_COL_U64, .data = &w->collectives, .stride = sz},
+		{.name = "rank", .type = GT_COL_I64, .data = &w->rank, .stride = sz},
+		{.name = "late_us", .arrow_name = "late_ns", .type = GT_COL_NS_US, .data = &w->late_ns, .stride = sz},
+		{.name = "caused_wait_us", .arrow_name = "caused_wait_ns", .type = GT_COL_NS_US,
+		 .data = &w->caused_wait_ns, .stride = sz},
+		{.name = "waited_us", .arrow_name = "waited_ns", .type = GT_COL_NS_US, .data = &w->waited_ns, .stride = sz},
+	};
+	gt_table t = {.name = "steps", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = n,
+		      .meta_keys = mk, .meta_values = mv, .nmeta = nmeta};
+	int rc = gt_cli_write_table(c, &t);
+	free(w);
+	return rc;
+}
+
 static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
@@ -77,7 +102,7 @@ static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 	struct gt_opt_state opts;
 	gt_opt_begin(&opts, cmd, argc, argv);
 	gt_coll_options o = {0};
-	bool by_rank = false;
+	int by = 0; /* collective, rank, step */
 	const char *arg;
 	int id, status;
 	while ((id = gt_opt_next(&opts, &arg)) > 0) {
@@ -86,9 +111,9 @@ static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 		else if (id == OPT_COLL_STEP)
 			o.step_glob = arg;
 		else if (id == OPT_BY) {
-			if (strcmp(arg, "collective") && strcmp(arg, "rank"))
-				return gt_usage_error(cmd, "option '--by' is collective or rank, not '%s'", arg);
-			by_rank = strcmp(arg, "rank") == 0;
+			if (strcmp(arg, "collective") && strcmp(arg, "rank") && strcmp(arg, "step"))
+				return gt_usage_error(cmd, "option '--by' is collective, rank or step, not '%s'", arg);
+			by = arg[0] == 'r' ? 1 : arg[0] == 's' ? 2 : 0;
 		} else if (!gt_common_or_exit(&c, cmd, id, arg, &status))
 			return status;
 	}
@@ -119,7 +144,9 @@ static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 			  (unsigned long long)st.unmatched_collectives);
 	if (st.overflow)
 		gt_notice(&c, "a waiting sum passed 2^63-1 ns and was saturated");
-	rc = by_rank ? write_by_rank(&c, &st, mk, mv, 3) : write_by_collective(&c, &st, mk, mv, 3);
+	rc = by == 1 ? write_by_rank(&c, &st, mk, mv, 3)
+	   : by == 2 ? write_by_step(&c, &st, mk, mv, 3)
+		     : write_by_collective(&c, &st, mk, mv, 3);
 	if (rc == 0 && c.strict && (st.unmatched_collectives || st.overflow))
 		rc = GT_EINCOMPLETE;
 	gt_stragglers_free(&st);

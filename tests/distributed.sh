@@ -52,6 +52,10 @@ check concat "$tmp/job.ndjson" $singles
 "$bin" stragglers -q "$tmp/job" > "$tmp/st.json" || bad "stragglers"
 "$bin" stragglers -q --by rank "$tmp/job" > "$tmp/st_rank.json" || bad "stragglers --by rank"
 check straggler "$tmp/st.json" "$tmp/st_rank.json" $R $DELAY $N
+# per step: the straggler's step, and only it, names rank R with exactly DELAY
+"$bin" stragglers -q --step 'ProfilerStep#*' --by step -f csv "$tmp/job" > "$tmp/steps.csv" || bad "stragglers --by step"
+[ "$(awk -F, 'NR > 1 && $5 != 0 { print $1 ":" $3 ":" $4 }' "$tmp/steps.csv")" = "1:$R:123.457" ] \
+	&& ok || bad "stragglers --by step: $(cat "$tmp/steps.csv" | head -5)"
 for f in csv ndjson; do
 	"$bin" stragglers -q -f $f "$tmp/job" > "$tmp/st.$f" && [ -s "$tmp/st.$f" ] && ok || bad "stragglers -f $f"
 done

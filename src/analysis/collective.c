@@ -411,3 +411,58 @@ void gt_stragglers_free(gt_stragglers *st)
 	free(st->ranks);
 	memset(st, 0, sizeof *st);
 }
+
+static _Thread_local const gt_collective *step_c;
+static int cmp_step(const void *a, const void *b)
+{
+	const gt_collective *x = &step_c[*(const uint64_t *)a], *y = &step_c[*(const uint64_t *)b];
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->last_rank != y->last_rank)
+		return x->last_rank < y->last_rank ? -1 : 1;
+	return *(const uint64_t *)a < *(const uint64_t *)b ? -1 : 1;
+}
+
+int gt_stragglers_by_step(const gt_stragglers *st, gt_step_wait **out, uint64_t *n, gt_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	uint64_t *ord = malloc((st->count + 1) * sizeof *ord);
+	gt_step_wait *w = calloc(st->count + 1, sizeof *w);
+	if (!ord || !w) {
+		free(ord), free(w);
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	}
+	for (uint64_t i = 0; i < st->count; i++)
+		ord[i] = i;
+	step_c = st->c;
+	qsort(ord, st->count, sizeof *ord, cmp_step);
+	bool overflow = false;
+	for (uint64_t i = 0; i < st->count;) {
+		int64_t step = st->c[ord[i]].step;
+		gt_step_wait *s = &w[(*n)++];
+		s->step = step;
+		s->rank = -1;
+		int64_t best = -1;
+		while (i < st->count && st->c[ord[i]].step == step) {
+			/* one run per last rank: what it caused in this step */
+			int64_t rank = st->c[ord[i]].last_rank, late = 0, caused = 0;
+			for (; i < st->count && st->c[ord[i]].step == step && st->c[ord[i]].last_rank == rank; i++) {
+				const gt_collective *c = &st->c[ord[i]];
+				s->collectives++;
+				late = sat_add(late, c->late_ns, &overflow);
+				caused = sat_add(caused, c->waited_ns, &overflow);
+				s->waited_ns = sat_add(s->waited_ns, c->waited_ns, &overflow);
+			}
+			if (caused > best) { /* ranks come in order: ties keep the lowest */
+				best = caused;
+				s->rank = rank;
+				s->late_ns = late;
+				s->caused_wait_ns = caused;
+			}
+		}
+	}
+	free(ord);
+	*out = w;
+	return 0;
+}

@@ -91,6 +91,19 @@ typedef struct gt_stragglers {
 	bool overflow;         /* a sum passed 2^63-1 (saturated) */
 } gt_stragglers;
 
+/* One step window (--step) of a job: which rank held it up. */
+typedef struct gt_step_wait {
+	int64_t step;           /* the last ranks' kernels' step; -1: outside any */
+	uint64_t collectives;
+	int64_t rank;           /* the rank that caused the most waiting in it (ties: lowest) */
+	int64_t late_ns;        /* that rank's lateness summed over the step */
+	int64_t caused_wait_ns; /* the waiting it caused there */
+	int64_t waited_ns;      /* all the waiting of the step */
+} gt_step_wait;
+
+/* Per step, by step: *out (free it) and *n. 0, or -1 with err. */
+int gt_stragglers_by_step(const gt_stragglers *st, gt_step_wait **out, uint64_t *n, gt_error *err);
+
 /* Matches s's kernels across its ranks and finds the stragglers. */
 int gt_stragglers_find(const gt_coll_set *s, gt_stragglers *out, gt_error *err);
 void gt_stragglers_free(gt_stragglers *st);
