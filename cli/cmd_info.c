@@ -187,6 +187,12 @@ static const char *row_pid(const void *ctx, uint64_t row)
 	return id_str(&lanes_model->processes[t->process].pid, buf, sizeof buf);
 }
 
+static int64_t row_rank(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return gt_model_process_rank(lanes_model, lanes_model->tracks[lanes_rows[row].track].process)->rank;
+}
+
 static const char *row_process_name(const void *ctx, uint64_t row)
 {
 	(void)ctx;
@@ -233,7 +239,12 @@ static int write_lanes(const struct gt_common *c, const gt_model *m)
 		{.name = "track_name", .type = GT_COL_STR, .get_str = row_track_name},
 		{.name = "depth", .type = GT_COL_U32, .data = &rows[0].depth, .stride = st},
 	};
-	gt_table t = {.name = "lanes", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = m->lane_count};
+	/* a job's lanes say their rank, first */
+	gt_column job_cols[sizeof cols / sizeof cols[0] + 1];
+	job_cols[0] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = row_rank};
+	memcpy(job_cols + 1, cols, sizeof cols);
+	gt_table t = {.name = "lanes", .cols = m->rank_count ? job_cols : cols,
+		      .ncols = sizeof cols / sizeof cols[0] + (m->rank_count ? 1 : 0), .nrows = m->lane_count};
 	const char *mk[2], *mv[2];
 	gt_cli_table_meta(&t, m->source, mk, mv);
 	int rc = gt_cli_write_table(c, &t);

@@ -37,7 +37,11 @@ static const char *track_label(const gt_model *m, uint32_t track, char *buf, siz
 		snprintf(q, sizeof q, "%s", gt_model_str(m, t->tid.str));
 	else
 		snprintf(q, sizeof q, "%" PRId64, t->tid.num);
-	snprintf(buf, cap, "%s/%s", p, q);
+	const gt_rank_part *r = gt_model_process_rank(m, t->process);
+	if (r) /* a job's tracks say their rank: "rank 5:60676/60841" */
+		snprintf(buf, cap, "rank %" PRId64 ":%s/%s", r->rank, p, q);
+	else
+		snprintf(buf, cap, "%s/%s", p, q);
 	return buf;
 }
 
