@@ -110,12 +110,14 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 /* Options that belong to one model only, given with the other. */
 static int check_model_options(const struct gt_command *cmd, const struct cp_args *a, int noperands)
 {
-	if (a->forest ? noperands != 0 : noperands != 1)
-		return gt_usage_error(cmd, "'critical-path' takes one TRACE, or --forest FILE");
+	if (a->forest ? noperands != 0 : noperands < 1)
+		return gt_usage_error(cmd, "'critical-path' takes a TRACE (several files or a directory: one job), or --forest FILE");
 	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table || a->overlay))
 		return gt_usage_error(cmd, "--window, --step, --wait-name, --by, --table and --overlay belong to the causal model");
 	if (a->overlay && (!strcmp(a->overlay, "-") || !strcmp(a->overlay, "") || !strcmp(a->overlay_trace, "-")))
 		return gt_usage_error(cmd, "--overlay needs a file to write and a trace file to read again (not stdin)");
+	if (a->overlay && noperands > 1)
+		return gt_usage_error(cmd, "--overlay marks one trace file, not a job of several");
 	if (!a->forest_model && a->forest_only_option)
 		return gt_usage_error(cmd, "--max-path-length and --max-rows-per-pass belong to --model forest");
 	if (a->window && a->step)
@@ -233,7 +235,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	if (a.forest)
 		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows, &stages);
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
 	gt_stages_mark(&stages, GT_STAGE_LOAD);
@@ -245,7 +247,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 
 const struct gt_command gt_cmd_critical_path = {
 	.name = "critical-path",
-	.args = "TRACE | --forest FILE",
+	.args = "TRACE... | --forest FILE",
 	.summary = "what bounds the wall time (causal critical path), or the parent-forest path",
 	.opts = cp_opts,
 	.run = run_critical_path,

@@ -89,6 +89,46 @@ static void write_warning_examples(gt_jsonw *w, const gt_model *m)
 	gt_jsonw_end_object(w);
 }
 
+/* A job's files: per rank, what its own info would count. */
+static void write_ranks(gt_jsonw *w, const gt_model *m)
+{
+	gt_jsonw_key(w, "ranks");
+	gt_jsonw_begin_array(w);
+	for (uint32_t i = 0; i < m->rank_count; i++) {
+		const gt_rank_part *r = &m->ranks[i];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "rank");
+		gt_jsonw_u64(w, (uint64_t)r->rank);
+		gt_jsonw_key(w, "source");
+		gt_jsonw_str(w, r->source ? r->source : "");
+		gt_jsonw_key(w, "file_bytes");
+		gt_jsonw_u64(w, r->stats.file_bytes);
+		gt_jsonw_key(w, "bytes");
+		gt_jsonw_u64(w, r->stats.bytes);
+		gt_jsonw_key(w, "events");
+		gt_jsonw_u64(w, r->stats.events);
+		gt_jsonw_key(w, "spans");
+		gt_jsonw_u64(w, r->span_count);
+		gt_jsonw_key(w, "flows");
+		gt_jsonw_u64(w, r->flow_count);
+		gt_jsonw_key(w, "processes");
+		gt_jsonw_u64(w, r->process_count);
+		gt_jsonw_key(w, "threads");
+		gt_jsonw_u64(w, r->thread_count);
+		gt_jsonw_key(w, "tracks");
+		gt_jsonw_u64(w, r->track_count);
+		gt_jsonw_key(w, "warnings");
+		gt_jsonw_begin_object(w);
+		for (int k = 0; k < GT_WARN_COUNT; k++) {
+			gt_jsonw_key(w, gt_warning_names[k]);
+			gt_jsonw_u64(w, r->stats.warnings[k]);
+		}
+		gt_jsonw_end_object(w);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
 static void write_info(FILE *out, const gt_model *m)
 {
 	gt_jsonw w;
@@ -184,6 +224,8 @@ static void write_info(FILE *out, const gt_model *m)
 		gt_jsonw_u64(&w, (uint64_t)m->world_size);
 	else
 		gt_jsonw_null(&w);
+	if (m->rank_count)
+		write_ranks(&w, m);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
 }
@@ -216,6 +258,12 @@ static const char *row_pid(const void *ctx, uint64_t row)
 	(void)ctx;
 	const gt_track *t = &lanes_model->tracks[lanes_rows[row].track];
 	return id_str(&lanes_model->processes[t->process].pid, buf, sizeof buf);
+}
+
+static int64_t row_rank(const void *ctx, uint64_t row)
+{
+	(void)ctx;
+	return gt_model_process_rank(lanes_model, lanes_model->tracks[lanes_rows[row].track].process)->rank;
 }
 
 static const char *row_process_name(const void *ctx, uint64_t row)
@@ -264,7 +312,12 @@ static int write_lanes(const struct gt_common *c, const gt_model *m)
 		{.name = "track_name", .type = GT_COL_STR, .get_str = row_track_name},
 		{.name = "depth", .type = GT_COL_U32, .data = &rows[0].depth, .stride = st},
 	};
-	gt_table t = {.name = "lanes", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = m->lane_count};
+	/* a job's lanes say their rank, first */
+	gt_column job_cols[sizeof cols / sizeof cols[0] + 1];
+	job_cols[0] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = row_rank};
+	memcpy(job_cols + 1, cols, sizeof cols);
+	gt_table t = {.name = "lanes", .cols = m->rank_count ? job_cols : cols,
+		      .ncols = sizeof cols / sizeof cols[0] + (m->rank_count ? 1 : 0), .nrows = m->lane_count};
 	const char *mk[2], *mv[2];
 	gt_cli_table_meta(&t, m->source, mk, mv);
 	int rc = gt_cli_write_table(c, &t);
@@ -321,13 +374,13 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	if (id < 0)
 		return GT_EUSAGE;
 	gt_operand_stdin(&st);
-	if (st.noperands != 1)
-		return gt_usage_error(cmd, "'info' takes one TRACE");
+	if (st.noperands < 1)
+		return gt_usage_error(cmd, "'info' takes a TRACE (several files or a directory: one job)");
 	if (!table && c.format != GT_OUT_JSON)
 		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' choose '--table groups' or '--table lanes'",
 				      gt_out_format_name(c.format));
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
 	if (table) {
@@ -350,7 +403,7 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 
 const struct gt_command gt_cmd_info = {
 	.name = "info",
-	.args = "TRACE",
+	.args = "TRACE...",
 	.summary = "summarise a trace: events per phase, spans, tracks, lanes, groups, time range, warnings",
 	.opts = info_opts,
 	.run = run_info,

@@ -503,8 +503,8 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 	if (id < 0)
 		return GT_EUSAGE;
 	gt_operand_stdin(&st);
-	if (st.noperands != 1)
-		return gt_usage_error(cmd, "'query' takes one TRACE or index file");
+	if (st.noperands < 1)
+		return gt_usage_error(cmd, "'query' takes a TRACE or index file (several traces or a directory: one job)");
 	r.table = r.c.format != GT_OUT_JSON;
 	r.many = viewports != NULL;
 	if (!viewports && !v.time)
@@ -517,7 +517,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
 	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);
-	int rc = gt_cli_index_open(&r.x, &r.c, st.operands[0]);
+	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	if (rc == 0)
 		rc = open_device(&r);
 	if (rc == 0 && !(r.cand = malloc(((size_t)r.x.ix->batch_count + 1) * sizeof *r.cand))) {
@@ -563,7 +563,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 
 const struct gt_command gt_cmd_query = {
 	.name = "query",
-	.args = "TRACE|FILE.gtx",
+	.args = "TRACE...|FILE.gtx",
 	.summary = "viewport candidate batches (time x lanes x groups) from the temporal index, in canonical order",
 	.opts = query_opts,
 	.run = run_query_cmd,

@@ -111,8 +111,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	if (id < 0)
 		return GT_EUSAGE;
 	gt_operand_stdin(&st);
-	if (st.noperands != 1)
-		return gt_usage_error(cmd, "'render' takes one TRACE or index file");
+	if (st.noperands < 1)
+		return gt_usage_error(cmd, "'render' takes a TRACE or index file (several traces or a directory: one job)");
 	const char *why;
 	int64_t a = 0, b = 0;
 	gt_tquery q = {.lane0 = 0, .lane1 = UINT32_MAX, .groups = 0xffffffffu};
@@ -122,7 +122,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
 	double t_start = now_ms();
-	int rc = gt_cli_index_open(&r.x, &r.c, st.operands[0]);
+	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	double t_loaded = now_ms();
 	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.x.m, &q.groups, &why) < 0)
 		rc = gt_usage_error(cmd, "bad --groups '%s': %s", groups_arg, why);
@@ -217,7 +217,7 @@ static const char *us_text(char *out, int64_t ns)
 
 const struct gt_command gt_cmd_render = {
 	.name = "render",
-	.args = "TRACE|FILE.gtx",
+	.args = "TRACE...|FILE.gtx",
 	.summary = "an SVG timeline of a viewport, optionally with the critical path",
 	.opts = render_opts,
 	.run = run_render,

@@ -1,6 +1,7 @@
 /* gputrace spans: the span table, so anyone can check the model with jq. */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "load.h"
@@ -44,6 +45,11 @@ static const char *id_text(const gt_model *m, const gt_id *id, int slot)
 static const char *row_pid_str(const void *ctx, uint64_t row) { return id_text(ctx, span_pid(ctx, row), 0); }
 static const char *row_tid_str(const void *ctx, uint64_t row) { return id_text(ctx, span_tid(ctx, row), 1); }
 
+static int64_t row_rank(const void *ctx, uint64_t row)
+{
+	return gt_model_span_rank(ctx, (uint32_t)row)->rank;
+}
+
 static int64_t row_track(const void *ctx, uint64_t row)
 {
 	return ((const gt_model *)ctx)->spans[row].track;
@@ -77,12 +83,12 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
 		return status;
 	gt_operand_stdin(&st);
-	if (st.noperands != 1)
-		return gt_usage_error(cmd, "'spans' takes one TRACE");
+	if (st.noperands < 1)
+		return gt_usage_error(cmd, "'spans' takes a TRACE (several files or a directory: one job)");
 	if (c.format == GT_OUT_JSON)
 		c.format = GT_OUT_JSON; /* an array of span objects */
 	gt_model m;
-	int rc = gt_cli_load(&c, st.operands[0], &m);
+	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
 	const gt_span *s0 = m.spans;
@@ -110,12 +116,20 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 		{.name = "dur_us", .arrow_name = "dur_ns", .type = GT_COL_NS_US,
 		 .data = s0 ? &s0->dur_ns : NULL, .stride = stride},
 	};
+	/* a job's spans say which rank's file they came from */
+	gt_column cols_rank[sizeof cols / sizeof cols[0] + 1];
+	size_t ncols = sizeof cols / sizeof cols[0];
+	cols_rank[0] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = row_rank, .get_ctx = &m};
+	memcpy(cols_rank + 1, cols, sizeof cols);
+	gt_column *use = m.rank_count ? cols_rank : cols;
+	if (m.rank_count)
+		ncols++;
 	/* with no spans every column is empty; getters keep NULL data safe */
 	if (!s0)
-		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-			if (!cols[i].get_i64 && !cols[i].get_str)
-				cols[i].get_i64 = row_id;
-	gt_table t = {.name = "spans", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
+		for (size_t i = 0; i < ncols; i++)
+			if (!use[i].get_i64 && !use[i].get_str)
+				use[i].get_i64 = row_id;
+	gt_table t = {.name = "spans", .cols = use, .ncols = ncols,
 		      .nrows = m.span_count};
 	const char *mk[2], *mv[2];
 	gt_cli_table_meta(&t, m.source, mk, mv);
@@ -126,8 +140,8 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 
 const struct gt_command gt_cmd_spans = {
 	.name = "spans",
-	.args = "TRACE",
-	.summary = "print the span table: id, event, name, cat, group, pid, tid, lane, depth, parent, ts_us, dur_us",
+	.args = "TRACE...",
+	.summary = "print the span table: (rank,) id, event, name, cat, group, pid, tid, lane, depth, parent, ts_us, dur_us",
 	.opts = spans_opts,
 	.run = run_spans,
 };

@@ -37,7 +37,11 @@ static const char *track_label(const gt_model *m, uint32_t track, char *buf, siz
 		snprintf(q, sizeof q, "%s", gt_model_str(m, t->tid.str));
 	else
 		snprintf(q, sizeof q, "%" PRId64, t->tid.num);
-	snprintf(buf, cap, "%s/%s", p, q);
+	const gt_rank_part *r = gt_model_process_rank(m, t->process);
+	if (r) /* a job's tracks say their rank: "rank 5:60676/60841" */
+		snprintf(buf, cap, "rank %" PRId64 ":%s/%s", r->rank, p, q);
+	else
+		snprintf(buf, cap, "%s/%s", p, q);
 	return buf;
 }
 
@@ -149,6 +153,10 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window 
 	gt_jsonw_u64(w, win->flow_edges);
 	gt_jsonw_key(w, "wait");
 	gt_jsonw_u64(w, win->wait_edges);
+	if (m->rank_count) { /* a job's */
+		gt_jsonw_key(w, "collective");
+		gt_jsonw_u64(w, win->collective_edges);
+	}
 	gt_jsonw_end_object(w);
 	gt_jsonw_key(w, "backward_edges");
 	gt_jsonw_u64(w, win->backward_edges);

@@ -32,6 +32,27 @@ int gt_cli_index_open(struct gt_cli_index *x, const struct gt_common *c, const c
 	return 0;
 }
 
+int gt_cli_index_open_many(struct gt_cli_index *x, const struct gt_common *c, char *const *operands, int n)
+{
+	gt_trace_list l;
+	gt_error err = {0};
+	if (gt_trace_list_expand(&l, operands, (size_t)n, &err) < 0)
+		return gt_report(&err);
+	bool job = l.job;
+	gt_trace_list_free(&l);
+	if (!job)
+		return gt_cli_index_open(x, c, operands[0]);
+	int rc = gt_cli_load_many(c, operands, n, &x->m);
+	if (rc)
+		return rc;
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	if (gt_tindex_build(&x->own, &x->m, &p, &err) < 0)
+		return gt_report(&err);
+	x->ix = &x->own;
+	return 0;
+}
+
 void gt_cli_index_close(struct gt_cli_index *x)
 {
 	if (x->from_file)

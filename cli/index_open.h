@@ -20,6 +20,9 @@ struct gt_cli_index {
 
 /* Returns 0, or the exit status after printing the error. */
 int gt_cli_index_open(struct gt_cli_index *x, const struct gt_common *c, const char *path);
+/* The same over a command's operands: one path as above, or several files
+ * or a directory as one job (gt_cli_load_many), indexed as a trace. */
+int gt_cli_index_open_many(struct gt_cli_index *x, const struct gt_common *c, char *const *operands, int n);
 void gt_cli_index_close(struct gt_cli_index *x);
 
 #endif

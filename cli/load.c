@@ -95,3 +95,29 @@ int gt_cli_resume(const struct gt_common *c, const char *path, gt_model *m, gt_r
 {
 	return load(c, path, m, rs, true, why);
 }
+
+int gt_cli_load_many(const struct gt_common *c, char *const *operands, int n, gt_model *m)
+{
+	gt_trace_list l;
+	gt_error err = {0};
+	if (gt_trace_list_expand(&l, operands, (size_t)n, &err) < 0)
+		return gt_report(&err);
+	if (!l.job) {
+		int rc = gt_cli_load(c, l.paths[0], m);
+		gt_trace_list_free(&l);
+		return rc;
+	}
+	if (gt_out_format_is_binary(c->format) && !c->output && isatty(STDOUT_FILENO)) {
+		gt_trace_list_free(&l);
+		fprintf(stderr, "gputrace: refusing to write a binary format to a terminal; use '-o FILE' or a pipe\n");
+		return GT_EUSAGE;
+	}
+	gt_load_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.parent_mode = (uint8_t)c->parent_mode;
+	opt.threads = c->threads;
+	opt.max_expansion = c->max_expansion;
+	int rc = gt_model_load_many(m, &l, &opt, &err);
+	gt_trace_list_free(&l);
+	return rc < 0 ? gt_report(&err) : 0;
+}

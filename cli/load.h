@@ -10,6 +10,9 @@
 /* Loads path into m; on failure prints the error and returns the exit
  * status (nonzero). */
 int gt_cli_load(const struct gt_common *c, const char *path, gt_model *m);
+/* Loads the TRACE operands (several files or a directory: one job, see
+ * gt_model_load_many) into m; on failure prints and returns the status. */
+int gt_cli_load_many(const struct gt_common *c, char *const *operands, int n, gt_model *m);
 /* The same, also keeping the resume state (src/ingest/resume.h) in rs. */
 int gt_cli_load_resumable(const struct gt_common *c, const char *path, gt_model *m, gt_resume *rs);
 /* Resumes the parse rs was taken from over m (the model stored with it):

@@ -406,6 +406,7 @@ static void release_model(gt_model *m)
 int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 {
 	memset(m, 0, sizeof *m);
+	m->rank = m->world_size = -1; /* not stored in the index */
 	gt_strpool_init(&m->strings);
 	const uint64_t *v = sec_data(g, GTX_INFO);
 	const char *path = g->path;

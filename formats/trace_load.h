@@ -27,4 +27,21 @@ int gt_model_load_resumable(gt_model *m, const char *path, const gt_load_options
 int gt_model_resume(gt_model *m, const char *path, const gt_load_options *opt, gt_resume *rs,
 		    const char **why, gt_error *err);
 
+/* The files a command's TRACE operands name: a directory stands for its
+ * *.json, *.json.gz, *.json.zst and *.gtx files in name order. job is set
+ * when the list is a distributed job (several files, or a directory). */
+typedef struct gt_trace_list {
+	char **paths;
+	size_t count, cap;
+	bool job;
+} gt_trace_list;
+int gt_trace_list_expand(gt_trace_list *l, char *const *operands, size_t n, gt_error *err);
+void gt_trace_list_free(gt_trace_list *l);
+
+/* Loads the list as one model: a single trace as gt_model_load; a job's
+ * files in parallel (opt->threads shared), each a rank (distributedInfo.rank,
+ * else its position; two files of one rank fail), merged in rank order
+ * (gt_model_merge). out->ranks then says which spans came from which file. */
+int gt_model_load_many(gt_model *out, const gt_trace_list *l, const gt_load_options *opt, gt_error *err);
+
 #endif

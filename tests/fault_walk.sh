@@ -20,6 +20,13 @@ gzip -c testdata/ingest/async.json >"$tmp/async.json.gz"
 zstd -q -c testdata/ingest/begin_end.json >"$tmp/begin_end.json.zst"
 "$bin" pack -q -o "$tmp/lanes.gtx" testdata/ingest/lanes.json >/dev/null
 printf '%s\n' '{"id":"a","time":"0:1000"}' '{"id":"b","time":"5:20","lanes":"0:2","level":1}' >"$tmp/vp.jsonl"
+# a small two-rank job with matched collectives, and its summaries
+gen=$(dirname "$bin")/tools/gen_trace
+mkdir -p "$tmp/job"
+for r in 0 1; do
+	"$gen" --spans 800 --seed 3 --ranks 2 --rank $r --straggler 1:5000:1 -o "$tmp/job/r$r.json" 2>/dev/null
+	"$bin" collectives -q -f arrow -o "$tmp/r$r.arrow" "$tmp/job/r$r.json"
+done
 vg=""
 if [ $san = 0 ] && command -v valgrind >/dev/null; then
 	vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
@@ -39,7 +46,13 @@ critical-path -q --device 0 -f csv --rows -o OUT testdata/ingest/nesting.json
 critical-path -q --device host -o /dev/null --overlay OUT testdata/ingest/flows.json
 pack -q -o OUT testdata/ingest/flows.json
 query -q --device host --time 0:1000 --expand -o OUT $tmp/lanes.gtx
-query -q --device host --viewports $tmp/vp.jsonl -o OUT $tmp/lanes.gtx"
+query -q --device host --viewports $tmp/vp.jsonl -o OUT $tmp/lanes.gtx
+spans -j1 -f csv -o OUT $tmp/job
+info -j2 -o OUT $tmp/job/r0.json $tmp/job/r1.json
+collectives -j1 -q -f arrow -o OUT $tmp/job/r1.json
+stragglers -j1 -q -o OUT $tmp/job
+stragglers -q -f arrow -o OUT $tmp/r0.arrow $tmp/r1.arrow
+critical-path -j1 -q --device host -o OUT $tmp/job"
 
 run() { # fault-spec wrapper args...
 	spec=$1; shift

@@ -1,7 +1,14 @@
 /* gen_trace: writes a synthetic PyTorch-profiler (Kineto) trace of exactly N
  * events, deterministic for a seed, in constant memory.
  *
- *   gen_trace --events N|--spans N --seed S [--ranks R] [--level L] [-o FILE]
+ *   gen_trace --events N|--spans N --seed S [--ranks N [--rank R [--straggler R:DELAY[:STEP]]]]
+ *             [--level L] [-o FILE]
+ *
+ * --rank R writes only rank R's file of an N-rank job (distributedInfo.rank
+ * R): every rank's file is drawn from the same numbers, so the job's NCCL
+ * kernels line up across the files. --straggler R:DELAY[:STEP] makes rank R's
+ * GPU enter the first NCCL kernel of step STEP (default 2) DELAY ns late; the
+ * other ranks' kernels wait for it, so all end together as a collective does.
  *
  * The output compression follows FILE's extension: .gz (zlib), .zst (zstd),
  * anything else plain JSON; no -o (or "-") writes plain JSON to stdout.
@@ -249,6 +256,14 @@ static uint64_t n_events, n_spans, n_flows;
 static uint64_t next_corr = 1000, next_ext = 1;
 static int first_event = 1;
 static int nranks = 1;
+static int nrk = 1;            /* rank structs generated: nranks, or 1 with --rank */
+static int only_rank = -1;     /* --rank R: this file is rank R of the job */
+static int strag_rank = -1;    /* --straggler R:DELAY[:STEP] */
+static uint64_t strag_delay, strag_step = 2;
+/* The next NCCL kernel's straggler shift: rank R's kernel starts delay late
+ * (launched in time, its GPU late), every other rank's kernel lasts extend longer
+ * (it waits for R inside the collective). Then all ranks end it together. */
+static uint64_t nccl_delay, nccl_extend;
 
 static int budget_spans; /* --spans: the budget counts spans, not events */
 static int step_seeds;            /* --repeat-steps */
@@ -391,6 +406,11 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 	}
 	if (r->step == slow_step)
 		gdur *= slow_factor; /* the device's work too */
+	if (nccl) { /* the same draws on every rank: only the kernel's times move */
+		start += nccl_delay;
+		gdur += nccl_extend;
+		nccl_delay = nccl_extend = 0;
+	}
 	r->stream_free[si] = start + gdur;
 	uint32_t stream = STREAMS[si];
 
@@ -564,9 +584,15 @@ static void step(struct rank *r)
 	/* the all-reduce follows the backward ops on that thread, never overlapping them */
 	op_row(r, r->tid_bwd, b0, b0 + bwd - (nranks > 1 ? 450000 : 0), range(12, 30), 1);
 	if (nranks > 1 && take(1)) {
-		uint64_t ext = next_ext++, s0 = b0 + bwd - 400000;
+		uint64_t ext = next_ext++, s0 = b0 + bwd - 400000, late = 0;
+		if (strag_rank >= 0 && r->step == strag_step) {
+			late = (int)r->device == strag_rank ? strag_delay : 0;
+			nccl_delay = late;
+			nccl_extend = strag_delay - late;
+		}
 		cpu_op(r, r->tid_bwd, "nccl:all_reduce", "[[25557032]]", "[\"float\"]", s0, 300000, ext, 1);
 		leaf_launches(r, r->tid_bwd, s0 + 20000, s0 + 280000, ext, 1);
+		nccl_delay = nccl_extend = 0;
 	}
 	/* Optimizer, then the host waits for the GPU. */
 	uint64_t o0 = b0 + bwd + range(20000, 60000), od = range(300000, 900000);
@@ -619,10 +645,10 @@ static void meta(const char *what, uint64_t pid, uint64_t tid, uint64_t ts, cons
 static void metadata(struct rank *rk, uint64_t ts)
 {
 	char buf[64];
-	for (int i = 0; i < nranks; i++) {
+	for (int i = 0; i < nrk; i++) {
 		struct rank *r = &rk[i];
 		meta("process_name", r->pid, 0, ts, "name", "python", 0);
-		meta("process_sort_index", r->pid, 0, ts, "sort_index", NULL, (uint64_t)i * 2);
+		meta("process_sort_index", r->pid, 0, ts, "sort_index", NULL, (uint64_t)r->device * 2);
 		uint64_t tids[3] = { r->tid_main, r->tid_bwd, r->tid_load };
 		for (int k = 0; k < 3; k++) {
 			snprintf(buf, sizeof buf, "thread %llu (python)", (unsigned long long)tids[k]);
@@ -658,7 +684,9 @@ static void header(int ranks)
 		     "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
 		     "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }");
 	}
-	PUTS("\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": ");
+	PUTS("\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+	put_u64(only_rank >= 0 ? (uint64_t)only_rank : 0);
+	PUTS(", \"world_size\": ");
 	put_u64((uint64_t)ranks);
 	PUTS("},\n  \"record_shapes\": 1,\n  \"with_stack\": 0,\n  \"traceEvents\": [");
 }
@@ -689,7 +717,8 @@ static uint64_t parse_u64(const char *opt, const char *v)
 
 static void usage(void)
 {
-	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks R] [--level L] [-o FILE.json|.json.gz|.json.zst]\n"
+	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks N [--rank R [--straggler R:DELAY[:STEP]]]] [--level L]\n"
+	      "                 [-o FILE.json|.json.gz|.json.zst]\n"
 	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n", stderr);
 	exit(2);
 }
@@ -712,7 +741,26 @@ int main(int argc, char **argv)
 			seed = parse_u64(a, v);
 		else if (!strcmp(a, "--ranks"))
 			nranks = (int)parse_u64(a, v);
-		else if (!strcmp(a, "--level"))
+		else if (!strcmp(a, "--rank"))
+			only_rank = (int)parse_u64(a, v);
+		else if (!strcmp(a, "--straggler")) {
+			/* R:DELAY[:STEP], DELAY in ns */
+			char *end;
+			unsigned long long x = strtoull(v, &end, 10), d = 0, k = 2;
+			if (end == v || *end != ':')
+				die("bad --straggler (R:DELAY[:STEP]):", v);
+			char *p = end + 1;
+			d = strtoull(p, &end, 10);
+			if (end == p || (*end && *end != ':'))
+				die("bad --straggler (R:DELAY[:STEP]):", v);
+			if (*end) {
+				p = end + 1;
+				k = strtoull(p, &end, 10);
+				if (end == p || *end || k < 1)
+					die("bad --straggler (R:DELAY[:STEP]):", v);
+			}
+			strag_rank = (int)x, strag_delay = d, strag_step = k;
+		} else if (!strcmp(a, "--level"))
 			level = parse_u64(a, v);
 		else if (!strcmp(a, "-o"))
 			path = v;
@@ -743,8 +791,10 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!have_events || nranks < 1 || nranks > MAX_RANKS)
-		usage();
+	if (!have_events || nranks < 1 || nranks > MAX_RANKS || only_rank >= nranks ||
+	    (strag_rank >= 0 && (only_rank < 0 || strag_rank >= nranks)))
+		usage(); /* --straggler needs --rank: every rank's file is drawn alike */
+	nrk = only_rank >= 0 ? 1 : nranks;
 
 	O.kind = SINK_PLAIN;
 	O.f = stdout;
@@ -784,17 +834,18 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		S[i] = splitmix(&sm);
 
-	struct rank *rk = calloc((size_t)nranks, sizeof *rk);
+	struct rank *rk = calloc((size_t)nrk, sizeof *rk);
 	if (!rk)
 		die("out of memory for", "ranks");
 	uint64_t t0 = 1694128201545123456ull + below(1000000000);
-	for (int i = 0; i < nranks; i++) {
+	for (int i = 0; i < nrk; i++) {
 		struct rank *r = &rk[i];
-		r->pid = 59811 + (uint64_t)i * 173;
+		int id = only_rank >= 0 ? only_rank : i; /* its ids; its draws are every rank's */
+		r->pid = 59811 + (uint64_t)id * 173;
 		r->tid_main = r->pid;
 		r->tid_bwd = r->pid + 165;
 		r->tid_load = r->pid + 171;
-		r->device = (uint32_t)i;
+		r->device = (uint32_t)id;
 		r->t = t0 + below(200000);
 		r->step = 1;
 		r->seq = 100;
@@ -804,12 +855,12 @@ int main(int argc, char **argv)
 	header(nranks);
 	metadata(rk, t0 - 1000000);
 	while (left)
-		for (int i = 0; i < nranks && left; i++)
+		for (int i = 0; i < nrk && left; i++)
 			step(&rk[i]);
 	if (wrapper) {
 		/* over everything, beginning before the first step */
 		uint64_t end = 0;
-		for (int i = 0; i < nranks; i++)
+		for (int i = 0; i < nrk; i++)
 			end = rk[i].t > end ? rk[i].t : end;
 		x_head("user_annotation", "wrapper", rk[0].pid, rk[0].pid + 200, t0 - 1000, end - t0 + 2000);
 		PUTS("\n  }");

@@ -7,6 +7,7 @@
  *   tindex.h    batch summaries, the temporal hierarchy, viewport queries
  *   compare.h   per-key and critical-path differences, --fail-if conditions
  *   render.h    a standalone SVG of a viewport
+ *   collective.h  collectives matched across ranks, stragglers
  * May use: model/, base/. Never ingest/, cl/ or formats/. */
 #ifndef GT_ANALYSIS_H
 #define GT_ANALYSIS_H
@@ -17,5 +18,6 @@
 #include "tindex.h"
 #include "compare.h"
 #include "render.h"
+#include "collective.h"
 
 #endif

@@ -28,6 +28,12 @@
  *         --wait-name) gets E(k) -> E(W), k the device span, among the
  *         targets of flows whose source span is in W's process and departs
  *         at or before B(W), with the latest end <= E(W) (ties: lowest id).
+ *  collective  in a job read from several files (m->rank_count > 1), each
+ *         collective matched across the ranks (collective.h) gives
+ *         B(k_j) -> E(k_r) for every two of its kernels on ranks j != r:
+ *         it cannot end before its last rank entered. Both kernels must be
+ *         in the window. They are wait edges (binding, float and waits as
+ *         for them; the hop is a wait of k_r), counted as collective_edges.
  * An edge with a negative gap is dropped and counted (backward_edges).
  *
  * Isolated tracks: where a window has any flow or wait edge, tracks with
@@ -160,6 +166,7 @@ typedef struct gt_causal_window {
 	gt_causal_point endpoint, root;
 	uint32_t points, spans, tracks;
 	uint64_t chain_edges, flow_edges, wait_edges;
+	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
 	uint64_t backward_edges, isolated_tracks;
 	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
 	uint32_t flags;         /* GT_CAUSAL_* */

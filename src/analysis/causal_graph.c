@@ -35,6 +35,8 @@ typedef struct window_edges {
 	uint32_t nflows;
 	uint32_t *wait_k, *wait_w; /* wait edges E(k) -> E(W), global spans */
 	uint32_t nwaits;
+	uint32_t *coll_j, *coll_r; /* collective edges B(j) -> E(r), global spans */
+	uint32_t ncoll;
 } window_edges;
 
 static void window_edges_free(window_edges *e)
@@ -42,6 +44,37 @@ static void window_edges_free(window_edges *e)
 	gt_big_free(e->flows);
 	gt_big_free(e->wait_k);
 	gt_big_free(e->wait_w);
+	gt_big_free(e->coll_j);
+	gt_big_free(e->coll_r);
+}
+
+/* The window's collective edges whose kernels both take part in it. */
+static int find_collective_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e,
+				 gt_error *err)
+{
+	if (!t->coll_first)
+		return 0;
+	uint64_t lo = t->coll_first[w], hi = t->coll_first[w + 1];
+	if (hi - lo > UINT32_MAX / 2)
+		return gt_fail(err, GT_EINPUT, "a window holds more than 2^31 collective edges");
+	e->coll_j = alloc(hi - lo, sizeof *e->coll_j);
+	e->coll_r = alloc(hi - lo, sizeof *e->coll_r);
+	if (!e->coll_j || !e->coll_r)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's %llu collective edges",
+			       (unsigned long long)(hi - lo));
+	const gt_model *m = t->m;
+	for (uint64_t i = lo; i < hi; i++) {
+		uint32_t j = t->coll_src[i], r = t->coll_dst[i];
+		if (!causal_takes_part(t, j) || !causal_takes_part(t, r) || t->window_of[j] != w)
+			continue;
+		if (m->spans[j].ts_ns > causal_end(&m->spans[r])) {
+			win->backward_edges++;
+			continue;
+		}
+		e->coll_j[e->ncoll] = j;
+		e->coll_r[e->ncoll++] = r;
+	}
+	return 0;
 }
 
 static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e, gt_error *err)
@@ -91,7 +124,7 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 			e->wait_w[e->nwaits++] = waits[i];
 		}
 	gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
-	return rc;
+	return rc == 0 ? find_collective_edges(t, w, win, e, err) : rc;
 }
 
 /* Keeps the window's spans on tracks that have an edge (all of them when
@@ -120,7 +153,11 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		mark[m->spans[e->wait_k[i]].track] |= HAS_EDGE;
 		mark[m->spans[e->wait_w[i]].track] |= HAS_EDGE;
 	}
-	bool any = e->nflows + e->nwaits > 0;
+	for (uint32_t i = 0; i < e->ncoll; i++) {
+		mark[m->spans[e->coll_j[i]].track] |= HAS_EDGE;
+		mark[m->spans[e->coll_r[i]].track] |= HAS_EDGE;
+	}
+	bool any = e->nflows + e->nwaits + e->ncoll > 0;
 	if (!any)
 		win->flags |= GT_CAUSAL_NO_DEPENDENCIES;
 	g->tracks = 0;
@@ -272,7 +309,7 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 
 static int make_cross_edges(const causal_trace *t, const window_edges *e, causal_graph *g, gt_error *err)
 {
-	g->m = e->nflows + e->nwaits;
+	g->m = e->nflows + e->nwaits + e->ncoll;
 	g->edge_src = alloc(g->m, sizeof *g->edge_src);
 	g->edge_dst = alloc(g->m, sizeof *g->edge_dst);
 	g->edge_kind = alloc(g->m, sizeof *g->edge_kind);
@@ -291,6 +328,12 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, causal
 		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->wait_w[i]]);
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->wait_w[i];
+	}
+	for (uint32_t i = 0; i < e->ncoll; i++, k++) {
+		g->edge_src[k] = g->first_point[t->local_of[e->coll_j[i]]];
+		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->coll_r[i]]);
+		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
+		g->edge_ref[k] = e->coll_r[i];
 	}
 	return 0;
 }
@@ -320,6 +363,7 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		win->chain_edges = g->n - g->tracks;
 		win->flow_edges = e.nflows;
 		win->wait_edges = e.nwaits;
+		win->collective_edges = e.ncoll;
 		win->wall_ns = g->last_time - g->first_time;
 	}
 	window_edges_free(&e);

@@ -64,6 +64,10 @@ typedef struct causal_trace {
 	uint32_t *flows_by_window; /* the flows each window judges, by index */
 	uint64_t device_track_spans_left_out;
 	uint64_t spans_taking_part;
+	/* jobs: collective edges B(coll_src[i]) -> E(coll_dst[i]), global spans,
+	 * by the dst's window (coll_first: window_count + 1 offsets) */
+	uint32_t *coll_src, *coll_dst, *coll_first;
+	uint64_t coll_count;
 } causal_trace;
 
 static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
@@ -73,6 +77,11 @@ static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 void causal_trace_free(causal_trace *t);
+
+/* --- causal_collective.c --------------------------------------------- */
+
+/* A job's collective edges (coll_*), windows placed. */
+int causal_collective_edges(causal_trace *t, gt_error *err);
 
 /* --- causal_wait.c --------------------------------------------------- */
 

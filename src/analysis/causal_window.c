@@ -481,6 +481,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		previous_device_spans(&pj);
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
+	if (rc == 0 && m->rank_count > 1)
+		rc = causal_collective_edges(t, err);
 	return rc;
 }
 
@@ -497,5 +499,8 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->spans_by_window);
 	gt_big_free(t->flow_first);
 	gt_big_free(t->flows_by_window);
+	free(t->coll_src);
+	free(t->coll_dst);
+	free(t->coll_first);
 	memset(t, 0, sizeof *t);
 }

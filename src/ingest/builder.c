@@ -63,6 +63,7 @@ int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err)
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->path = path;
+	m->rank = m->world_size = -1;
 	for (int i = 0; i < THREAD_MEMOS; i++)
 		b->memo[i].track = GT_NONE;
 	gt_strpool_init(&m->strings);

@@ -8,8 +8,9 @@
 #include "ingest.h"
 #include "base/base.h"
 
-/* Sort key order on a track: start ascending, longer first, earlier id. */
-static const gt_span *sort_spans;
+/* Sort key order on a track: start ascending, longer first, earlier id.
+ * Per thread: several files of a job are finished at once (trace_load_many). */
+static _Thread_local const gt_span *sort_spans;
 
 static int before(const gt_span *s, uint32_t a, uint32_t b)
 {
@@ -136,6 +137,7 @@ static void *track_range(void *arg)
 {
 	track_job *j = arg;
 	u32vec stack = {0};
+	sort_spans = j->m->spans;
 	j->rc = 0;
 	for (uint32_t t = j->begin; t < j->end && j->rc == 0; t++)
 		j->rc = order_and_nest(j->m, j->ti, t, &stack, &j->improper);
@@ -431,7 +433,7 @@ static int cmp_id(const gt_model *m, const gt_id *a, const gt_id *b)
 	return cmp_numeric_tail(gt_model_str(m, a->str), gt_model_str(m, b->str));
 }
 
-static const gt_model *lane_model;
+static _Thread_local const gt_model *lane_model;
 
 static int cmp_process(const void *x, const void *y)
 {

@@ -94,7 +94,11 @@ void gt_model_free(gt_model *m)
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json);
 	free(m->source);
+	for (uint32_t i = 0; i < m->rank_count; i++)
+		free(m->ranks[i].source);
+	free(m->ranks);
 	memset(m, 0, sizeof *m);
+	m->rank = m->world_size = -1;
 }
 
 size_t gt_model_bytes(const gt_model *m)
@@ -103,5 +107,6 @@ size_t gt_model_bytes(const gt_model *m)
 	       (size_t)m->process_count * sizeof *m->processes +
 	       (size_t)m->flow_count * sizeof *m->flows +
 	       (size_t)m->series_count * sizeof *m->series +
-	       (size_t)m->sample_count * sizeof *m->samples + gt_strpool_bytes(&m->strings);
+	       (size_t)m->sample_count * sizeof *m->samples + gt_strpool_bytes(&m->strings) +
+	       (size_t)m->rank_count * sizeof *m->ranks;
 }

@@ -205,7 +205,23 @@ typedef struct gt_model {
 	/* distributedInfo's rank and world_size (or worldSize); -1 when absent */
 	int64_t rank;
 	int64_t world_size;
+	/* A job read from several files (gt_model_merge): one entry per file in
+	 * rank order, each owning a range of spans and processes. rank_count 0:
+	 * a single file (no rank column). */
+	struct gt_rank_part *ranks;
+	uint32_t rank_count;
 } gt_model;
+
+/* One file of a multi-file model. */
+typedef struct gt_rank_part {
+	int64_t rank;          /* distributedInfo.rank, else the file's position */
+	int64_t world_size;    /* -1 when absent */
+	char *source;
+	uint32_t span_base, span_count;
+	uint32_t process_base, process_count;
+	uint32_t flow_count, thread_count, track_count;
+	gt_ingest_stats stats;
+} gt_rank_part;
 
 typedef struct gt_load_options {
 	uint8_t parent_mode;      /* enum gt_parent_mode */
@@ -231,6 +247,16 @@ static inline const char *gt_model_str(const gt_model *m, uint32_t id)
 {
 	return id == GT_NONE ? "" : gt_strpool_get(&m->strings, id);
 }
+
+/* Merges n finished single-file models, already in rank order, into *out
+ * (model_merge.c): processes keyed (rank, pid) and ordered by rank first,
+ * span ids file after file, groups by category in the merged span order.
+ * Each input is consumed (freed) as it is appended, so the peak memory is
+ * the sum of the models; on failure all inputs are freed and *out empty. */
+int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err);
+/* The rank part holding span id s / process index p (binary search). */
+const gt_rank_part *gt_model_span_rank(const gt_model *m, uint32_t s);
+const gt_rank_part *gt_model_process_rank(const gt_model *m, uint32_t p);
 
 /* Bytes the model holds, for bytes-per-span reports. */
 size_t gt_model_bytes(const gt_model *m);

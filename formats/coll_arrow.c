@@ -1,0 +1,352 @@
+/* An Arrow IPC reader for one schema: the collective summary. It walks the
+ * encapsulated messages (0xFFFFFFFF, int32 metadata length, a FlatBuffers
+ * Message, the body) after the file magic or from the stream's start,
+ * reading the Schema and every RecordBatch; the footer is not needed.
+ * Every offset is checked against the buffer it points into. */
+#include "coll_arrow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HDR_SCHEMA = 1, HDR_DICTIONARY = 2, HDR_RECORD_BATCH = 3 };
+enum { TYPE_INT = 2, TYPE_UTF8 = 5 };
+enum { NCOLS = 6 };
+static const char *const col_names[NCOLS] = {"rank", "name", "seq", "begin_ns", "end_ns", "step"};
+
+/* A flatbuffer: bounds-checked reads. */
+typedef struct fb {
+	const unsigned char *p;
+	size_t n;
+	bool bad;
+} fb;
+
+static uint32_t rd32(fb *f, size_t at)
+{
+	if (at > f->n || f->n - at < 4) {
+		f->bad = true;
+		return 0;
+	}
+	uint32_t v;
+	memcpy(&v, f->p + at, 4);
+	return v;
+}
+
+static uint16_t rd16(fb *f, size_t at)
+{
+	if (at > f->n || f->n - at < 2) {
+		f->bad = true;
+		return 0;
+	}
+	uint16_t v;
+	memcpy(&v, f->p + at, 2);
+	return v;
+}
+
+static int64_t rd64(fb *f, size_t at)
+{
+	if (at > f->n || f->n - at < 8) {
+		f->bad = true;
+		return 0;
+	}
+	int64_t v;
+	memcpy(&v, f->p + at, 8);
+	return v;
+}
+
+/* The position of table field id's value, 0 when absent. */
+static size_t field_at(fb *f, size_t table, int id)
+{
+	int32_t soff = (int32_t)rd32(f, table);
+	int64_t vt = (int64_t)table - soff;
+	if (f->bad || vt < 0 || (size_t)vt >= f->n) {
+		f->bad = true;
+		return 0;
+	}
+	uint16_t vlen = rd16(f, (size_t)vt);
+	if ((size_t)(4 + 2 * id) + 2 > vlen)
+		return 0;
+	uint16_t o = rd16(f, (size_t)vt + 4 + 2 * (size_t)id);
+	return o ? table + o : 0;
+}
+
+/* The table, vector or string a uoffset field points to; 0 when absent. */
+static size_t deref(fb *f, size_t table, int id)
+{
+	size_t at = field_at(f, table, id);
+	if (!at)
+		return 0;
+	size_t to = at + rd32(f, at);
+	if (f->bad || to >= f->n) {
+		f->bad = true;
+		return 0;
+	}
+	return to;
+}
+
+static uint32_t vec_len(fb *f, size_t vec)
+{
+	return vec ? rd32(f, vec) : 0;
+}
+
+/* Element i of a vector of tables or strings. */
+static size_t vec_ref(fb *f, size_t vec, uint32_t i)
+{
+	size_t at = vec + 4 + 4 * (size_t)i;
+	size_t to = at + rd32(f, at);
+	if (f->bad || to >= f->n) {
+		f->bad = true;
+		return 0;
+	}
+	return to;
+}
+
+/* A string's bytes and length (not NUL-terminated). */
+static const char *str_at(fb *f, size_t s, uint32_t *len)
+{
+	*len = rd32(f, s);
+	if (f->bad || *len > f->n - s - 4) {
+		f->bad = true;
+		*len = 0;
+		return "";
+	}
+	return (const char *)f->p + s + 4;
+}
+
+static bool str_is(fb *f, size_t s, const char *want)
+{
+	uint32_t len;
+	const char *p = str_at(f, s, &len);
+	return len == strlen(want) && memcmp(p, want, len) == 0;
+}
+
+struct reader {
+	const char *path;
+	gt_coll_set *s;
+	bool have_schema;
+	int64_t *file_ranks;
+	uint32_t file_rank_count;
+};
+
+static int bad(gt_error *err, const char *path, size_t at, const char *what)
+{
+	return gt_fail(err, GT_EINPUT, "%s: byte %zu: %s", path, at, what);
+}
+
+static int read_ranks(struct reader *r, const char *v, uint32_t len, size_t at, gt_error *err)
+{
+	char *text = malloc((size_t)len + 1);
+	if (!text)
+		return gt_fail(err, GT_EINPUT, "out of memory");
+	memcpy(text, v, len);
+	text[len] = '\0';
+	int rc = 0;
+	for (char *p = text; rc == 0 && *p;) {
+		char *end;
+		long long x = strtoll(p, &end, 10);
+		if (end == p || x < 0 || (*end && *end != ',')) {
+			rc = bad(err, r->path, at, "the 'ranks' metadata is not a list of ranks");
+			break;
+		}
+		for (uint32_t i = 0; i < r->s->rank_count; i++)
+			if (r->s->ranks[i] == x)
+				rc = gt_fail(err, GT_EINPUT, "%s: rank %lld is in another input too", r->path, x);
+		if (rc == 0)
+			rc = gt_coll_add_rank(r->s, x, err);
+		p = *end ? end + 1 : end;
+	}
+	free(text);
+	return rc;
+}
+
+static int read_schema(struct reader *r, fb *f, size_t schema, size_t base, gt_error *err)
+{
+	size_t fields = deref(f, schema, 1);
+	if (vec_len(f, fields) != NCOLS)
+		return bad(err, r->path, base, "not a gputrace collectives summary (its columns differ)");
+	for (uint32_t i = 0; i < NCOLS; i++) {
+		size_t fld = vec_ref(f, fields, i);
+		size_t name = deref(f, fld, 0);
+		size_t tt = field_at(f, fld, 2);
+		uint8_t type = tt && tt < f->n ? f->p[tt] : 0;
+		size_t ty = deref(f, fld, 3);
+		bool ok = name && str_is(f, name, col_names[i]) && !deref(f, fld, 4);
+		if (i == 1)
+			ok = ok && type == TYPE_UTF8;
+		else
+			ok = ok && type == TYPE_INT && ty && field_at(f, ty, 0) && rd32(f, field_at(f, ty, 0)) == 64;
+		if (!ok || f->bad)
+			return bad(err, r->path, base, "not a gputrace collectives summary (its columns differ)");
+	}
+	size_t meta = deref(f, schema, 2);
+	bool ranks = false;
+	for (uint32_t i = 0; i < vec_len(f, meta) && !f->bad; i++) {
+		size_t kv = vec_ref(f, meta, i);
+		size_t k = deref(f, kv, 0), v = deref(f, kv, 1);
+		if (k && v && str_is(f, k, "ranks")) {
+			uint32_t len;
+			const char *p = str_at(f, v, &len);
+			if (read_ranks(r, p, len, base, err) < 0)
+				return -1;
+			ranks = true;
+		}
+	}
+	if (f->bad || !ranks)
+		return bad(err, r->path, base, "not a gputrace collectives summary (no 'ranks' metadata)");
+	r->have_schema = true;
+	return 0;
+}
+
+static bool known_rank(const struct reader *r, int64_t rank)
+{
+	for (uint32_t i = 0; i < r->s->rank_count; i++)
+		if (r->s->ranks[i] == rank)
+			return true;
+	return false;
+}
+
+static int read_batch(struct reader *r, fb *f, size_t rb, const unsigned char *body, size_t body_len,
+		      size_t base, gt_error *err)
+{
+	int64_t rows = rd64(f, field_at(f, rb, 0));
+	size_t nodes = deref(f, rb, 1), bufs = deref(f, rb, 2);
+	if (f->bad || rows < 0 || (uint64_t)rows > body_len || vec_len(f, nodes) != NCOLS || vec_len(f, bufs) != NCOLS * 2 + 1 ||
+	    deref(f, rb, 3))
+		return bad(err, r->path, base, "a record batch that is not the summary's (or is compressed)");
+	/* buffers: per column validity + data, the name column validity + offsets + chars */
+	const unsigned char *buf[NCOLS * 2 + 1];
+	size_t blen[NCOLS * 2 + 1];
+	for (uint32_t i = 0; i < NCOLS * 2 + 1; i++) {
+		int64_t off = rd64(f, bufs + 4 + 16 * (size_t)i), len = rd64(f, bufs + 4 + 16 * (size_t)i + 8);
+		if (f->bad || off < 0 || len < 0 || (uint64_t)off > body_len || (uint64_t)len > body_len - (uint64_t)off)
+			return bad(err, r->path, base, "a buffer outside its record batch");
+		buf[i] = body + off;
+		blen[i] = (size_t)len;
+	}
+	for (uint32_t c = 0; c < NCOLS; c++) {
+		int64_t nl = rd64(f, nodes + 4 + 16 * (size_t)c), nn = rd64(f, nodes + 4 + 16 * (size_t)c + 8);
+		if (nl != rows || nn != 0)
+			return bad(err, r->path, base, "a summary column with nulls or of another length");
+	}
+	/* data buffers: rank 1, name 3 (offsets) and 4 (chars), seq 6, begin 8, end 10, step 12 */
+	static const int data_buf[NCOLS] = {1, 3, 6, 8, 10, 12};
+	for (uint32_t c = 0; c < NCOLS; c++) {
+		size_t need = c == 1 ? ((size_t)rows + 1) * 4 : (size_t)rows * 8;
+		if (blen[data_buf[c]] < need)
+			return bad(err, r->path, base, "a summary column shorter than its rows");
+	}
+	for (int64_t i = 0; i < rows; i++) {
+		gt_coll_kernel k = {.span = GT_NONE};
+		int32_t o0, o1;
+		memcpy(&k.rank, buf[1] + 8 * i, 8);
+		memcpy(&o0, buf[3] + 4 * i, 4);
+		memcpy(&o1, buf[3] + 4 * (i + 1), 4);
+		memcpy(&k.seq, buf[6] + 8 * i, 8);
+		memcpy(&k.begin_ns, buf[8] + 8 * i, 8);
+		memcpy(&k.end_ns, buf[10] + 8 * i, 8);
+		memcpy(&k.step, buf[12] + 8 * i, 8);
+		if (o0 < 0 || o1 < o0 || (size_t)o1 > blen[4])
+			return bad(err, r->path, base, "a name outside its buffer");
+		if (!known_rank(r, k.rank))
+			return bad(err, r->path, base, "a kernel of a rank the 'ranks' metadata does not list");
+		char stack[256];
+		char *name = (size_t)(o1 - o0) < sizeof stack ? stack : malloc((size_t)(o1 - o0) + 1);
+		if (!name)
+			return gt_fail(err, GT_EINPUT, "out of memory");
+		memcpy(name, buf[4] + o0, (size_t)(o1 - o0));
+		name[o1 - o0] = '\0';
+		int rc = gt_coll_add(r->s, &k, name, err);
+		if (name != stack)
+			free(name);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_messages(struct reader *r, const unsigned char *p, size_t n, size_t pos, gt_error *err)
+{
+	while (pos + 8 <= n) {
+		uint32_t cont, mlen;
+		memcpy(&cont, p + pos, 4);
+		memcpy(&mlen, p + pos + 4, 4);
+		if (cont != 0xffffffffu)
+			return bad(err, r->path, pos, "not an Arrow IPC message");
+		if (mlen == 0)
+			return r->have_schema ? 0 : bad(err, r->path, pos, "an Arrow stream without a schema");
+		if (mlen > n - pos - 8)
+			return bad(err, r->path, pos, "an Arrow message past the end of the file");
+		fb f = {p + pos + 8, mlen, false};
+		size_t msg = rd32(&f, 0);
+		size_t ht = field_at(&f, msg, 1);
+		uint8_t htype = ht && ht < f.n ? f.p[ht] : 0;
+		size_t header = deref(&f, msg, 2);
+		int64_t body_len = rd64(&f, field_at(&f, msg, 3));
+		size_t body = pos + 8 + mlen;
+		if (f.bad || !header || body_len < 0 || (uint64_t)body_len > n - body)
+			return bad(err, r->path, pos, "a malformed Arrow message");
+		int rc = 0;
+		if (htype == HDR_SCHEMA)
+			rc = r->have_schema ? bad(err, r->path, pos, "a second schema") : read_schema(r, &f, header, pos, err);
+		else if (htype == HDR_RECORD_BATCH)
+			rc = r->have_schema ? read_batch(r, &f, header, p + body, (size_t)body_len, pos, err)
+					    : bad(err, r->path, pos, "a record batch before the schema");
+		else
+			rc = bad(err, r->path, pos, "an Arrow message the summary does not have (a dictionary?)");
+		if (rc < 0)
+			return -1;
+		pos = body + (size_t)body_len;
+	}
+	return r->have_schema ? 0 : bad(err, r->path, pos, "an Arrow file without a schema");
+}
+
+int gt_coll_arrow_read(gt_coll_set *s, const char *path, gt_error *err)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return gt_fail(err, GT_EINPUT, "%s: cannot open", path);
+	unsigned char *p = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1 << 16;
+			unsigned char *q = realloc(p, cap);
+			if (!q) {
+				free(p);
+				fclose(fp);
+				return gt_fail(err, GT_EINPUT, "out of memory reading %s", path);
+			}
+			p = q;
+		}
+		size_t got = fread(p + n, 1, cap - n, fp);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	bool ioerr = ferror(fp);
+	fclose(fp);
+	if (ioerr) {
+		free(p);
+		return gt_fail(err, GT_EINPUT, "%s: read error", path);
+	}
+	int rc = gt_coll_arrow_parse(s, path, p, n, err);
+	free(p);
+	return rc;
+}
+
+int gt_coll_arrow_parse(gt_coll_set *s, const char *path, const unsigned char *p, size_t n, gt_error *err)
+{
+	struct reader r = {.path = path, .s = s};
+	size_t start = 0, end = n;
+	if (n >= 8 && memcmp(p, "ARROW1\0\0", 8) == 0) {
+		/* the file format: the messages end where the footer begins */
+		uint32_t flen = 0;
+		if (n >= 18 && memcmp(p + n - 6, "ARROW1", 6) == 0)
+			memcpy(&flen, p + n - 10, 4);
+		if (n < 18 || memcmp(p + n - 6, "ARROW1", 6) != 0 || flen > n - 18)
+			return gt_fail(err, GT_EINPUT, "%s: byte %zu: an Arrow file without its footer", path, n);
+		start = 8;
+		end = n - 10 - flen;
+	}
+	return read_messages(&r, p, end, start, err);
+}
