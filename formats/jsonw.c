@@ -8,18 +8,70 @@
 
 void gt_jsonw_init(gt_jsonw *w, FILE *out, bool pretty)
 {
-	memset(w, 0, sizeof *w);
 	w->out = out;
+	w->depth = 0;
+	memset(w->need_comma, 0, sizeof w->need_comma);
 	w->pretty = pretty;
+	w->len = 0;
+}
+
+static void flush(gt_jsonw *w)
+{
+	if (w->len)
+		fwrite_unlocked(w->buf, 1, w->len, w->out);
+	w->len = 0;
+}
+
+static void put(gt_jsonw *w, const char *p, size_t n)
+{
+	if (w->len + n > sizeof w->buf) {
+		flush(w);
+		if (n > sizeof w->buf) {
+			fwrite_unlocked(p, 1, n, w->out);
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void put_sink(void *ctx, const char *p, size_t n)
+{
+	put(ctx, p, n);
+}
+
+static void putc_(gt_jsonw *w, char c)
+{
+	if (w->len == sizeof w->buf)
+		flush(w);
+	w->buf[w->len++] = c;
+}
+
+static void puts_(gt_jsonw *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+static void put_u64(gt_jsonw *w, uint64_t v, bool minus)
+{
+	char d[24];
+	int i = (int)sizeof d;
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (minus)
+		d[--i] = '-';
+	put(w, d + i, sizeof d - (size_t)i);
 }
 
 static void indent(gt_jsonw *w)
 {
+	static const char spaces[] = "                                ";
 	if (!w->pretty)
 		return;
-	fputc('\n', w->out);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
+	putc_(w, '\n');
+	for (int left = 2 * w->depth; left > 0; left -= 32)
+		put(w, spaces, left < 32 ? (size_t)left : 32);
 }
 
 /* Called before every value or key: the comma and indentation. */
@@ -28,7 +80,7 @@ static void pre(gt_jsonw *w)
 	if (w->depth > 0 && w->need_comma[w->depth] == 2)
 		return; /* right after a key */
 	if (w->need_comma[w->depth])
-		fputc(',', w->out);
+		putc_(w, ',');
 	if (w->depth > 0)
 		indent(w);
 	w->need_comma[w->depth] = 1;
@@ -43,8 +95,8 @@ static void post_value(gt_jsonw *w)
 void gt_jsonw_key(gt_jsonw *w, const char *key)
 {
 	pre(w);
-	gt_json_write_string(w->out, key);
-	fputs(w->pretty ? ": " : ":", w->out);
+	gt_json_put_string(put_sink, w, key);
+	puts_(w, w->pretty ? ": " : ":");
 	w->need_comma[w->depth] = 2;
 }
 
@@ -52,7 +104,7 @@ static void open_(gt_jsonw *w, char c)
 {
 	pre(w);
 	post_value(w);
-	fputc(c, w->out);
+	putc_(w, c);
 	if (w->depth < 63)
 		w->depth++;
 	w->need_comma[w->depth] = 0;
@@ -65,7 +117,7 @@ static void close_(gt_jsonw *w, char c)
 		w->depth--;
 	if (any)
 		indent(w);
-	fputc(c, w->out);
+	putc_(w, c);
 }
 
 void gt_jsonw_begin_object(gt_jsonw *w) { open_(w, '{'); }
@@ -78,47 +130,50 @@ void gt_jsonw_str(gt_jsonw *w, const char *s)
 	pre(w);
 	post_value(w);
 	if (s)
-		gt_json_write_string(w->out, s);
+		gt_json_put_string(put_sink, w, s);
 	else
-		fputs("null", w->out);
+		puts_(w, "null");
 }
 
 void gt_jsonw_i64(gt_jsonw *w, int64_t v)
 {
 	pre(w);
 	post_value(w);
-	fprintf(w->out, "%" PRId64, v);
+	put_u64(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void gt_jsonw_u64(gt_jsonw *w, uint64_t v)
 {
 	pre(w);
 	post_value(w);
-	fprintf(w->out, "%" PRIu64, v);
+	put_u64(w, v, false);
 }
 
 void gt_jsonw_f64(gt_jsonw *w, double v)
 {
 	pre(w);
 	post_value(w);
-	if (isfinite(v))
-		fprintf(w->out, "%.17g", v);
-	else
-		fputs("null", w->out);
+	char buf[32];
+	if (isfinite(v)) {
+		snprintf(buf, sizeof buf, "%.17g", v);
+		puts_(w, buf);
+	} else {
+		puts_(w, "null");
+	}
 }
 
 void gt_jsonw_bool(gt_jsonw *w, bool v)
 {
 	pre(w);
 	post_value(w);
-	fputs(v ? "true" : "false", w->out);
+	puts_(w, v ? "true" : "false");
 }
 
 void gt_jsonw_null(gt_jsonw *w)
 {
 	pre(w);
 	post_value(w);
-	fputs("null", w->out);
+	puts_(w, "null");
 }
 
 void gt_jsonw_us(gt_jsonw *w, int64_t ns)
@@ -126,8 +181,7 @@ void gt_jsonw_us(gt_jsonw *w, int64_t ns)
 	char buf[32];
 	pre(w);
 	post_value(w);
-	gt_format_ns_as_us(buf, ns);
-	fputs(buf, w->out);
+	put(w, buf, (size_t)gt_format_ns_as_us(buf, ns));
 }
 
 void gt_jsonw_time(gt_jsonw *w, const char *us_key, int64_t ns)
@@ -147,10 +201,11 @@ void gt_jsonw_raw(gt_jsonw *w, const char *json)
 {
 	pre(w);
 	post_value(w);
-	fputs(json, w->out);
+	puts_(w, json);
 }
 
 void gt_jsonw_finish(gt_jsonw *w)
 {
-	fputc('\n', w->out);
+	putc_(w, '\n');
+	flush(w);
 }

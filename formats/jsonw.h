@@ -1,5 +1,7 @@
 /* A small streaming JSON writer for documents (as opposed to tables):
- * commas and nesting are tracked, numbers are exact. */
+ * commas and nesting are tracked, numbers are exact. Output collects in
+ * the writer's own buffer and reaches the FILE in large writes (a path of
+ * millions of hops is millions of small pieces): gt_jsonw_finish flushes. */
 #ifndef GT_JSONW_H
 #define GT_JSONW_H
 
@@ -12,6 +14,8 @@ typedef struct gt_jsonw {
 	int depth;
 	unsigned char need_comma[64]; /* 0 first, 1 after a value, 2 after a key */
 	bool pretty;
+	size_t len;
+	char buf[1 << 15];
 } gt_jsonw;
 
 void gt_jsonw_init(gt_jsonw *w, FILE *out, bool pretty);
@@ -32,7 +36,7 @@ void gt_jsonw_us(gt_jsonw *w, int64_t ns); /* exact microseconds */
  * microsecond decimals lose digits in readers that use doubles (jq 1.6). */
 void gt_jsonw_time(gt_jsonw *w, const char *us_key, int64_t ns);
 void gt_jsonw_raw(gt_jsonw *w, const char *json); /* a preformatted value */
-/* Ends the document with a newline. */
+/* Ends the document with a newline and writes what is buffered. */
 void gt_jsonw_finish(gt_jsonw *w);
 
 #endif

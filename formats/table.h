@@ -83,5 +83,8 @@ int gt_format_ns_as_us(char *buf, int64_t ns);
 
 /* JSON string escaping (quotes included). */
 void gt_json_write_string(FILE *out, const char *s);
+/* The same escaping into any sink: put(ctx, bytes, n) for each piece. */
+typedef void (*gt_put_fn)(void *ctx, const char *p, size_t n);
+void gt_json_put_string(gt_put_fn put, void *ctx, const char *s);
 
 #endif

@@ -15,11 +15,11 @@ static bool plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-void gt_json_write_string(FILE *out, const char *s)
+void gt_json_put_string(gt_put_fn put, void *ctx, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	putc_unlocked('"', out);
+	put(ctx, "\"", 1);
 	while (*p) {
 		/* copy the longest run of plain bytes and valid UTF-8 at once */
 		const unsigned char *run = p;
@@ -36,31 +36,45 @@ void gt_json_write_string(FILE *out, const char *s)
 			}
 		}
 		if (p > run)
-			fwrite_unlocked(run, 1, (size_t)(p - run), out);
+			put(ctx, (const char *)run, (size_t)(p - run));
 		unsigned char c = *p;
 		if (!c)
 			break;
 		if (c >= 0x80) {
-			fputs_unlocked("\xef\xbf\xbd", out);
+			put(ctx, "\xef\xbf\xbd", 3);
 			p += -gt_utf8_next(p);
 			continue;
 		}
 		p++;
+		char esc[6] = {'\\', 0};
+		size_t n = 2;
 		switch (c) {
-		case '"': fputs_unlocked("\\\"", out); break;
-		case '\\': fputs_unlocked("\\\\", out); break;
-		case '\b': fputs_unlocked("\\b", out); break;
-		case '\f': fputs_unlocked("\\f", out); break;
-		case '\n': fputs_unlocked("\\n", out); break;
-		case '\r': fputs_unlocked("\\r", out); break;
-		case '\t': fputs_unlocked("\\t", out); break;
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
 		default:
-			fputs_unlocked("\\u00", out);
-			putc_unlocked(hex[c >> 4], out);
-			putc_unlocked(hex[c & 15], out);
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
 		}
+		put(ctx, esc, n);
 	}
-	putc_unlocked('"', out);
+	put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite_unlocked(p, 1, n, (FILE *)ctx);
+}
+
+void gt_json_write_string(FILE *out, const char *s)
+{
+	gt_json_put_string(put_file, out, s);
 }
 
 int gt_check_write(FILE *out, gt_error *err)
