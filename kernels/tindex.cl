@@ -4,10 +4,8 @@
  * Every pass works on a fixed number G of work-groups of W work-items; group
  * g owns the contiguous chunk g of the n items (reduce-then-scan), so the
  * output order is canonical whatever the scheduling, and any n works with
- * one level of block sums. A query is two launches and no readback
- * between them: the count pass's last group to finish scans the group sums
- * (a ticket counts the finished groups), and matched nodes test their
- * leaves in place. */
+ * one level of block sums. n may live on the device (the leaf passes read
+ * the matched-node count there), so no readback happens inside a query. */
 
 typedef struct {
 	long min_start;
@@ -98,7 +96,56 @@ static ulong group_sum(ulong v, __local ulong *tmp)
 	return r;
 }
 
-/* The brute force's pass 2 (one group of G items): exclusive scan of the group sums into
+/* Item i of a pass: at the nodes stage, node i of the level; at the leaf
+ * stage, slot i = (matched node i / S, leaf i % S). Returns the batch or
+ * node id it names and whether it meets the query; *tests counts real
+ * leaf tests (slots past a node's count are padding). */
+static int item(uint stage, ulong i, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
+		__global const uint *mlist, uint S, tquery q, uint *id, uint *weight)
+{
+	if (stage == 0) {
+		*id = (uint)i;
+		*weight = nodes[i].count;
+		return meets(&nodes[i], q);
+	}
+	__global const tnode *n = &nodes[mlist[i / S]];
+	uint j = (uint)(i % S);
+	*weight = 0;
+	if (j >= n->count || (ulong)n->first + j >= nbatches)
+		return 0;
+	*id = n->first + j;
+	*weight = 1;
+	return meets(&batches[*id], q);
+}
+
+/* Pass 1: each group counts the items of its chunk that meet the query
+ * (and sums their weights: leaves to test, or leaves tested). */
+__kernel void tq_count(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
+		       __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
+		       __global const uint *mlist, tquery q, __global uint *gsum, __global ulong *gweight,
+		       __local ulong *tmp)
+{
+	ulong n = stage == 0 ? n_host : ctrl[0] * S;
+	nodes += node_off;
+	ulong c0, c1;
+	chunk_of(n, &c0, &c1);
+	uint cnt = 0;
+	ulong w = 0;
+	for (ulong i = c0 + get_local_id(0); i < c1; i += get_local_size(0)) {
+		uint id, wt;
+		int hit = item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
+		cnt += hit;
+		w += stage == 0 ? (hit ? wt : 0u) : wt;
+	}
+	ulong tc = group_sum(cnt, tmp);
+	ulong tw = group_sum(w, tmp);
+	if (get_local_id(0) == 0) {
+		gsum[get_group_id(0)] = (uint)tc;
+		gweight[get_group_id(0)] = tw;
+	}
+}
+
+/* Pass 2 (one group of G items): exclusive scan of the group sums into
  * goff; the total goes to ctrl[dst], the weights' total to ctrl[wdst]. */
 __kernel void tq_scan(uint G, __global const uint *gsum, __global const ulong *gweight, __global uint *goff,
 		      __global ulong *ctrl, uint dst, uint wdst, __local uint *tmp, __local ulong *tmpw)
@@ -128,119 +175,26 @@ static void slice_of(ulong c0, ulong c1, ulong *a, ulong *b)
 	*b = c0 + min(len, (l + 1) * per);
 }
 
-/* A query in two launches (tq_fused_count, tq_fused_compact), whatever its
- * level. Item i is node i of the level (or batch i at level 0); a node that
- * meets the query tests its leaves in place, so no list of matched nodes
- * and no second stage are needed, and the hits come out ordered by node,
- * then leaf, as the host reference orders them. */
-
-/* Hits and leaves tested of item i. S: 0 at level 0 (items are batches). */
-static void fused_item(ulong i, uint S, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
-		       tquery q, uint *hits, uint *tested)
+/* Pass 3: each group writes the ids of its chunk's hits at its offset,
+ * in item order, the first cap of them. */
+__kernel void tq_compact(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
+			 __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
+			 __global const uint *mlist, tquery q, __global const uint *goff, __global uint *out,
+			 ulong cap, __local uint *tmp)
 {
-	*hits = 0;
-	*tested = 0;
-	if (S == 0) {
-		*hits = (uint)meets(&batches[i], q);
-		return;
-	}
-	__global const tnode *n = &nodes[i];
-	if (!meets(n, q))
-		return;
-	for (uint j = 0; j < n->count && (ulong)n->first + j < nbatches; j++) {
-		*tested += 1;
-		*hits += (uint)meets(&batches[n->first + j], q);
-	}
-}
-
-/* Writes item i's hits at out[*at...], the first cap of them. */
-static void fused_write(ulong i, uint S, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
-			tquery q, __global uint *out, ulong cap, ulong *at)
-{
-	if (S == 0) {
-		if (*at < cap && meets(&batches[i], q))
-			out[(*at)++] = (uint)i;
-		return;
-	}
-	__global const tnode *n = &nodes[i];
-	if (!meets(n, q))
-		return;
-	for (uint j = 0; j < n->count && (ulong)n->first + j < nbatches && *at < cap; j++)
-		if (meets(&batches[n->first + j], q))
-			out[(*at)++] = n->first + j;
-}
-
-/* Launch 1: each group counts its chunk's hits; the group that finishes
- * last (a ticket taken after its sums are written) scans the group sums
- * into goff and puts the total in ctrl[2], the leaves tested in ctrl[1],
- * and returns the ticket to 0 for the next query. */
-__kernel void tq_fused_count(ulong n, uint S, __global const tnode *nodes, ulong node_off,
-			     __global const tnode *batches, uint nbatches, tquery q, __global uint *gsum,
-			     __global ulong *gweight, __global uint *goff, __global ulong *ctrl,
-			     __global volatile uint *ticket, __local uint *tmp, __local ulong *tmpw)
-{
-	nodes += node_off;
-	ulong c0, c1;
-	chunk_of(n, &c0, &c1);
-	uint cnt = 0;
-	ulong w = 0;
-	for (ulong i = c0 + get_local_id(0); i < c1; i += get_local_size(0)) {
-		uint h, t;
-		fused_item(i, S, nodes, batches, nbatches, q, &h, &t);
-		cnt += h;
-		w += t;
-	}
-	ulong tc = group_sum(cnt, tmpw);
-	ulong tw = group_sum(w, tmpw);
-	uint G = get_num_groups(0), l = get_local_id(0);
-	if (l == 0) {
-		gsum[get_group_id(0)] = (uint)tc;
-		gweight[get_group_id(0)] = tw;
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
-		tmp[0] = atomic_inc(ticket) == G - 1;
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	uint last = tmp[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (!last)
-		return;
-	mem_fence(CLK_GLOBAL_MEM_FENCE);
-	/* volatile: the other groups' sums, not a cached copy */
-	__global volatile const uint *vs = gsum;
-	__global volatile const ulong *vw = gweight;
-	uint v = l < G ? vs[l] : 0u;
-	uint total;
-	uint ex = tile_scan(v, tmp, &total);
-	if (l < G)
-		goff[l] = ex;
-	ulong all_w = group_sum(l < G ? vw[l] : 0ul, tmpw);
-	if (l == 0) {
-		ctrl[2] = total;
-		ctrl[1] = all_w;
-		*ticket = 0;
-	}
-}
-
-/* Launch 2: each group writes its chunk's hits at its offset, in item
- * order, the first cap of them. */
-__kernel void tq_fused_compact(ulong n, uint S, __global const tnode *nodes, ulong node_off,
-			       __global const tnode *batches, uint nbatches, tquery q, __global const uint *goff,
-			       __global uint *out, ulong cap, __local uint *tmp)
-{
+	ulong n = stage == 0 ? n_host : ctrl[0] * S;
 	nodes += node_off;
 	ulong c0, c1, a, b;
 	chunk_of(n, &c0, &c1);
 	slice_of(c0, c1, &a, &b);
-	uint cnt = 0;
-	for (ulong i = a; i < b; i++) {
-		uint h, t;
-		fused_item(i, S, nodes, batches, nbatches, q, &h, &t);
-		cnt += h;
-	}
+	uint id, wt, cnt = 0;
+	for (ulong i = a; i < b; i++)
+		cnt += (uint)item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
 	uint total;
 	ulong at = goff[get_group_id(0)] + tile_scan(cnt, tmp, &total);
 	for (ulong i = a; i < b && at < cap; i++)
-		fused_write(i, S, nodes, batches, nbatches, q, out, cap, &at);
+		if (item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt))
+			out[at++] = id;
 }
 
 /* Validation bits of every hierarchy record (batches first, then nodes);

@@ -19,8 +19,8 @@ struct gt_tindex_cl {
 	gt_cl *cl;
 	const gt_tindex *ix;
 	struct shape sh;
-	cl_kernel k_count, k_compact, k_validate; /* tq_fused_count, tq_fused_compact */
-	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl;
+	cl_kernel k_count, k_scan, k_compact, k_validate;
+	cl_mem batches, nodes, order, mlist, out, gsum, gweight, goff, ctrl;
 	uint32_t out_len;
 };
 
@@ -71,10 +71,10 @@ void gt_tindex_cl_close(gt_tindex_cl *d)
 {
 	if (!d)
 		return;
-	cl_mem m[] = {d->batches, d->nodes, d->order, d->ticket, d->out, d->gsum, d->gweight, d->goff, d->ctrl};
+	cl_mem m[] = {d->batches, d->nodes, d->order, d->mlist, d->out, d->gsum, d->gweight, d->goff, d->ctrl};
 	release(m, sizeof m / sizeof m[0]);
-	cl_kernel k[] = {d->k_count, d->k_compact, d->k_validate};
-	for (size_t i = 0; i < 3; i++)
+	cl_kernel k[] = {d->k_count, d->k_scan, d->k_compact, d->k_validate};
+	for (size_t i = 0; i < 4; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
 	free(d);
@@ -100,15 +100,19 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 	d->cl = cl;
 	d->ix = ix;
 	pick_shape(cl, &d->sh);
-	const uint32_t zero = 0;
+	uint32_t max_level_nodes = 1;
+	for (uint32_t L = 1; L < ix->level_count; L++)
+		if (ix->levels[L].node_count > max_level_nodes)
+			max_level_nodes = ix->levels[L].node_count;
 	d->out_len = ix->batch_count ? ix->batch_count : 1;
 	const cl_mem_flags ro = CL_MEM_READ_ONLY;
-	if (gt_cl_kernel(cl, "tindex", "tq_fused_count", &d->k_count, err) < 0 ||
-	    gt_cl_kernel(cl, "tindex", "tq_fused_compact", &d->k_compact, err) < 0 ||
+	if (gt_cl_kernel(cl, "tindex", "tq_count", &d->k_count, err) < 0 ||
+	    gt_cl_kernel(cl, "tindex", "tq_scan", &d->k_scan, err) < 0 ||
+	    gt_cl_kernel(cl, "tindex", "tq_compact", &d->k_compact, err) < 0 ||
 	    gt_cl_kernel(cl, "tindex", "tq_validate", &d->k_validate, err) < 0 ||
 	    !(d->batches = new_buffer(cl, ro, (size_t)ix->batch_count * sizeof(gt_tnode), ix->batches, err)) ||
 	    !(d->nodes = new_buffer(cl, ro, (size_t)ix->node_count * sizeof(gt_tnode), ix->nodes, err)) ||
-	    !(d->ticket = new_buffer(cl, CL_MEM_READ_WRITE, sizeof zero, &zero, err)) ||
+	    !(d->mlist = new_buffer(cl, CL_MEM_READ_WRITE, (size_t)max_level_nodes * 4, NULL, err)) ||
 	    !(d->out = new_buffer(cl, CL_MEM_READ_WRITE, (size_t)d->out_len * 4, NULL, err)) ||
 	    scratch(cl, &d->sh, &d->gsum, &d->gweight, &d->goff, &d->ctrl, err) < 0) {
 		gt_tindex_cl_close(d);
@@ -139,31 +143,58 @@ static int launch(gt_cl *cl, cl_kernel k, size_t groups, size_t W, cl_event *ev,
 			   "clEnqueueNDRangeKernel", err);
 }
 
-/* A query in two launches (kernels/tindex.cl, tq_fused_*): items are the
- * level's nodes (batches at level 0), S the level's largest fan-out. */
-static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, const cl_tquery *q, cl_ulong cap,
-		     cl_event *ev, int *nev, gt_error *err)
+/* One count / scan / compact stage. */
+struct stage {
+	cl_uint stage;
+	cl_ulong n_host;
+	cl_uint S;
+	cl_mem nodes;
+	cl_ulong node_off;
+	cl_mem dst;
+	cl_ulong cap;
+	cl_uint ctrl_dst, ctrl_wdst;
+};
+
+static int run_stage(gt_tindex_cl *d, const struct stage *s, const cl_tquery *q, cl_event *ev, int *nev,
+		     gt_error *err)
 {
 	gt_cl *cl = d->cl;
 	const struct shape *sh = &d->sh;
-	cl_uint nb = d->ix->batch_count;
-	struct arg cnt[] = {
-		{sizeof n, &n},		       {sizeof S, &S},		     {sizeof(cl_mem), &d->nodes},
-		{sizeof node_off, &node_off},  {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
-		{sizeof *q, q},		       {sizeof(cl_mem), &d->gsum},    {sizeof(cl_mem), &d->gweight},
-		{sizeof(cl_mem), &d->goff},    {sizeof(cl_mem), &d->ctrl},    {sizeof(cl_mem), &d->ticket},
-		{sh->W * 2 * 4, NULL},	       {sh->W * 8, NULL},
+	cl_uint nb = d->ix->batch_count, G = (cl_uint)sh->G;
+	struct arg common[] = {
+		{sizeof s->stage, &s->stage},   {sizeof s->n_host, &s->n_host}, {sizeof(cl_mem), &d->ctrl},
+		{sizeof s->S, &s->S},           {sizeof(cl_mem), &s->nodes},    {sizeof s->node_off, &s->node_off},
+		{sizeof(cl_mem), &d->batches},  {sizeof nb, &nb},               {sizeof(cl_mem), &d->mlist},
+		{sizeof *q, q},
 	};
-	struct arg cmp[] = {
-		{sizeof n, &n},		      {sizeof S, &S},		    {sizeof(cl_mem), &d->nodes},
-		{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
-		{sizeof *q, q},		      {sizeof(cl_mem), &d->goff},    {sizeof(cl_mem), &d->out},
-		{sizeof cap, &cap},	      {sh->W * 2 * 4, NULL},
-	};
-	if (set_args(cl, d->k_count, cnt, 14, err) < 0 || launch(cl, d->k_count, sh->G, sh->W, &ev[(*nev)++], err) < 0)
+	struct arg cnt[] = {{sizeof(cl_mem), &d->gsum}, {sizeof(cl_mem), &d->gweight}, {sh->W * 8, NULL}};
+	struct arg scan[] = {{sizeof G, &G},
+			     {sizeof(cl_mem), &d->gsum},
+			     {sizeof(cl_mem), &d->gweight},
+			     {sizeof(cl_mem), &d->goff},
+			     {sizeof(cl_mem), &d->ctrl},
+			     {sizeof s->ctrl_dst, &s->ctrl_dst},
+			     {sizeof s->ctrl_wdst, &s->ctrl_wdst},
+			     {sh->W * 2 * 4, NULL},
+			     {sh->W * 8, NULL}};
+	struct arg cmp[] = {{sizeof(cl_mem), &d->goff}, {sizeof(cl_mem), &s->dst}, {sizeof s->cap, &s->cap},
+			    {sh->W * 2 * 4, NULL}};
+	if (set_args(cl, d->k_count, common, 10, err) < 0)
 		return -1;
-	if (set_args(cl, d->k_compact, cmp, 11, err) < 0)
+	for (int i = 0; i < 3; i++)
+		if (gt_cl_check(cl, clSetKernelArg(d->k_count, (cl_uint)(10 + i), cnt[i].size, cnt[i].ptr),
+				"clSetKernelArg", err) < 0)
+			return -1;
+	if (launch(cl, d->k_count, sh->G, sh->W, &ev[(*nev)++], err) < 0)
 		return -1;
+	if (set_args(cl, d->k_scan, scan, 9, err) < 0 || launch(cl, d->k_scan, 1, sh->W, &ev[(*nev)++], err) < 0)
+		return -1;
+	if (set_args(cl, d->k_compact, common, 10, err) < 0)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (gt_cl_check(cl, clSetKernelArg(d->k_compact, (cl_uint)(10 + i), cmp[i].size, cmp[i].ptr),
+				"clSetKernelArg", err) < 0)
+			return -1;
 	return launch(cl, d->k_compact, sh->G, sh->W, &ev[(*nev)++], err);
 }
 
@@ -188,13 +219,18 @@ int gt_tindex_cl_query(gt_tindex_cl *d, const gt_tquery *q, gt_tresult *r, uint6
 	cl_tquery cq = {q->t0, q->t1, q->lane0, q->lane1, q->groups, 0};
 	cl_ulong cap = r->capacity < d->out_len ? r->capacity : d->out_len;
 	const gt_tlevel *lv = &ix->levels[q->level];
-	cl_event ev[2] = {0};
-	int nev = 0, rc;
-	if (q->level == 0)
-		rc = run_query(d, ix->batch_count, 0, 0, &cq, cap, ev, &nev, err);
-	else
-		rc = run_query(d, lv->node_count, lv->max_leaves ? lv->max_leaves : 1, lv->first_node, &cq, cap, ev,
-			       &nev, err);
+	cl_event ev[6] = {0};
+	int nev = 0, rc = 0;
+	if (q->level == 0) {
+		struct stage s = {0, ix->batch_count, 1, d->batches, 0, d->out, cap, 2, 3};
+		rc = run_stage(d, &s, &cq, ev, &nev, err);
+	} else {
+		struct stage s0 = {0, lv->node_count, 1, d->nodes, lv->first_node, d->mlist, lv->node_count, 0, 1};
+		struct stage s1 = {1, 0, lv->max_leaves, d->nodes, lv->first_node, d->out, cap, 2, 3};
+		rc = run_stage(d, &s0, &cq, ev, &nev, err);
+		if (rc == 0)
+			rc = run_stage(d, &s1, &cq, ev, &nev, err);
+	}
 	cl_ulong ctrl[4] = {0};
 	if (rc == 0)
 		rc = gt_cl_check(d->cl, clEnqueueReadBuffer(gt_cl_queue(d->cl), d->ctrl, CL_TRUE, 0, sizeof ctrl, ctrl,

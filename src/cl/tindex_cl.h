@@ -1,6 +1,5 @@
 /* The temporal index on an OpenCL device: the index is uploaded once and
- * stays resident; each query is two launches (count, whose last group scans
- * the group sums, then compact: kernels/tindex.cl tq_fused_*) on the
+ * stays resident; each query runs count / scan / compact passes on the
  * device and reads back only its results. Results are identical to the
  * host reference (gt_tindex_query, gt_tindex_validate). */
 #ifndef GT_TINDEX_CL_H
