@@ -217,7 +217,7 @@ static void json_span_ref(gt_jsonw *w, const gt_model *m, const char *key, uint3
 static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
 {
 	gt_jsonw_key(w, "path");
-	gt_jsonw_begin_array(w);
+	gt_jsonw_begin_array_of_lines(w);
 	for (uint32_t i = 0; i < win->hop_count; i++) {
 		const gt_causal_hop *h = &win->hops[i];
 		char buf[160];
@@ -246,7 +246,7 @@ static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *wi
 static void json_rows(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
 {
 	gt_jsonw_key(w, "rows");
-	gt_jsonw_begin_array(w);
+	gt_jsonw_begin_array_of_lines(w);
 	for (uint32_t i = 0; i < win->row_count; i++) {
 		const gt_causal_row *r = &win->rows[i];
 		gt_jsonw_begin_object(w);

@@ -12,6 +12,7 @@ void gt_jsonw_init(gt_jsonw *w, FILE *out, bool pretty)
 	w->depth = 0;
 	memset(w->need_comma, 0, sizeof w->need_comma);
 	w->pretty = pretty;
+	w->inline_from = 64;
 	w->len = 0;
 }
 
@@ -67,7 +68,7 @@ static void put_u64(gt_jsonw *w, uint64_t v, bool minus)
 static void indent(gt_jsonw *w)
 {
 	static const char spaces[] = "                                ";
-	if (!w->pretty)
+	if (!w->pretty || w->depth > w->inline_from)
 		return;
 	putc_(w, '\n');
 	for (int left = 2 * w->depth; left > 0; left -= 32)
@@ -80,7 +81,7 @@ static void pre(gt_jsonw *w)
 	if (w->depth > 0 && w->need_comma[w->depth] == 2)
 		return; /* right after a key */
 	if (w->need_comma[w->depth])
-		putc_(w, ',');
+		puts_(w, w->pretty && w->depth > w->inline_from ? ", " : ",");
 	if (w->depth > 0)
 		indent(w);
 	w->need_comma[w->depth] = 1;
@@ -112,17 +113,26 @@ static void open_(gt_jsonw *w, char c)
 
 static void close_(gt_jsonw *w, char c)
 {
-	bool any = w->need_comma[w->depth];
+	bool any = w->need_comma[w->depth] && w->depth <= w->inline_from;
+	bool ends_lines = w->depth == w->inline_from; /* an array of lines */
 	if (w->depth > 0)
 		w->depth--;
 	if (any)
 		indent(w);
 	putc_(w, c);
+	if (ends_lines)
+		w->inline_from = 64;
 }
 
 void gt_jsonw_begin_object(gt_jsonw *w) { open_(w, '{'); }
 void gt_jsonw_end_object(gt_jsonw *w) { close_(w, '}'); }
 void gt_jsonw_begin_array(gt_jsonw *w) { open_(w, '['); }
+void gt_jsonw_begin_array_of_lines(gt_jsonw *w)
+{
+	open_(w, '[');
+	if (w->inline_from == 64)
+		w->inline_from = w->depth;
+}
 void gt_jsonw_end_array(gt_jsonw *w) { close_(w, ']'); }
 
 void gt_jsonw_str(gt_jsonw *w, const char *s)

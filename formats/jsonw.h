@@ -14,6 +14,7 @@ typedef struct gt_jsonw {
 	int depth;
 	unsigned char need_comma[64]; /* 0 first, 1 after a value, 2 after a key */
 	bool pretty;
+	int inline_from; /* pretty: values nested deeper than this stay on one line */
 	size_t len;
 	char buf[1 << 15];
 } gt_jsonw;
@@ -23,6 +24,10 @@ void gt_jsonw_key(gt_jsonw *w, const char *key);
 void gt_jsonw_begin_object(gt_jsonw *w);
 void gt_jsonw_end_object(gt_jsonw *w);
 void gt_jsonw_begin_array(gt_jsonw *w);
+/* An array whose elements each take one line when pretty (a path of a
+ * million hops reads as a million lines, not twenty million). Closed by
+ * gt_jsonw_end_array. */
+void gt_jsonw_begin_array_of_lines(gt_jsonw *w);
 void gt_jsonw_end_array(gt_jsonw *w);
 void gt_jsonw_str(gt_jsonw *w, const char *s);
 void gt_jsonw_i64(gt_jsonw *w, int64_t v);
