@@ -16,9 +16,12 @@ void gt_jsonw_init(gt_jsonw *w, FILE *out, bool pretty)
 	w->len = 0;
 }
 
+/* Once the stream has failed (a full disk) the rest is dropped: the
+ * caller sees ferror() at the end, and a failed stream is not written to
+ * again (a cookie stream's buffer is not safe to fill after its error). */
 static void flush(gt_jsonw *w)
 {
-	if (w->len)
+	if (w->len && !ferror(w->out))
 		fwrite_unlocked(w->buf, 1, w->len, w->out);
 	w->len = 0;
 }
@@ -28,7 +31,8 @@ static void put(gt_jsonw *w, const char *p, size_t n)
 	if (w->len + n > sizeof w->buf) {
 		flush(w);
 		if (n > sizeof w->buf) {
-			fwrite_unlocked(p, 1, n, w->out);
+			if (!ferror(w->out))
+				fwrite_unlocked(p, 1, n, w->out);
 			return;
 		}
 	}
