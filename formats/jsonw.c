@@ -97,10 +97,29 @@ static void post_value(gt_jsonw *w)
 		w->need_comma[w->depth] = 1;
 }
 
+/* Keys are nearly always the program's own ASCII names: copied as they are
+ * when nothing in them needs escaping. */
+static bool plain_ascii(const char *s, size_t *len)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x80 || s[n] == '"' || s[n] == '\\')
+			return false;
+	*len = n;
+	return true;
+}
+
 void gt_jsonw_key(gt_jsonw *w, const char *key)
 {
+	size_t n;
 	pre(w);
-	gt_json_put_string(put_sink, w, key);
+	if (plain_ascii(key, &n)) {
+		putc_(w, '"');
+		put(w, key, n);
+		putc_(w, '"');
+	} else {
+		gt_json_put_string(put_sink, w, key);
+	}
 	puts_(w, w->pretty ? ": " : ":");
 	w->need_comma[w->depth] = 2;
 }
