@@ -97,8 +97,9 @@ static void json_ns(gt_jsonw *w, const char *key, int64_t ns)
 	gt_jsonw_key(w, key);
 	gt_jsonw_i64(w, ns);
 	size_t n = strlen(key);
-	if (n > 3 && strcmp(key + n - 3, "_ns") == 0) {
-		snprintf(k, sizeof k, "%.*s_us", (int)(n - 3), key);
+	if (n > 3 && n < sizeof k && strcmp(key + n - 3, "_ns") == 0) {
+		memcpy(k, key, n - 3);
+		memcpy(k + n - 3, "_us", 4);
 		gt_jsonw_key(w, k);
 		gt_jsonw_us(w, ns);
 	}
@@ -218,9 +219,11 @@ static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *wi
 {
 	gt_jsonw_key(w, "path");
 	gt_jsonw_begin_array_of_lines(w);
+	char buf[160];
+	const char *t = NULL;
+	uint32_t labelled = GT_NONE; /* the track buf names: hops run along one track for a while */
 	for (uint32_t i = 0; i < win->hop_count; i++) {
 		const gt_causal_hop *h = &win->hops[i];
-		char buf[160];
 		gt_jsonw_begin_object(w);
 		json_point(w, "from", &h->from, true);
 		json_point(w, "to", &h->to, true);
@@ -228,7 +231,10 @@ static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *wi
 		gt_jsonw_str(w, gt_causal_kind_names[h->kind]);
 		json_span_ref(w, m, "owner", h->owner);
 		gt_jsonw_key(w, "track");
-		const char *t = track_label(m, h->track, buf, sizeof buf);
+		if (h->track != labelled || i == 0) {
+			t = track_label(m, h->track, buf, sizeof buf);
+			labelled = h->track;
+		}
 		if (t)
 			gt_jsonw_str(w, t);
 		else
