@@ -532,11 +532,43 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 	return build_model(g, m, false, err);
 }
 
+/* Gives back the mapped pages wholly inside [lo, hi) (they stay in the page
+ * cache): nothing reads them again. */
+static void drop_pages(const gt_gtx *g, uint64_t lo, uint64_t hi)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	lo = (lo + page - 1) / page * page, hi = hi / page * page;
+	if (lo < hi)
+		madvise((unsigned char *)g->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
 int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)
 {
 	if (build_model(g, m, true, err) < 0)
 		return -1;
 	m->map = g->map, m->map_len = g->map_len;
+	/* the checksums read the whole file: keep resident only the tables in
+	 * use (not yet written, so dropping loses nothing) */
+	const void *used[3] = {m->spans, m->flows, m->series};
+	uint64_t from[3], to[3];
+	int n = 0;
+	for (int i = 0; i < 3; i++)
+		if (gt_model_borrows(m, used[i])) {
+			uint64_t at = (uint64_t)((const unsigned char *)used[i] - (const unsigned char *)g->map);
+			int j = n++;
+			for (; j > 0 && from[j - 1] > at; j--)
+				from[j] = from[j - 1], to[j] = to[j - 1];
+			from[j] = at;
+			to[j] = at + (i == 0   ? (uint64_t)m->span_count * sizeof *m->spans
+				      : i == 1 ? (uint64_t)m->flow_count * sizeof *m->flows
+					       : (uint64_t)m->series_count * sizeof *m->series);
+		}
+	uint64_t at = 0;
+	for (int i = 0; i < n; i++) {
+		drop_pages(g, at, from[i]);
+		at = to[i];
+	}
+	drop_pages(g, at, g->map_len);
 	return 0;
 }
 
