@@ -332,6 +332,18 @@ static void *dup_section(const gt_gtx *g, uint32_t id)
 	return p;
 }
 
+/* The section used in place when the caller hands the mapping to the model
+ * (GTX_ALIGN keeps every section aligned; an empty one gets its own block,
+ * as no pointer into the mapping stands for it). */
+static void *view_section(const gt_gtx *g, uint32_t id, size_t align, bool in_place)
+{
+	const gt_gtx_section *s = sec(g, id);
+	void *p = (unsigned char *)g->map + s->offset;
+	if (!in_place || !s->size || (uintptr_t)p % align)
+		return dup_section(g, id);
+	return p;
+}
+
 static char *dup_text(const gt_gtx *g, uint32_t id)
 {
 	const gt_gtx_section *s = sec(g, id);
@@ -395,15 +407,27 @@ static const char *check_refs(const gt_model *m)
 	return NULL;
 }
 
-static void release_model(gt_model *m)
+static bool in_map(const gt_gtx *g, const void *p)
 {
-	free(m->spans), free(m->tracks), free(m->processes), free(m->flows), free(m->series), free(m->samples);
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)g->map;
+	return a >= base && a - base < g->map_len;
+}
+
+static void release_model(const gt_gtx *g, gt_model *m)
+{
+	if (!in_map(g, m->spans))
+		free(m->spans);
+	if (!in_map(g, m->flows))
+		free(m->flows);
+	if (!in_map(g, m->series))
+		free(m->series);
+	free(m->tracks), free(m->processes), free(m->samples);
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json), free(m->source);
 	memset(m, 0, sizeof *m);
 }
 
-int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
+static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *err)
 {
 	memset(m, 0, sizeof *m);
 	m->rank = m->world_size = -1; /* not stored in the index */
@@ -421,9 +445,9 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 		bad(path, err, "info values out of range");
 		goto fail;
 	}
-	m->spans = dup_section(g, GTX_SPANS);
-	m->flows = dup_section(g, GTX_FLOWS);
-	m->series = dup_section(g, GTX_SERIES);
+	m->spans = view_section(g, GTX_SPANS, _Alignof(gt_span), in_place);
+	m->flows = view_section(g, GTX_FLOWS, _Alignof(gt_flow), in_place);
+	m->series = view_section(g, GTX_SERIES, _Alignof(gt_counter_series), in_place);
 	m->tracks = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
 	m->processes = gt_fault_hit("alloc") ? NULL : calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
 	m->samples = gt_fault_hit("alloc") ? NULL : calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
@@ -499,8 +523,53 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
 	}
 	return 0;
 fail:
-	release_model(m);
+	release_model(g, m);
 	return -1;
+}
+
+int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
+{
+	return build_model(g, m, false, err);
+}
+
+/* Gives back the mapped pages wholly inside [lo, hi) (they stay in the page
+ * cache): nothing reads them again. */
+static void drop_pages(const gt_gtx *g, uint64_t lo, uint64_t hi)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	lo = (lo + page - 1) / page * page, hi = hi / page * page;
+	if (lo < hi)
+		madvise((unsigned char *)g->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)
+{
+	if (build_model(g, m, true, err) < 0)
+		return -1;
+	m->map = g->map, m->map_len = g->map_len;
+	/* the checksums read the whole file: keep resident only the tables in
+	 * use (not yet written, so dropping loses nothing) */
+	const void *used[3] = {m->spans, m->flows, m->series};
+	uint64_t from[3], to[3];
+	int n = 0;
+	for (int i = 0; i < 3; i++)
+		if (gt_model_borrows(m, used[i])) {
+			uint64_t at = (uint64_t)((const unsigned char *)used[i] - (const unsigned char *)g->map);
+			int j = n++;
+			for (; j > 0 && from[j - 1] > at; j--)
+				from[j] = from[j - 1], to[j] = to[j - 1];
+			from[j] = at;
+			to[j] = at + (i == 0   ? (uint64_t)m->span_count * sizeof *m->spans
+				      : i == 1 ? (uint64_t)m->flow_count * sizeof *m->flows
+					       : (uint64_t)m->series_count * sizeof *m->series);
+		}
+	uint64_t at = 0;
+	for (int i = 0; i < n; i++) {
+		drop_pages(g, at, from[i]);
+		at = to[i];
+	}
+	drop_pages(g, at, g->map_len);
+	return 0;
 }
 
 int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)

@@ -3,23 +3,33 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/base.h"
 #include "gtx.h"
 
-/* The model stored in an index file, over the input's mapping; parents
- * relinked when the caller asked for another mode than the one packed. */
+/* The model stored in an index file, over the input's mapping: the model
+ * takes the mapping and uses its tables in place (a copy of them would cost
+ * more than the rest of the load); parents relinked when the caller asked
+ * for another mode than the one packed. */
 static int load_index(gt_model *out, gt_input *in, const char *path, const gt_load_options *opt,
 		      gt_error *err)
 {
+	void *map;
+	size_t len;
+	bool taken = gt_input_take_map(in, &map, &len);
 	const char *data;
 	uint64_t size;
-	if (!gt_input_map(in, &data, &size))
+	if (!taken && !gt_input_map(in, &data, &size))
 		return gt_fail(err, GT_EINPUT, "'%s' is not a regular file", path);
+	if (taken)
+		data = map, size = len;
 	gt_gtx g;
-	if (gt_gtx_open_mapped(&g, path, data, (size_t)size, err) < 0)
-		return -1;
-	int rc = gt_gtx_model(&g, out, err);
+	int rc = gt_gtx_open_mapped(&g, path, data, (size_t)size, err);
+	if (rc == 0)
+		rc = taken ? gt_gtx_model_in_place(&g, out, err) : gt_gtx_model(&g, out, err);
+	if (rc < 0 && taken)
+		munmap(map, len);
 	gt_gtx_close(&g);
 	if (rc == 0)
 		gt_model_read_distributed_info(out);

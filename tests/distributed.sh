@@ -47,6 +47,15 @@ check concat "$tmp/job.ndjson" $singles
 # files in any order, -j 1 or more: the same job
 # shellcheck disable=SC2046
 "$bin" spans -q -f ndjson -j 1 $(ls "$tmp"/job/*.json | sort -r) | cmp -s - "$tmp/job.ndjson" && ok || bad "spans: file order or -j changed the job"
+# index files in the job, alone or beside traces (the first, whose tables
+# grow, one too): the same job
+mkdir -p "$tmp/gtx"
+for r in 0 1 2 3 4 5 6 7; do
+	"$bin" pack -q -o "$tmp/gtx/rank$r.gtx" "$tmp/job/rank$r.json" > /dev/null || bad "pack rank $r"
+done
+"$bin" spans -q -f ndjson "$tmp"/gtx/*.gtx | cmp -s - "$tmp/job.ndjson" && ok || bad "spans: a job of index files"
+"$bin" spans -q -f ndjson "$tmp/gtx/rank0.gtx" "$tmp/job/rank1.json" "$tmp/gtx/rank2.gtx" "$tmp"/job/rank[3-7].json |
+	cmp -s - "$tmp/job.ndjson" && ok || bad "spans: a job of index files and traces"
 
 # the straggler, exactly
 "$bin" stragglers -q "$tmp/job" > "$tmp/st.json" || bad "stragglers"

@@ -27,6 +27,8 @@ for r in 0 1; do
 	"$gen" --spans 800 --seed 3 --ranks 2 --rank $r --straggler 1:5000:1 -o "$tmp/job/r$r.json" 2>/dev/null
 	"$bin" collectives -q -f arrow -o "$tmp/r$r.arrow" "$tmp/job/r$r.json"
 done
+mkdir -p "$tmp/gtxjob"
+"$bin" pack -q -o "$tmp/gtxjob/r0.gtx" "$tmp/job/r0.json" >/dev/null
 vg=""
 if [ $san = 0 ] && command -v valgrind >/dev/null; then
 	vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
@@ -52,7 +54,9 @@ info -j2 -o OUT $tmp/job/r0.json $tmp/job/r1.json
 collectives -j1 -q -f arrow -o OUT $tmp/job/r1.json
 stragglers -j1 -q -o OUT $tmp/job
 stragglers -q -f arrow -o OUT $tmp/r0.arrow $tmp/r1.arrow
-critical-path -j1 -q --device host -o OUT $tmp/job"
+critical-path -j1 -q --device host -o OUT $tmp/job
+spans -j1 -f csv --parents nesting -o OUT $tmp/lanes.gtx
+spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json"
 
 run() { # fault-spec wrapper args...
 	spec=$1; shift

@@ -363,6 +363,19 @@ bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
 	return true;
 }
 
+bool gt_input_take_map(gt_input *in, void **data, size_t *size)
+{
+	if (!in->map || in->released ||
+	    mprotect((void *)in->map, (size_t)in->file_size, PROT_READ | PROT_WRITE) != 0)
+		return false;
+	/* used for the rest of the run in any order, not read once through */
+	madvise((void *)in->map, (size_t)in->file_size, MADV_NORMAL);
+	*data = (void *)in->map;
+	*size = (size_t)in->file_size;
+	in->map = NULL;
+	return true;
+}
+
 void gt_input_release(gt_input *in, uint64_t upto)
 {
 	/* drop consumed pages from this process (they stay in the page cache)

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/base.h"
 
@@ -85,11 +86,16 @@ void gt_model_free(gt_model *m)
 {
 	if (!m)
 		return;
-	free(m->spans);
+	if (!gt_model_borrows(m, m->spans))
+		free(m->spans);
 	free(m->tracks);
 	free(m->processes);
-	free(m->flows);
-	free(m->series);
+	if (!gt_model_borrows(m, m->flows))
+		free(m->flows);
+	if (!gt_model_borrows(m, m->series))
+		free(m->series);
+	if (m->map)
+		munmap(m->map, m->map_len);
 	free(m->samples);
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json);
@@ -99,6 +105,45 @@ void gt_model_free(gt_model *m)
 	free(m->ranks);
 	memset(m, 0, sizeof *m);
 	m->rank = m->world_size = -1;
+}
+
+bool gt_model_borrows(const gt_model *m, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)m->map;
+	return m->map && a >= base && a - base < m->map_len;
+}
+
+/* An owned copy of a borrowed array of n bytes (p itself when owned). */
+static void *own(const gt_model *m, void *p, size_t n)
+{
+	if (!gt_model_borrows(m, p))
+		return p;
+	void *q = gt_big_malloc(n ? n : 1, 1); /* may go to free() */
+	if (q)
+		memcpy(q, p, n);
+	return q;
+}
+
+int gt_model_own(gt_model *m)
+{
+	if (!m->map)
+		return 0;
+	gt_span *spans = own(m, m->spans, (size_t)m->span_count * sizeof *m->spans);
+	gt_flow *flows = own(m, m->flows, (size_t)m->flow_count * sizeof *m->flows);
+	gt_counter_series *series = own(m, m->series, (size_t)m->series_count * sizeof *m->series);
+	if (!spans || !flows || !series) {
+		if (spans != m->spans)
+			free(spans);
+		if (flows != m->flows)
+			free(flows);
+		if (series != m->series)
+			free(series);
+		return -1;
+	}
+	m->spans = spans, m->flows = flows, m->series = series;
+	munmap(m->map, m->map_len);
+	m->map = NULL, m->map_len = 0;
+	return 0;
 }
 
 size_t gt_model_bytes(const gt_model *m)

@@ -210,6 +210,12 @@ typedef struct gt_model {
 	 * a single file (no rank column). */
 	struct gt_rank_part *ranks;
 	uint32_t rank_count;
+	/* A model loaded from an index file owns the file's private, writable
+	 * mapping (writes copy the page) and uses its span, flow and series
+	 * tables in place: arrays inside it are never freed or grown, and
+	 * gt_model_free unmaps it. NULL: every array is the model's own. */
+	void *map;
+	size_t map_len;
 } gt_model;
 
 /* One file of a multi-file model. */
@@ -233,6 +239,11 @@ typedef struct gt_load_options {
 } gt_load_options;
 
 void gt_model_free(gt_model *m);
+/* Whether array p lies in the model's mapping (borrowed, not its own). */
+bool gt_model_borrows(const gt_model *m, const void *p);
+/* Copies any borrowed arrays into the model's own memory and unmaps, so that
+ * they can grow; -1 (the model unchanged) when out of memory. */
+int gt_model_own(gt_model *m);
 
 /* Counts a warning and keeps it as an example while fewer than
  * GT_WARN_EXAMPLES of its kind are kept: text[0..len) is excerpted,

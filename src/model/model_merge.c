@@ -227,7 +227,8 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 	out->metadata_json = NULL; /* per file, not the job's */
 	out->ranks = ranks;
 	out->rank_count = 1;
-	int rc = 0;
+	/* the base's tables grow: borrowed ones (an index file's) are copied */
+	int rc = gt_model_own(out) < 0 ? gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models") : 0;
 	for (uint32_t i = 1; i < n; i++) {
 		if (rc == 0) {
 			fill_part(&ranks[i], &parts[i], out->span_count, out->process_count);
