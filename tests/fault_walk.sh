@@ -58,12 +58,20 @@ critical-path -j1 -q --device host -o OUT $tmp/job
 spans -j1 -f csv --parents nesting -o OUT $tmp/lanes.gtx
 spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json"
 
+# Under the sanitizers, commands on an OpenCL device run without the exit-time
+# leak check: LeakSanitizer's thread tracer itself crashes now and then
+# (SIGSEGV in its stop-the-world, "Tracer caught signal 11") after PoCL has
+# rebuilt a program, which reads as a failure of gputrace. Address errors
+# are still caught, and the device tests outside this walk keep the leak check.
 run() { # fault-spec wrapper args...
 	spec=$1; shift
 	wrap=$1; shift
 	printf 'previous\n' >"$out"
+	leaks=1
+	case " $* " in *" --device 0 "*) [ $san = 1 ] && leaks=0 ;; esac
 	# standard input is always a pipe (the "-" command reads it)
-	cat testdata/ingest/lanes.json | GPUTRACE_FAULT="$spec" timeout 60 $wrap "$fbin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	cat testdata/ingest/lanes.json | ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" GPUTRACE_FAULT="$spec" \
+		timeout 60 $wrap "$fbin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
 }
 
 echo "$cmds" | while IFS= read -r line; do
