@@ -114,8 +114,18 @@ static int slot(ulong i, uint S, __global const tnode *nodes, __global const tno
 		*id = (uint)i;
 		return meets(&batches[i], q);
 	}
-	__global const tnode *n = &nodes[i / S];
-	uint j = (uint)(i % S);
+	/* 32-bit division when the slots fit (always, but for an absurd
+	 * index): 64-bit division is a long sequence on a GPU */
+	ulong node;
+	uint j;
+	if (i <= 0xffffffffu) {
+		node = (uint)i / S;
+		j = (uint)i % S;
+	} else {
+		node = i / S;
+		j = (uint)(i % S);
+	}
+	__global const tnode *n = &nodes[node];
 	if (j >= n->count || (ulong)n->first + j >= nbatches || !meets(n, q))
 		return 0;
 	*id = n->first + j;
@@ -219,14 +229,17 @@ static void slice_of(ulong c0, ulong c1, ulong *a, ulong *b)
 }
 
 /* Launch 2: each group marks its slots' hits in local memory in the same
- * coalesced rounds, then work-item l writes the hits of local slots
- * [l R, (l + 1) R) at the group's offset plus its prefix: slot order, the
- * first cap of them. */
+ * coalesced rounds (a group that counted none leaves at once), then
+ * work-item l writes the hits of local slots [l R, (l + 1) R) at the
+ * group's offset plus its prefix: slot order, the first cap of them. */
 __kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulong node_off,
 			       __global const tnode *batches, uint nbatches, tquery q, uint R,
-			       __global const uint *goff, __global uint *out, ulong cap, __local uchar *hit,
-			       __local uint *tmp)
+			       __global const uint *gsum, __global const uint *goff, __global uint *out, ulong cap,
+			       __local uchar *hit, __local uint *tmp)
 {
+	/* most groups of a narrow window have no hit: the whole group leaves */
+	if (gsum[get_group_id(0)] == 0)
+		return;
 	nodes += node_off;
 	uint W = get_local_size(0), l = get_local_id(0);
 	ulong c0 = (ulong)get_group_id(0) * W * R;

@@ -200,13 +200,13 @@ static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, 
 	struct arg cmp[] = {
 		{sizeof n, &n},		      {sizeof S, &S},		    {sizeof(cl_mem), &d->nodes},
 		{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
-		{sizeof *q, q},		      {sizeof R, &R},		    {sizeof(cl_mem), &d->goff},
-		{sizeof(cl_mem), &d->out},    {sizeof cap, &cap},	    {W * R, NULL},
-		{W * 4, NULL},
+		{sizeof *q, q},		      {sizeof R, &R},		    {sizeof(cl_mem), &d->gsum},
+		{sizeof(cl_mem), &d->goff},   {sizeof(cl_mem), &d->out},    {sizeof cap, &cap},
+		{W * R, NULL},		      {W * 4, NULL},
 	};
 	if (set_args(cl, d->k_count, cnt, 17, err) < 0 || launch(cl, d->k_count, G, W, &ev[(*nev)++], err) < 0)
 		return -1;
-	if (set_args(cl, d->k_compact, cmp, 13, err) < 0)
+	if (set_args(cl, d->k_compact, cmp, 14, err) < 0)
 		return -1;
 	return launch(cl, d->k_compact, G, W, &ev[(*nev)++], err);
 }
