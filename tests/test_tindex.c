@@ -182,6 +182,9 @@ static void check_query(const gt_tindex *ix, gt_tindex_cl **dev, const gt_model 
 START_TEST(random_queries)
 {
 	uint64_t seed = 12345 + (uint64_t)_i * 7919;
+	/* odd runs: the GPU's launch shape on every device (many groups) */
+	if (_i % 2)
+		setenv("GPUTRACE_QUERY_GPU_SHAPE", "1", 1);
 	open_devices();
 	for (int round = 0; round < 6; round++) {
 		gt_model m;
@@ -216,6 +219,7 @@ END_TEST
 START_TEST(many_groups)
 {
 	uint64_t seed = 777;
+	setenv("GPUTRACE_QUERY_GPU_SHAPE", "1", 1);
 	open_devices();
 	gt_model m;
 	random_model(&m, 300000, &seed);
