@@ -1,11 +1,11 @@
 /* Temporal-index viewport queries, hierarchy validation and the brute-force
  * span scan they are benchmarked against. OpenCL C 1.2.
  *
- * Every pass works on a fixed number G of work-groups of W work-items; group
- * g owns the contiguous chunk g of the n items (reduce-then-scan), so the
- * output order is canonical whatever the scheduling, and any n works with
- * one level of block sums. n may live on the device (the leaf passes read
- * the matched-node count there), so no readback happens inside a query. */
+ * The brute-force passes work on a fixed number G of work-groups of W
+ * work-items; group g owns the contiguous chunk g of the n items
+ * (reduce-then-scan), so the output order is canonical whatever the
+ * scheduling. A query is two launches over slots (see tq_slots_count):
+ * no readback happens inside it. */
 
 typedef struct {
 	long min_start;
@@ -96,56 +96,109 @@ static ulong group_sum(ulong v, __local ulong *tmp)
 	return r;
 }
 
-/* Item i of a pass: at the nodes stage, node i of the level; at the leaf
- * stage, slot i = (matched node i / S, leaf i % S). Returns the batch or
- * node id it names and whether it meets the query; *tests counts real
- * leaf tests (slots past a node's count are padding). */
-static int item(uint stage, ulong i, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
-		__global const uint *mlist, uint S, tquery q, uint *id, uint *weight)
+/* A query is two launches, whatever its level: tq_slots_count, then
+ * tq_slots_compact, over the same slots. Slot i is leaf i % S of node i / S
+ * of the level (S: the level's largest leaf count), so every leaf of every
+ * node has its own work-item and the slots come in batch order: the
+ * compacted hits are the candidates in the host's order with no list of
+ * matched nodes and no second stage. A slot tests its node (a record the
+ * S slots of the node share, so it comes from the cache) and, only when
+ * the node meets the query, its leaf. At level 0 (S = 0) slot i is
+ * batch i. Group g owns slots [g W R, (g + 1) W R) and walks them in R
+ * coalesced rounds of W. */
+static int slot(ulong i, uint S, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
+		tquery q, uint *id, uint *tested)
 {
-	if (stage == 0) {
+	*tested = 0;
+	if (S == 0) {
 		*id = (uint)i;
-		*weight = nodes[i].count;
-		return meets(&nodes[i], q);
+		return meets(&batches[i], q);
 	}
-	__global const tnode *n = &nodes[mlist[i / S]];
-	uint j = (uint)(i % S);
-	*weight = 0;
-	if (j >= n->count || (ulong)n->first + j >= nbatches)
+	/* 32-bit division when the slots fit (always, but for an absurd
+	 * index): 64-bit division is a long sequence on a GPU */
+	ulong node;
+	uint j;
+	if (i <= 0xffffffffu) {
+		node = (uint)i / S;
+		j = (uint)i % S;
+	} else {
+		node = i / S;
+		j = (uint)(i % S);
+	}
+	__global const tnode *n = &nodes[node];
+	if (j >= n->count || (ulong)n->first + j >= nbatches || !meets(n, q))
 		return 0;
 	*id = n->first + j;
-	*weight = 1;
+	*tested = 1;
 	return meets(&batches[*id], q);
 }
 
-/* Pass 1: each group counts the items of its chunk that meet the query
- * (and sums their weights: leaves to test, or leaves tested). */
-__kernel void tq_count(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
-		       __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
-		       __global const uint *mlist, tquery q, __global uint *gsum, __global ulong *gweight,
-		       __local ulong *tmp)
+/* Launch 1: each group counts its slots' hits and leaf tests; the group
+ * that finishes last (a ticket taken after its sums are written) scans
+ * the G group sums into goff (K = ceil(G / W) per work-item), puts the
+ * total in ctrl[2], the leaves tested in ctrl[1], and returns the ticket
+ * to 0 for the next query. */
+__kernel void tq_slots_count(ulong n, uint S, __global const tnode *nodes, ulong node_off,
+			     __global const tnode *batches, uint nbatches, tquery q, uint R, uint K,
+			     __global uint *gsum, __global ulong *gweight, __global uint *goff, __global ulong *ctrl,
+			     __global volatile uint *ticket, __local uint *sums, __local uint *tmp, __local ulong *tmpw)
 {
-	ulong n = stage == 0 ? n_host : ctrl[0] * S;
 	nodes += node_off;
-	ulong c0, c1;
-	chunk_of(n, &c0, &c1);
-	uint cnt = 0;
-	ulong w = 0;
-	for (ulong i = c0 + get_local_id(0); i < c1; i += get_local_size(0)) {
-		uint id, wt;
-		int hit = item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
-		cnt += hit;
-		w += stage == 0 ? (hit ? wt : 0u) : wt;
+	uint W = get_local_size(0), l = get_local_id(0), G = get_num_groups(0);
+	ulong c0 = (ulong)get_group_id(0) * W * R;
+	uint cnt = 0, w = 0;
+	for (uint j = 0; j < R; j++) {
+		ulong i = c0 + (ulong)j * W + l;
+		uint id, t;
+		if (i < n) {
+			cnt += (uint)slot(i, S, nodes, batches, nbatches, q, &id, &t);
+			w += t;
+		}
 	}
-	ulong tc = group_sum(cnt, tmp);
-	ulong tw = group_sum(w, tmp);
-	if (get_local_id(0) == 0) {
+	ulong tc = group_sum(cnt, tmpw);
+	ulong tw = group_sum(w, tmpw);
+	if (l == 0) {
 		gsum[get_group_id(0)] = (uint)tc;
 		gweight[get_group_id(0)] = tw;
+		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		tmp[0] = atomic_inc(ticket) == G - 1;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint last = tmp[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!last)
+		return;
+	mem_fence(CLK_GLOBAL_MEM_FENCE);
+	/* volatile: the other groups' sums, not a cached copy */
+	__global volatile const uint *vs = gsum;
+	__global volatile const ulong *vw = gweight;
+	ulong all_w = 0;
+	for (uint k = 0; k < K; k++) {
+		uint g = k * W + l;
+		sums[g] = g < G ? vs[g] : 0u;
+		all_w += g < G ? vw[g] : 0ul;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint mine = 0;
+	for (uint k = 0; k < K; k++)
+		mine += sums[l * K + k];
+	uint total;
+	uint at = tile_scan(mine, tmp, &total);
+	for (uint k = 0; k < K; k++) {
+		uint g = l * K + k;
+		if (g < G)
+			goff[g] = at;
+		at += sums[g];
+	}
+	all_w = group_sum(all_w, tmpw);
+	if (l == 0) {
+		ctrl[2] = total;
+		ctrl[1] = all_w;
+		*ticket = 0;
 	}
 }
 
-/* Pass 2 (one group of G items): exclusive scan of the group sums into
+/* The brute force's pass 2 (one group of G items): exclusive scan of the group sums into
  * goff; the total goes to ctrl[dst], the weights' total to ctrl[wdst]. */
 __kernel void tq_scan(uint G, __global const uint *gsum, __global const ulong *gweight, __global uint *goff,
 		      __global ulong *ctrl, uint dst, uint wdst, __local uint *tmp, __local ulong *tmpw)
@@ -175,26 +228,38 @@ static void slice_of(ulong c0, ulong c1, ulong *a, ulong *b)
 	*b = c0 + min(len, (l + 1) * per);
 }
 
-/* Pass 3: each group writes the ids of its chunk's hits at its offset,
- * in item order, the first cap of them. */
-__kernel void tq_compact(uint stage, ulong n_host, __global const ulong *ctrl, uint S,
-			 __global const tnode *nodes, ulong node_off, __global const tnode *batches, uint nbatches,
-			 __global const uint *mlist, tquery q, __global const uint *goff, __global uint *out,
-			 ulong cap, __local uint *tmp)
+/* Launch 2: each group marks its slots' hits in local memory in the same
+ * coalesced rounds (a group that counted none leaves at once), then
+ * work-item l writes the hits of local slots [l R, (l + 1) R) at the
+ * group's offset plus its prefix: slot order, the first cap of them. */
+__kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulong node_off,
+			       __global const tnode *batches, uint nbatches, tquery q, uint R,
+			       __global const uint *gsum, __global const uint *goff, __global uint *out, ulong cap,
+			       __local uchar *hit, __local uint *tmp)
 {
-	ulong n = stage == 0 ? n_host : ctrl[0] * S;
+	/* most groups of a narrow window have no hit: the whole group leaves */
+	if (gsum[get_group_id(0)] == 0)
+		return;
 	nodes += node_off;
-	ulong c0, c1, a, b;
-	chunk_of(n, &c0, &c1);
-	slice_of(c0, c1, &a, &b);
-	uint id, wt, cnt = 0;
-	for (ulong i = a; i < b; i++)
-		cnt += (uint)item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt);
+	uint W = get_local_size(0), l = get_local_id(0);
+	ulong c0 = (ulong)get_group_id(0) * W * R;
+	for (uint j = 0; j < R; j++) {
+		ulong i = c0 + (ulong)j * W + l;
+		uint id, t;
+		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, batches, nbatches, q, &id, &t) : (uchar)0;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint cnt = 0;
+	for (uint k = 0; k < R; k++)
+		cnt += hit[l * R + k];
 	uint total;
 	ulong at = goff[get_group_id(0)] + tile_scan(cnt, tmp, &total);
-	for (ulong i = a; i < b && at < cap; i++)
-		if (item(stage, i, nodes, batches, nbatches, mlist, S, q, &id, &wt))
-			out[at++] = id;
+	for (uint k = 0; k < R && at < cap; k++) {
+		if (!hit[l * R + k])
+			continue;
+		ulong i = c0 + (ulong)l * R + k;
+		out[at++] = S == 0 ? (uint)i : nodes[i / S].first + (uint)(i % S);
+	}
 }
 
 /* Validation bits of every hierarchy record (batches first, then nodes);

@@ -182,6 +182,9 @@ static void check_query(const gt_tindex *ix, gt_tindex_cl **dev, const gt_model 
 START_TEST(random_queries)
 {
 	uint64_t seed = 12345 + (uint64_t)_i * 7919;
+	/* odd runs: the GPU's launch shape on every device (many groups) */
+	if (_i % 2)
+		setenv("GPUTRACE_QUERY_GPU_SHAPE", "1", 1);
 	open_devices();
 	for (int round = 0; round < 6; round++) {
 		gt_model m;
@@ -207,6 +210,38 @@ START_TEST(random_queries)
 		gt_tindex_free(&ix);
 		gt_model_free(&m);
 	}
+}
+END_TEST
+
+/* Enough slots (one span per batch) that a query runs more work-groups
+ * than a work-group has work-items, so the last group scans the group
+ * sums several per work-item. */
+START_TEST(many_groups)
+{
+	uint64_t seed = 777;
+	setenv("GPUTRACE_QUERY_GPU_SHAPE", "1", 1);
+	open_devices();
+	gt_model m;
+	random_model(&m, 300000, &seed);
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	p.batch_spans = 1;
+	p.fanout = 2;
+	gt_tindex ix;
+	gt_error err = {0};
+	ck_assert_msg(gt_tindex_build(&ix, &m, &p, &err) == 0, "%s", err.msg);
+	ck_assert_uint_ge(ix.batch_count, 300000);
+	gt_tindex_cl *dev[8];
+	for (int d = 0; d < ndevices; d++)
+		ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], &ix, &err) == 0, "%s", err.msg);
+	gt_tquery all = {m.start_ns, m.end_ns, 0, UINT32_MAX, 0xffffffffu, 0};
+	check_query(&ix, dev, &m, all);
+	for (int qn = 0; qn < 3; qn++)
+		check_query(&ix, dev, &m, random_query(&m, &seed));
+	for (int d = 0; d < ndevices; d++)
+		gt_tindex_cl_close(dev[d]);
+	gt_tindex_free(&ix);
+	gt_model_free(&m);
 }
 END_TEST
 
@@ -515,6 +550,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, random_queries, 0, 4);
+	tcase_add_test(tc, many_groups);
 	tcase_add_test(tc, corrupted_hierarchy);
 	tcase_add_test(tc, file_round_trip);
 	tcase_add_test(tc, update_equals_rebuild);

@@ -19,10 +19,18 @@ struct gt_tindex_cl {
 	gt_cl *cl;
 	const gt_tindex *ix;
 	struct shape sh;
-	cl_kernel k_count, k_scan, k_compact, k_validate;
-	cl_mem batches, nodes, order, mlist, out, gsum, gweight, goff, ctrl;
+	cl_kernel k_count, k_compact, k_validate; /* tq_slots_count, tq_slots_compact */
+	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl;
 	uint32_t out_len;
+	uint32_t slots[GT_TINDEX_MAX_LEVELS]; /* S per level: its largest clamped leaf count */
+	uint64_t local_mem;
+	bool few_groups; /* a CPU device: G near the pool's groups, not n / (W R) */
 };
+
+/* A query's slots run R rounds of W per group, so G = n / (W R) groups;
+ * the last group scans the G sums K = G / W at a time, K <= QUERY_KMAX. */
+#define QUERY_R 4
+#define QUERY_KMAX 16
 
 struct gt_spanscan_cl {
 	gt_cl *cl;
@@ -71,10 +79,10 @@ void gt_tindex_cl_close(gt_tindex_cl *d)
 {
 	if (!d)
 		return;
-	cl_mem m[] = {d->batches, d->nodes, d->order, d->mlist, d->out, d->gsum, d->gweight, d->goff, d->ctrl};
+	cl_mem m[] = {d->batches, d->nodes, d->order, d->ticket, d->out, d->gsum, d->gweight, d->goff, d->ctrl};
 	release(m, sizeof m / sizeof m[0]);
-	cl_kernel k[] = {d->k_count, d->k_scan, d->k_compact, d->k_validate};
-	for (size_t i = 0; i < 4; i++)
+	cl_kernel k[] = {d->k_count, d->k_compact, d->k_validate};
+	for (size_t i = 0; i < 3; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
 	free(d);
@@ -100,21 +108,49 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 	d->cl = cl;
 	d->ix = ix;
 	pick_shape(cl, &d->sh);
-	uint32_t max_level_nodes = 1;
-	for (uint32_t L = 1; L < ix->level_count; L++)
-		if (ix->levels[L].node_count > max_level_nodes)
-			max_level_nodes = ix->levels[L].node_count;
+	/* S per level: the largest leaf count as the host reference clamps
+	 * it (to the batches), so that every leaf the host tests has a slot
+	 * whatever the level table says. */
+	for (uint32_t L = 1; L < ix->level_count; L++) {
+		const gt_tnode *nd = ix->nodes + ix->levels[L].first_node;
+		uint32_t S = 1;
+		for (uint32_t i = 0; i < ix->levels[L].node_count; i++) {
+			uint32_t c = nd[i].count;
+			if (nd[i].first >= ix->batch_count)
+				c = 0;
+			else if (c > ix->batch_count - nd[i].first)
+				c = ix->batch_count - nd[i].first;
+			if (c > S)
+				S = c;
+		}
+		d->slots[L] = S;
+	}
+	cl_ulong lmem = 0;
+	clGetDeviceInfo(gt_cl_device(cl), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+	d->local_mem = lmem;
+	/* On a CPU each group costs its barriers' loops over the work-items,
+	 * and a GPU's parallelism buys nothing: there, as many groups as the
+	 * other passes (sh.G), each taking more rounds (PoCL, 1M spans: median
+	 * 266-300 us against 373-527 us with 4 rounds). GPUTRACE_QUERY_GPU_SHAPE
+	 * keeps the GPU shape (the tests use it to run that shape on PoCL). */
+	cl_device_type type = 0;
+	clGetDeviceInfo(gt_cl_device(cl), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+	d->few_groups = (type & CL_DEVICE_TYPE_CPU) && !getenv("GPUTRACE_QUERY_GPU_SHAPE");
 	d->out_len = ix->batch_count ? ix->batch_count : 1;
 	const cl_mem_flags ro = CL_MEM_READ_ONLY;
-	if (gt_cl_kernel(cl, "tindex", "tq_count", &d->k_count, err) < 0 ||
-	    gt_cl_kernel(cl, "tindex", "tq_scan", &d->k_scan, err) < 0 ||
-	    gt_cl_kernel(cl, "tindex", "tq_compact", &d->k_compact, err) < 0 ||
+	const uint32_t zero = 0;
+	size_t gmax = d->sh.W * QUERY_KMAX;
+	if (gt_cl_kernel(cl, "tindex", "tq_slots_count", &d->k_count, err) < 0 ||
+	    gt_cl_kernel(cl, "tindex", "tq_slots_compact", &d->k_compact, err) < 0 ||
 	    gt_cl_kernel(cl, "tindex", "tq_validate", &d->k_validate, err) < 0 ||
 	    !(d->batches = new_buffer(cl, ro, (size_t)ix->batch_count * sizeof(gt_tnode), ix->batches, err)) ||
 	    !(d->nodes = new_buffer(cl, ro, (size_t)ix->node_count * sizeof(gt_tnode), ix->nodes, err)) ||
-	    !(d->mlist = new_buffer(cl, CL_MEM_READ_WRITE, (size_t)max_level_nodes * 4, NULL, err)) ||
+	    !(d->ticket = new_buffer(cl, CL_MEM_READ_WRITE, sizeof zero, &zero, err)) ||
 	    !(d->out = new_buffer(cl, CL_MEM_READ_WRITE, (size_t)d->out_len * 4, NULL, err)) ||
-	    scratch(cl, &d->sh, &d->gsum, &d->gweight, &d->goff, &d->ctrl, err) < 0) {
+	    !(d->gsum = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 4, NULL, err)) ||
+	    !(d->gweight = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 8, NULL, err)) ||
+	    !(d->goff = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 4, NULL, err)) ||
+	    !(d->ctrl = new_buffer(cl, CL_MEM_READ_WRITE, 8 * 8, NULL, err))) {
 		gt_tindex_cl_close(d);
 		return -1;
 	}
@@ -143,59 +179,50 @@ static int launch(gt_cl *cl, cl_kernel k, size_t groups, size_t W, cl_event *ev,
 			   "clEnqueueNDRangeKernel", err);
 }
 
-/* One count / scan / compact stage. */
-struct stage {
-	cl_uint stage;
-	cl_ulong n_host;
-	cl_uint S;
-	cl_mem nodes;
-	cl_ulong node_off;
-	cl_mem dst;
-	cl_ulong cap;
-	cl_uint ctrl_dst, ctrl_wdst;
-};
-
-static int run_stage(gt_tindex_cl *d, const struct stage *s, const cl_tquery *q, cl_event *ev, int *nev,
-		     gt_error *err)
+/* A query in two launches over n slots (kernels/tindex.cl, tq_slots_*):
+ * S = 0 at level 0 (slot i is batch i), else the level's S. */
+static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, const cl_tquery *q, cl_ulong cap,
+		     cl_event *ev, int *nev, gt_error *err)
 {
 	gt_cl *cl = d->cl;
-	const struct shape *sh = &d->sh;
-	cl_uint nb = d->ix->batch_count, G = (cl_uint)sh->G;
-	struct arg common[] = {
-		{sizeof s->stage, &s->stage},   {sizeof s->n_host, &s->n_host}, {sizeof(cl_mem), &d->ctrl},
-		{sizeof s->S, &s->S},           {sizeof(cl_mem), &s->nodes},    {sizeof s->node_off, &s->node_off},
-		{sizeof(cl_mem), &d->batches},  {sizeof nb, &nb},               {sizeof(cl_mem), &d->mlist},
-		{sizeof *q, q},
+	size_t W = d->sh.W;
+	cl_uint R = QUERY_R, nb = d->ix->batch_count;
+	if (d->few_groups) {
+		uint64_t r = (n + (uint64_t)W * d->sh.G - 1) / ((uint64_t)W * d->sh.G);
+		if (r > R)
+			R = r > UINT32_MAX / 2 ? UINT32_MAX / 2 : (cl_uint)r;
+	}
+	uint64_t G = (n + (uint64_t)W * R - 1) / ((uint64_t)W * R);
+	while (G > W * QUERY_KMAX) {
+		R *= 2;
+		G = (n + (uint64_t)W * R - 1) / ((uint64_t)W * R);
+	}
+	if (G == 0)
+		G = 1;
+	cl_uint K = (cl_uint)((G + W - 1) / W);
+	if ((uint64_t)W * R + W * 4 > d->local_mem || (uint64_t)W * K * 4 + W * 12 > d->local_mem)
+		return gt_fail(err, GT_EDEVICE, "the query's %llu slots need more local memory than the device has",
+			       (unsigned long long)n);
+	struct arg cnt[] = {
+		{sizeof n, &n},		      {sizeof S, &S},		    {sizeof(cl_mem), &d->nodes},
+		{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
+		{sizeof *q, q},		      {sizeof R, &R},		    {sizeof K, &K},
+		{sizeof(cl_mem), &d->gsum},   {sizeof(cl_mem), &d->gweight}, {sizeof(cl_mem), &d->goff},
+		{sizeof(cl_mem), &d->ctrl},   {sizeof(cl_mem), &d->ticket},  {W * K * 4, NULL},
+		{W * 4, NULL},		      {W * 8, NULL},
 	};
-	struct arg cnt[] = {{sizeof(cl_mem), &d->gsum}, {sizeof(cl_mem), &d->gweight}, {sh->W * 8, NULL}};
-	struct arg scan[] = {{sizeof G, &G},
-			     {sizeof(cl_mem), &d->gsum},
-			     {sizeof(cl_mem), &d->gweight},
-			     {sizeof(cl_mem), &d->goff},
-			     {sizeof(cl_mem), &d->ctrl},
-			     {sizeof s->ctrl_dst, &s->ctrl_dst},
-			     {sizeof s->ctrl_wdst, &s->ctrl_wdst},
-			     {sh->W * 2 * 4, NULL},
-			     {sh->W * 8, NULL}};
-	struct arg cmp[] = {{sizeof(cl_mem), &d->goff}, {sizeof(cl_mem), &s->dst}, {sizeof s->cap, &s->cap},
-			    {sh->W * 2 * 4, NULL}};
-	if (set_args(cl, d->k_count, common, 10, err) < 0)
+	struct arg cmp[] = {
+		{sizeof n, &n},		      {sizeof S, &S},		    {sizeof(cl_mem), &d->nodes},
+		{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
+		{sizeof *q, q},		      {sizeof R, &R},		    {sizeof(cl_mem), &d->gsum},
+		{sizeof(cl_mem), &d->goff},   {sizeof(cl_mem), &d->out},    {sizeof cap, &cap},
+		{W * R, NULL},		      {W * 4, NULL},
+	};
+	if (set_args(cl, d->k_count, cnt, 17, err) < 0 || launch(cl, d->k_count, G, W, &ev[(*nev)++], err) < 0)
 		return -1;
-	for (int i = 0; i < 3; i++)
-		if (gt_cl_check(cl, clSetKernelArg(d->k_count, (cl_uint)(10 + i), cnt[i].size, cnt[i].ptr),
-				"clSetKernelArg", err) < 0)
-			return -1;
-	if (launch(cl, d->k_count, sh->G, sh->W, &ev[(*nev)++], err) < 0)
+	if (set_args(cl, d->k_compact, cmp, 14, err) < 0)
 		return -1;
-	if (set_args(cl, d->k_scan, scan, 9, err) < 0 || launch(cl, d->k_scan, 1, sh->W, &ev[(*nev)++], err) < 0)
-		return -1;
-	if (set_args(cl, d->k_compact, common, 10, err) < 0)
-		return -1;
-	for (int i = 0; i < 4; i++)
-		if (gt_cl_check(cl, clSetKernelArg(d->k_compact, (cl_uint)(10 + i), cmp[i].size, cmp[i].ptr),
-				"clSetKernelArg", err) < 0)
-			return -1;
-	return launch(cl, d->k_compact, sh->G, sh->W, &ev[(*nev)++], err);
+	return launch(cl, d->k_compact, G, W, &ev[(*nev)++], err);
 }
 
 static uint64_t events_ns(cl_event *ev, int n)
@@ -219,18 +246,13 @@ int gt_tindex_cl_query(gt_tindex_cl *d, const gt_tquery *q, gt_tresult *r, uint6
 	cl_tquery cq = {q->t0, q->t1, q->lane0, q->lane1, q->groups, 0};
 	cl_ulong cap = r->capacity < d->out_len ? r->capacity : d->out_len;
 	const gt_tlevel *lv = &ix->levels[q->level];
-	cl_event ev[6] = {0};
-	int nev = 0, rc = 0;
-	if (q->level == 0) {
-		struct stage s = {0, ix->batch_count, 1, d->batches, 0, d->out, cap, 2, 3};
-		rc = run_stage(d, &s, &cq, ev, &nev, err);
-	} else {
-		struct stage s0 = {0, lv->node_count, 1, d->nodes, lv->first_node, d->mlist, lv->node_count, 0, 1};
-		struct stage s1 = {1, 0, lv->max_leaves, d->nodes, lv->first_node, d->out, cap, 2, 3};
-		rc = run_stage(d, &s0, &cq, ev, &nev, err);
-		if (rc == 0)
-			rc = run_stage(d, &s1, &cq, ev, &nev, err);
-	}
+	cl_event ev[2] = {0};
+	int nev = 0, rc;
+	if (q->level == 0)
+		rc = run_query(d, ix->batch_count, 0, 0, &cq, cap, ev, &nev, err);
+	else
+		rc = run_query(d, (cl_ulong)lv->node_count * d->slots[q->level], d->slots[q->level], lv->first_node,
+			       &cq, cap, ev, &nev, err);
 	cl_ulong ctrl[4] = {0};
 	if (rc == 0)
 		rc = gt_cl_check(d->cl, clEnqueueReadBuffer(gt_cl_queue(d->cl), d->ctrl, CL_TRUE, 0, sizeof ctrl, ctrl,
@@ -248,6 +270,10 @@ int gt_tindex_cl_query(gt_tindex_cl *d, const gt_tquery *q, gt_tresult *r, uint6
 		r->nodes_tested = lv->node_count;
 		r->leaves_tested = q->level ? ctrl[1] : 0;
 	} else {
+		/* A launch that failed part-way may leave the ticket counted:
+		 * the next query would then find no last group. */
+		const cl_uint zero = 0;
+		clEnqueueWriteBuffer(gt_cl_queue(d->cl), d->ticket, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL);
 		clFinish(gt_cl_queue(d->cl));
 	}
 	ns = events_ns(ev, nev);

@@ -1,6 +1,7 @@
 /* The temporal index on an OpenCL device: the index is uploaded once and
- * stays resident; each query runs count / scan / compact passes on the
- * device and reads back only its results. Results are identical to the
+ * stays resident; each query is two launches on the device (count with
+ * the group sums scanned by the last group, then compact) and reads back
+ * only its results. Results are identical to the
  * host reference (gt_tindex_query, gt_tindex_validate). */
 #ifndef GT_TINDEX_CL_H
 #define GT_TINDEX_CL_H
