@@ -3,7 +3,6 @@
  * truncated file is an error (GT_EINPUT), never a crash. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <zlib.h>
 
 #include "gtx.h"
+#include "base/jobs.h"
 #include "gtx_layout.h"
 #include "base/base.h"
 
@@ -30,69 +30,6 @@ const char *gtx_section_name(uint32_t id)
 		[GTX_RESUME_POINT_KINDS] = "resume flow point kinds",
 	};
 	return id < GTX_SECTION_MAX && names[id] ? names[id] : "unknown";
-}
-
-static uint32_t crc32_serial(const void *p, uint64_t n)
-{
-	uLong c = crc32(0L, Z_NULL, 0);
-	const unsigned char *b = p;
-	while (n > 0) {
-		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		c = crc32(c, b, k);
-		b += k;
-		n -= k;
-	}
-	return (uint32_t)c;
-}
-
-struct crc_piece {
-	const unsigned char *p;
-	uint64_t n;
-	uint32_t crc;
-};
-
-static void *crc_piece_run(void *arg)
-{
-	struct crc_piece *c = arg;
-	c->crc = crc32_serial(c->p, c->n);
-	return NULL;
-}
-
-#define CRC_PIECE_MIN (16u << 20) /* below this, one thread */
-#define CRC_MAX_THREADS 16
-
-/* A large section's CRC in pieces on several threads, combined
- * (crc32_combine): the same value, a fraction of a load's time. */
-uint32_t gtx_crc32(const void *p, uint64_t n)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t k = n / CRC_PIECE_MIN;
-	if (k > (uint64_t)cores)
-		k = cores < 1 ? 1 : (uint64_t)cores;
-	if (k > CRC_MAX_THREADS)
-		k = CRC_MAX_THREADS;
-	if (k < 2)
-		return crc32_serial(p, n);
-	struct crc_piece pc[CRC_MAX_THREADS];
-	pthread_t tid[CRC_MAX_THREADS];
-	bool started[CRC_MAX_THREADS] = {0};
-	const unsigned char *b = p;
-	for (uint64_t i = 0; i < k; i++) {
-		uint64_t a = n * i / k, e = n * (i + 1) / k;
-		pc[i] = (struct crc_piece){b + a, e - a, 0};
-		if (i)
-			started[i] = pthread_create(&tid[i], NULL, crc_piece_run, &pc[i]) == 0;
-	}
-	crc_piece_run(&pc[0]);
-	uLong c = pc[0].crc;
-	for (uint64_t i = 1; i < k; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			crc_piece_run(&pc[i]); /* a thread that did not start */
-		c = crc32_combine64(c, pc[i].crc, (z_off64_t)pc[i].n);
-	}
-	return (uint32_t)c;
 }
 
 bool gt_gtx_is_index(const unsigned char *head, size_t n)
@@ -178,7 +115,8 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 		const unsigned char *e = h + table + (size_t)i * GTX_ENTRY_SIZE;
 		gt_gtx_section *s = &g->sections[i];
 		*s = (gt_gtx_section){gtx_get32(e), gtx_get32(e + 4), gtx_get64(e + 8), gtx_get64(e + 16),
-				      gtx_get64(e + 24), gtx_get32(e + 32), NULL};
+				      gtx_get64(e + 24),
+				      g->version >= GTX_VERSION_XXH3 ? gtx_get64(e + 32) : gtx_get32(e + 32), NULL};
 		s->name = gtx_section_name(s->id);
 		uint64_t want;
 		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s ||
@@ -192,7 +130,10 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 			snprintf(msg, sizeof msg, "section '%s' is out of bounds or malformed", s->name);
 			return bad(path, err, msg);
 		}
-		if (gtx_crc32(h + s->offset, s->size) != s->crc) {
+		uint64_t sum;
+		if (gtx_section_sum(g->version, h + s->offset, s->size, &sum) < 0)
+			return gt_fail(err, GT_EINPUT, "out of memory checking '%s'", path);
+		if (sum != s->sum) {
 			snprintf(msg, sizeof msg, "checksum mismatch in section '%s'", s->name);
 			return bad(path, err, msg);
 		}
@@ -360,21 +301,58 @@ static bool str_ok(uint32_t id, uint32_t n)
 	return id == GT_NONE || id < n;
 }
 
+/* The spans [a, b) refer inside their tables. */
+struct span_check {
+	const gt_model *m;
+	uint32_t a, b;
+	bool ok;
+};
+
+static void *check_span_range(void *arg)
+{
+	struct span_check *c = arg;
+	const gt_model *m = c->m;
+	uint32_t ns = m->strings.count;
+	c->ok = true;
+	for (uint32_t i = c->a; i < c->b; i++) {
+		const gt_span *s = &m->spans[i];
+		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
+		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
+		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS ||
+		    s->lane >= m->lane_count) {
+			c->ok = false;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The span table is most of a load: checked on threads. */
+static bool spans_ok(const gt_model *m)
+{
+	enum { MIN_PER_THREAD = 1u << 20 };
+	unsigned k = gt_thread_count(0, 16);
+	if (m->span_count / MIN_PER_THREAD < k)
+		k = m->span_count / MIN_PER_THREAD ? m->span_count / MIN_PER_THREAD : 1;
+	struct span_check jobs[16];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (struct span_check){m, (uint32_t)((uint64_t)m->span_count * j / k),
+					      (uint32_t)((uint64_t)m->span_count * (j + 1) / k), false};
+	gt_run_jobs(check_span_range, jobs, sizeof jobs[0], k);
+	for (unsigned j = 0; j < k; j++)
+		if (!jobs[j].ok)
+			return false;
+	return true;
+}
+
 /* Every cross-reference, so later commands can index without checks. */
 static const char *check_refs(const gt_model *m)
 {
 	uint32_t ns = m->strings.count;
 	if (m->group_count > GT_MAX_GROUPS)
 		return "more groups than the model holds";
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		const gt_span *s = &m->spans[i];
-		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
-		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS)
-			return "a span refers past its tables";
-		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
-		if (s->lane >= m->lane_count)
-			return "a span's lane is past the lane count";
-	}
+	if (!spans_ok(m))
+		return "a span refers past its tables, or its lane is past the lane count";
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
 		if (t->process >= m->process_count || !str_ok(t->name, ns) || !str_ok(t->cat, ns) ||

@@ -38,11 +38,12 @@ typedef struct gt_gtx_section {
 	uint32_t id;
 	uint32_t record_size;
 	uint64_t offset, size, count;
-	uint32_t crc;
+	uint64_t sum; /* CRC-32 up to version 3, chunked XXH3-64 from 4 */
 	const char *name;
 } gt_gtx_section;
 
 #define GT_GTX_MAX_SECTIONS 32
+#define GT_GTX_VERSION_XXH3 4 /* section sums: chunked XXH3-64 (earlier: CRC-32) */
 
 /* An index file mapped read-only. Opening checks the header, every section's
  * bounds and CRC-32 and the index's structure; ix then views the mapping. */

@@ -9,15 +9,19 @@
 #include "model/model.h"
 #include "ingest/ingest.h"
 #include "analysis/analysis.h"
+#include "gtx.h"
 
 #define GTX_MAGIC "GPUTRIDX"
-#define GTX_VERSION 3u              /* lanes: string ids with numeric tails by number */
+#define GTX_VERSION 4u              /* section checksums: chunked XXH3-64 */
+#define GTX_VERSION_XXH3 GT_GTX_VERSION_XXH3
+#define GTX_VERSION_CRC32 3u        /* still read: lanes by numeric tails, CRC-32 sections */
 #define GTX_VERSION_TEXT_LANES 2u   /* still read: lanes as packed, string ids as text */
 #define GTX_VERSION_NO_RESUME 1u    /* still read: no resume sections (lanes as v2) */
 #define GTX_ENDIAN 0x01020304u
 #define GTX_HEADER_SIZE 128u
 #define GTX_ENTRY_SIZE 48u
 #define GTX_ALIGN 64u
+#define GTX_SUM_CHUNK ((uint64_t)1 << 20) /* bytes per XXH3 chunk of a section sum */
 
 enum gtx_section_id {
 	GTX_INFO = 1,
@@ -91,7 +95,13 @@ _Static_assert(sizeof(gt_tlevel) == 24 && offsetof(gt_tlevel, mean_extent_ns) ==
 #endif
 
 const char *gtx_section_name(uint32_t id);
+/* gtx_sum.c. CRC-32 (header, section table, sections up to version 3). */
 uint32_t gtx_crc32(const void *p, uint64_t n);
+/* The version 4 section sum: XXH3-64 over the XXH3-64 of each 1 MiB chunk
+ * (little-endian). -1: out of memory. */
+int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum);
+/* A section's checksum as `version` defines it. */
+int gtx_section_sum(uint32_t version, const void *p, uint64_t n, uint64_t *sum);
 
 static inline void gtx_put32(unsigned char *p, uint32_t v)
 {

@@ -154,7 +154,12 @@ static int write_file(FILE *f, struct wsec *s, uint32_t n)
 		gtx_put64(e + 8, off);
 		gtx_put64(e + 16, s[i].size);
 		gtx_put64(e + 24, s[i].count);
-		gtx_put32(e + 32, gtx_crc32(s[i].data, s[i].size));
+		uint64_t sum;
+		if (gtx_section_sum(GTX_VERSION, s[i].data, s[i].size, &sum) < 0) {
+			free(table);
+			return -1;
+		}
+		gtx_put64(e + 32, sum);
 		off += s[i].size;
 	}
 	uint64_t file_size = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;

@@ -8,7 +8,9 @@
 set -u
 bin=${GPUTRACE_BIN:-build/gputrace}
 traces=${GPUTRACE_TRACES:-../shared/traces}
+# .venv: xxhash, to write version 4 section sums (scripts/install-deps)
 py=python3
+[ -x .venv/bin/python ] && py=.venv/bin/python
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -100,6 +102,27 @@ jq -e '.resumed == false' "$tmp/upd.json" >/dev/null && ok || bad "gzip update r
 grep -q "gputrace: reading all of.*compressed" "$tmp/upd.err" && ok || bad "gzip: no notice"
 cmp -s "$tmp/z.gtx" "$tmp/z2.gtx" && ok || bad "unchanged gzip update differs"
 
+# a version 3 index (CRC-32 section checksums, packed by gputrace before
+# XXH3 section sums; testdata/gtx): loads and verifies with its CRC-32s, reads
+# as the version 4 pack of its source does, and a corrupt byte is caught
+"$bin" pack -q testdata/gtx/v1-source.json -o "$tmp/v4.gtx" >/dev/null
+[ "$("$bin" verify --device host testdata/gtx/v3.gtx | jq -r '[.version, .ok, ([.checksums[].checksum_kind] | unique)[]] | join(" ")')" = "3 true crc32" ] &&
+	ok || bad "a version 3 index does not verify with its CRC-32s"
+[ "$("$bin" verify --device host "$tmp/v4.gtx" | jq -r '[.version, .ok, ([.checksums[] | .checksum | length] | unique)[]] | join(" ")')" = "4 true 16" ] &&
+	ok || bad "a version 4 index does not list 64-bit section sums"
+"$bin" spans -f csv testdata/gtx/v3.gtx >"$tmp/v3.csv" && "$bin" spans -f csv "$tmp/v4.gtx" >"$tmp/v4.csv" &&
+	cmp -s "$tmp/v3.csv" "$tmp/v4.csv" && ok || bad "a version 3 index reads differently from a version 4 pack"
+for f in testdata/gtx/v3.gtx "$tmp/v4.gtx"; do
+	cp "$f" "$tmp/flip.gtx"
+	# the last byte of the string data (a NUL, inside a section)
+	at=$(jq -r '.checksums[] | select(.section == "string data") | .offset + .bytes - 1' \
+		"$("$bin" verify --device host "$f" >"$tmp/flip.json"; echo "$tmp/flip.json")")
+	printf 'x' | dd of="$tmp/flip.gtx" bs=1 seek="$at" conv=notrunc 2>/dev/null
+	"$bin" info "$tmp/flip.gtx" >/dev/null 2>"$tmp/flip.err"
+	[ $? = 1 ] && grep -q "checksum mismatch in section 'string data'" "$tmp/flip.err" && ok ||
+		bad "a flipped byte in $f: $(cat "$tmp/flip.err")"
+done
+
 # a version 1 index (packed before resume state existed; testdata/gtx):
 # loads, and --update rereads the trace into a version 2 file
 "$bin" info testdata/gtx/v1.gtx >/dev/null && ok || bad "a version 1 index does not load"
@@ -151,13 +174,22 @@ def read(path):
         sid, rs, off, size, cnt = struct.unpack_from("<IIQQQ", b, 128 + 48 * i)
         secs.append([sid, rs, cnt, bytearray(b[off:off + size])])
     return struct.unpack_from("<I", b, 8)[0], secs
+def section_sum(version, data):
+    # GTX-FORMAT.md, Checksums: CRC-32 up to version 3, then XXH3-64 of the
+    # XXH3-64 of each 1 MiB chunk
+    if version < 4:
+        return struct.pack("<I12x", zlib.crc32(bytes(data)))
+    import xxhash
+    chunks = b"".join(struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(data[i:i + (1 << 20)])))
+                      for i in range(0, len(data), 1 << 20))
+    return struct.pack("<Q8x", xxhash.xxh3_64_intdigest(chunks))
 def write(path, version, secs):
     table = bytearray()
     off = 128 + 48 * len(secs)
     body = bytearray()
     for sid, rs, cnt, data in secs:
         off = (off + 63) // 64 * 64
-        table += struct.pack("<IIQQQI12x", sid, rs, off, len(data), cnt, zlib.crc32(bytes(data)))
+        table += struct.pack("<IIQQQ", sid, rs, off, len(data), cnt) + section_sum(version, data)
         off += len(data)
     size = (off + 63) // 64 * 64
     head = bytearray(128)

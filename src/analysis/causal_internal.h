@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "causal.h"
+#include "base/jobs.h"
 
 static inline int64_t causal_end(const gt_span *s)
 {
@@ -29,15 +30,19 @@ static inline int64_t causal_end(const gt_span *s)
 /* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
 void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
 
-/* --- causal_jobs.c --------------------------------------------------- */
+/* --- threads (base/jobs.h) -------------------------------------------- */
 
-#define CAUSAL_MAX_THREADS 64
+#define CAUSAL_MAX_THREADS GT_MAX_JOBS
 
-/* Runs fn over k jobs, an array of `size`-byte records, job 0 on this
- * thread and the others on threads of their own. */
-void causal_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
+static inline void causal_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
+{
+	gt_run_jobs(fn, jobs, size, k);
+}
 /* The threads to use: asked, or one per core (0), at most CAUSAL_MAX_THREADS. */
-unsigned causal_thread_count(unsigned asked);
+static inline unsigned causal_thread_count(unsigned asked)
+{
+	return gt_thread_count(asked, CAUSAL_MAX_THREADS);
+}
 
 /* --- causal_window.c ------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include "builder.h"
 #include "ingest.h"
 #include "base/base.h"
+#include "base/jobs.h"
 
 /* Sort key order on a track: start ascending, longer first, earlier id.
  * Per thread: several files of a job are finished at once (trace_load_many). */
@@ -109,22 +110,6 @@ static int order_and_nest(gt_model *m, track_index *ti, uint32_t t, u32vec *stac
 	return 0;
 }
 
-/* Runs fn over k jobs, an array of `size`-byte records: jobs 1..k-1 on
- * threads of their own, job 0 (and any whose thread did not start) here. */
-static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
-{
-	pthread_t tids[MAX_FINISH_THREADS];
-	bool started[MAX_FINISH_THREADS] = {0};
-	for (unsigned j = 1; j < k; j++)
-		started[j] = pthread_create(&tids[j], NULL, fn, (char *)jobs + j * size) == 0;
-	for (unsigned j = 0; j < k; j++) {
-		if (started[j])
-			pthread_join(tids[j], NULL);
-		else
-			fn((char *)jobs + j * size);
-	}
-}
-
 typedef struct track_job {
 	gt_model *m;
 	track_index *ti;
@@ -164,7 +149,7 @@ static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
 			t++;
 		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
 	}
-	run_jobs(track_range, jobs, sizeof *jobs, k);
+	gt_run_jobs(track_range, jobs, sizeof *jobs, k);
 	int rc = 0;
 	for (unsigned j = 0; j < k; j++) {
 		rc |= jobs[j].rc;
@@ -230,7 +215,7 @@ static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *spa
 	for (unsigned t = 0; t < k; t++)
 		jobs[t] = (bind_job){b->m, ti, b->points, span_of, (uint32_t)((uint64_t)b->npoints * t / k),
 				     (uint32_t)((uint64_t)b->npoints * (t + 1) / k), -1};
-	run_jobs(bind_range, jobs, sizeof *jobs, k);
+	gt_run_jobs(bind_range, jobs, sizeof *jobs, k);
 	int rc = 0;
 	for (unsigned t = 0; t < k; t++)
 		rc |= jobs[t].rc;

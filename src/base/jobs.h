@@ -1,0 +1,19 @@
+/* Independent jobs on threads: an array of records, one per job, each
+ * handed to fn on a thread of its own (job 0 on the caller's). A thread
+ * that does not start costs time, never the result: its job runs on the
+ * caller's thread. */
+#ifndef GT_JOBS_H
+#define GT_JOBS_H
+
+#include <stddef.h>
+
+#define GT_MAX_JOBS 64
+
+/* Runs fn over k (at most GT_MAX_JOBS) jobs of `size` bytes each. */
+void gt_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
+
+/* How many threads to use: `asked` when non-zero, else the online cores;
+ * at least 1, at most max. */
+unsigned gt_thread_count(unsigned asked, unsigned max);
+
+#endif
