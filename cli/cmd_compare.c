@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "cli.h"
 #include "compare_report.h"
 #include "analysis/analysis.h"
@@ -571,13 +572,15 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	bool *held = calloc(ncond + 1, sizeof *held);
 	if (rc == 0 && !held)
 		rc = GT_EINPUT;
+	if (rc == 0)
+		gt_cli_device_prefetch(&c, forest_model ? "critpath" : "cpm");
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
 	gt_cl *cl = NULL;
 	if (rc == 0) {
 		gt_error err = {0};
 		char chosen[512] = "";
-		if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0)
+		if (gt_cli_device_open(&c, &cl, chosen, sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
 		else
 			gt_device_notice(&c, cl != NULL, chosen);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "analysis/analysis.h"
 #include "cl/cl.h"
 #include "cli.h"
@@ -157,7 +158,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_error err = {0};
 	char chosen[512];
 	gt_cl *cl = NULL;
-	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(c, cl != NULL, chosen);
 	char device[300];
@@ -232,6 +233,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		return GT_EUSAGE;
 	struct gt_stages stages;
 	gt_stages_begin(&stages);
+	gt_cli_device_prefetch(&c, a.forest || a.forest_model ? "critpath" : "cpm");
 	if (a.forest)
 		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows, &stages);
 	gt_model m;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "cli.h"
 #include "index_open.h"
 #include "gtx.h"
@@ -425,7 +426,7 @@ static int open_device(struct run *r)
 {
 	gt_error err = {0};
 	char chosen[256] = "";
-	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(&r->c, r->cl != NULL, chosen);
 	uint64_t bad;
@@ -517,6 +518,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
 	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);
+	gt_cli_device_prefetch(&r.c, "tindex");
 	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	if (rc == 0)
 		rc = open_device(&r);

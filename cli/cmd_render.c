@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "device_open.h"
 #include "cli.h"
 #include "index_open.h"
 #include "analysis/analysis.h"
@@ -48,7 +49,7 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 {
 	gt_error err = {0};
 	char chosen[256] = "";
-	if (gt_cl_open(&r->cl, r->c.device, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(&r->c, r->cl != NULL, chosen);
 	gt_tresult res = {.candidates = cand, .capacity = r->x.ix->batch_count};
@@ -122,6 +123,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
 	double t_start = now_ms();
+	gt_cli_device_prefetch(&r.c, "tindex");
 	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	double t_loaded = now_ms();
 	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.x.m, &q.groups, &why) < 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "cli.h"
 #include "gtx.h"
 #include "jsonw.h"
@@ -66,8 +67,9 @@ static void write_report(FILE *out, const gt_gtx *g, const char *device, const u
 	gt_jsonw_begin_array(&w);
 	for (uint32_t i = 0; i < g->section_count; i++) {
 		const gt_gtx_section *s = &g->sections[i];
-		char crc[16];
-		snprintf(crc, sizeof crc, "%08x", s->crc);
+		char sum[24];
+		bool xxh3 = g->version >= GT_GTX_VERSION_XXH3;
+		snprintf(sum, sizeof sum, xxh3 ? "%016llx" : "%08llx", (unsigned long long)s->sum);
 		gt_jsonw_begin_object(&w);
 		gt_jsonw_key(&w, "section");
 		gt_jsonw_str(&w, s->name);
@@ -77,8 +79,10 @@ static void write_report(FILE *out, const gt_gtx *g, const char *device, const u
 		gt_jsonw_u64(&w, s->size);
 		gt_jsonw_key(&w, "records");
 		gt_jsonw_u64(&w, s->count);
-		gt_jsonw_key(&w, "crc32");
-		gt_jsonw_str(&w, crc);
+		gt_jsonw_key(&w, "checksum_kind");
+		gt_jsonw_str(&w, xxh3 ? "xxh3-64 of 1 MiB chunks" : "crc32");
+		gt_jsonw_key(&w, "checksum");
+		gt_jsonw_str(&w, sum);
 		gt_jsonw_key(&w, "ok");
 		gt_jsonw_bool(&w, true);
 		gt_jsonw_end_object(&w);
@@ -141,6 +145,7 @@ static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 	gt_error err = {0};
 	if (gt_outfile_open(&out, c.output, false, &err) < 0)
 		return gt_report(&err);
+	gt_cli_device_prefetch(&c, "tindex");
 	gt_gtx g;
 	gt_model m;
 	memset(&m, 0, sizeof m);
@@ -161,7 +166,7 @@ static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 	uint32_t all = 0;
 	if (!bits) {
 		rc = gt_fail(&err, GT_EINPUT, "out of memory");
-	} else if (gt_cl_open(&cl, c.device, chosen, sizeof chosen, &err) < 0) {
+	} else if (gt_cli_device_open(&c, &cl, chosen, sizeof chosen, &err) < 0) {
 		rc = -1;
 	} else if (cl) {
 		if (gt_tindex_cl_open(&dev, cl, &g.ix, &err) < 0 ||

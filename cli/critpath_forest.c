@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "analysis/analysis.h"
+#include "base/big_alloc.h"
+#include "base/jobs.h"
 #include "cl/cl.h"
 #include "critpath_forest.h"
 #include "jsonw.h"
@@ -125,18 +128,40 @@ out:
 	return rc;
 }
 
-static int forest_from_model(gt_model *m, struct input *in)
+struct copy_job {
+	const gt_span *spans;
+	struct input *in;
+	uint32_t a, b;
+};
+
+static void *copy_range(void *arg)
+{
+	struct copy_job *j = arg;
+	for (uint32_t i = j->a; i < j->b; i++) {
+		j->in->parent[i] = j->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
+		j->in->dur[i] = j->spans[i].dur_ns;
+	}
+	return NULL;
+}
+
+/* The forest's two columns from the span table, on threads: a gather of
+ * 48-byte records, most of this stage's time on a large index. */
+static int forest_from_model(gt_model *m, struct input *in, unsigned threads)
 {
 	in->model = m;
 	in->n = m->span_count;
-	in->parent = malloc(((size_t)in->n + 1) * sizeof *in->parent);
-	in->dur = malloc(((size_t)in->n + 1) * sizeof *in->dur);
+	in->parent = gt_big_malloc((size_t)in->n + 1, sizeof *in->parent);
+	in->dur = gt_big_malloc((size_t)in->n + 1, sizeof *in->dur);
 	if (!in->parent || !in->dur)
 		return -1;
-	for (uint32_t i = 0; i < in->n; i++) {
-		in->parent[i] = m->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
-		in->dur[i] = m->spans[i].dur_ns;
-	}
+	struct copy_job jobs[16];
+	unsigned k = gt_thread_count(threads, 16);
+	if (in->n < (1u << 20))
+		k = 1;
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (struct copy_job){m->spans, in, (uint32_t)((uint64_t)in->n * j / k),
+					    (uint32_t)((uint64_t)in->n * (j + 1) / k)};
+	gt_run_jobs(copy_range, jobs, sizeof jobs[0], k);
 	return 0;
 }
 
@@ -545,7 +570,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 			return gt_report(&err);
 		}
 	} else {
-		if (forest_from_model(model, &in) < 0) {
+		if (forest_from_model(model, &in, c->threads) < 0) {
 			gt_fail(&err, GT_EINPUT, "out of memory for the forest of %u spans", model->span_count);
 			goto fail;
 		}
@@ -554,7 +579,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 
 	char chosen[512];
 	gt_cl *cl = NULL;
-	if (gt_cl_open(&cl, c->device, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
 		goto fail;
 	gt_device_notice(c, cl != NULL, chosen);
 	char device[300];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device_open.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -79,5 +80,7 @@ int main(int argc, char **argv)
 		}
 		return gt_usage_error(NULL, "unknown command '%s'", name);
 	}
-	return cmd->run(cmd, argc - 1, argv + 1);
+	int rc = cmd->run(cmd, argc - 1, argv + 1);
+	gt_cli_device_settle();
+	return rc;
 }
