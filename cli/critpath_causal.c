@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "critpath_causal.h"
+#include "jline.h"
 #include "jsonw.h"
 #include "outfile.h"
 #include "output.h"
@@ -198,83 +199,139 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 	gt_jsonw_end_array(w);
 }
 
-static void json_span_ref(gt_jsonw *w, const gt_model *m, const char *key, uint32_t span)
+/* Hops and rows are most of a large document: each is built as one line
+ * (formats/jline.h), the same bytes the gt_jsonw calls would write. */
+struct lines {
+	gt_jline l;
+	gt_jline track; /* the escaped label of the hops' current track */
+	gt_jstrings names;
+	bool pretty;
+};
+
+/* A member's key, composed at compile time: `"key": ` (pretty) or `"key":`. */
+#define LINE_KEY(o, first, key) line_key((o), (first), "\"" key "\": ", sizeof("\"" key "\": ") - 1)
+
+static void line_key(struct lines *o, bool first, const char *quoted, size_t n)
 {
-	char k[64];
-	gt_jsonw_key(w, key);
-	if (span == GT_NONE) {
-		gt_jsonw_null(w);
-		return;
-	}
-	gt_jsonw_u64(w, span);
-	snprintf(k, sizeof k, "%s_name", key);
-	gt_jsonw_key(w, k);
-	gt_jsonw_str(w, gt_model_str(m, m->spans[span].name));
-	snprintf(k, sizeof k, "%s_cat", key);
-	gt_jsonw_key(w, k);
-	gt_jsonw_str(w, gt_model_str(m, m->spans[span].cat));
+	if (!first)
+		gt_jline_put(&o->l, o->pretty ? ", " : ",", o->pretty ? 2 : 1);
+	gt_jline_put(&o->l, quoted, o->pretty ? n : n - 1);
 }
 
-static void json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
+/* A string known to need no escaping (the program's own names). */
+static void line_plain(struct lines *o, const char *s)
+{
+	GT_JL_LIT(&o->l, "\"");
+	gt_jline_put(&o->l, s, strlen(s));
+	GT_JL_LIT(&o->l, "\"");
+}
+
+#define LINE_POINT(o, first, key, p) (LINE_KEY(o, first, key), line_point((o), (p)))
+
+static void line_point(struct lines *o, const gt_causal_point *p)
+{
+	char which[2] = {p->which, 0};
+	GT_JL_LIT(&o->l, "{");
+	LINE_KEY(o, true, "point");
+	gt_jline_u64(&o->l, p->point);
+	LINE_KEY(o, false, "span");
+	gt_jline_u64(&o->l, p->span);
+	LINE_KEY(o, false, "which");
+	if ((which[0] >= 'A' && which[0] <= 'Z') || (which[0] >= 'a' && which[0] <= 'z'))
+		line_plain(o, which);
+	else
+		gt_jline_str(&o->l, which);
+	LINE_KEY(o, false, "ts_ns");
+	gt_jline_i64(&o->l, p->ts_ns);
+	GT_JL_LIT(&o->l, "}");
+}
+
+static void line_flush(gt_jsonw *w, struct lines *o)
+{
+	gt_jsonw_raw_n(w, o->l.buf, o->l.len);
+	o->l.len = 0;
+}
+
+static int json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, struct lines *o)
 {
 	gt_jsonw_key(w, "path");
 	gt_jsonw_begin_array_of_lines(w);
 	char buf[160];
 	const char *t = NULL;
 	uint32_t labelled = GT_NONE; /* the track buf names: hops run along one track for a while */
-	for (uint32_t i = 0; i < win->hop_count; i++) {
+	for (uint32_t i = 0; i < win->hop_count && !o->l.failed; i++) {
 		const gt_causal_hop *h = &win->hops[i];
-		gt_jsonw_begin_object(w);
-		json_point(w, "from", &h->from, true);
-		json_point(w, "to", &h->to, true);
-		gt_jsonw_key(w, "kind");
-		gt_jsonw_str(w, gt_causal_kind_names[h->kind]);
-		json_span_ref(w, m, "owner", h->owner);
-		gt_jsonw_key(w, "track");
-		if (h->track != labelled || i == 0) {
+		GT_JL_LIT(&o->l, "{");
+		LINE_POINT(o, true, "from", &h->from);
+		LINE_POINT(o, false, "to", &h->to);
+		LINE_KEY(o, false, "kind");
+		line_plain(o, gt_causal_kind_names[h->kind]);
+		LINE_KEY(o, false, "owner");
+		if (h->owner == GT_NONE) {
+			GT_JL_LIT(&o->l, "null");
+		} else {
+			gt_jline_u64(&o->l, h->owner);
+			LINE_KEY(o, false, "owner_name");
+			gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].name);
+			LINE_KEY(o, false, "owner_cat");
+			gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].cat);
+		}
+		LINE_KEY(o, false, "track");
+		if (h->track != labelled || i == 0) { /* escaped once per run of hops on a track */
 			t = track_label(m, h->track, buf, sizeof buf);
 			labelled = h->track;
+			o->track.len = 0;
+			gt_jline_str(&o->track, t);
+			if (o->track.failed)
+				o->l.failed = true;
 		}
-		if (t)
-			gt_jsonw_str(w, t);
-		else
-			gt_jsonw_null(w);
+		gt_jline_put(&o->l, o->track.buf, o->track.len);
 		if (h->flow != GT_NONE) {
-			gt_jsonw_key(w, "flow_cat");
-			gt_jsonw_str(w, gt_model_str(m, m->flows[h->flow].cat));
+			LINE_KEY(o, false, "flow_cat");
+			gt_jline_model_str(&o->l, &o->names, m->flows[h->flow].cat);
 		}
-		json_ns(w, "duration_ns", h->duration_ns);
-		gt_jsonw_end_object(w);
+		LINE_KEY(o, false, "duration_ns");
+		gt_jline_i64(&o->l, h->duration_ns);
+		LINE_KEY(o, false, "duration_us");
+		gt_jline_us(&o->l, h->duration_ns);
+		GT_JL_LIT(&o->l, "}");
+		line_flush(w, o);
 	}
 	gt_jsonw_end_array(w);
+	return o->l.failed ? -1 : 0;
 }
 
-static void json_rows(gt_jsonw *w, const gt_model *m, const gt_causal_window *win)
+static int json_rows(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, struct lines *o)
 {
 	gt_jsonw_key(w, "rows");
 	gt_jsonw_begin_array_of_lines(w);
-	for (uint32_t i = 0; i < win->row_count; i++) {
+	for (uint32_t i = 0; i < win->row_count && !o->l.failed; i++) {
 		const gt_causal_row *r = &win->rows[i];
-		gt_jsonw_begin_object(w);
-		gt_jsonw_key(w, "span");
-		gt_jsonw_u64(w, r->span);
-		gt_jsonw_key(w, "name");
-		gt_jsonw_str(w, gt_model_str(m, m->spans[r->span].name));
-		gt_jsonw_key(w, "cat");
-		gt_jsonw_str(w, gt_model_str(m, m->spans[r->span].cat));
-		gt_jsonw_key(w, "float_ns");
-		gt_jsonw_i64(w, r->float_ns);
-		gt_jsonw_key(w, "on_path");
-		gt_jsonw_bool(w, r->on_path);
-		gt_jsonw_key(w, "critical_ns");
-		gt_jsonw_i64(w, r->critical_ns);
-		gt_jsonw_key(w, "waited_ns");
-		gt_jsonw_i64(w, r->waited_ns);
-		gt_jsonw_key(w, "caused_wait_ns");
-		gt_jsonw_i64(w, r->caused_wait_ns);
-		gt_jsonw_end_object(w);
+		GT_JL_LIT(&o->l, "{");
+		LINE_KEY(o, true, "span");
+		gt_jline_u64(&o->l, r->span);
+		LINE_KEY(o, false, "name");
+		gt_jline_model_str(&o->l, &o->names, m->spans[r->span].name);
+		LINE_KEY(o, false, "cat");
+		gt_jline_model_str(&o->l, &o->names, m->spans[r->span].cat);
+		LINE_KEY(o, false, "float_ns");
+		gt_jline_i64(&o->l, r->float_ns);
+		LINE_KEY(o, false, "on_path");
+		if (r->on_path)
+			GT_JL_LIT(&o->l, "true");
+		else
+			GT_JL_LIT(&o->l, "false");
+		LINE_KEY(o, false, "critical_ns");
+		gt_jline_i64(&o->l, r->critical_ns);
+		LINE_KEY(o, false, "waited_ns");
+		gt_jline_i64(&o->l, r->waited_ns);
+		LINE_KEY(o, false, "caused_wait_ns");
+		gt_jline_i64(&o->l, r->caused_wait_ns);
+		GT_JL_LIT(&o->l, "}");
+		line_flush(w, o);
 	}
 	gt_jsonw_end_array(w);
+	return o->l.failed ? -1 : 0;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -390,20 +447,27 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
-	for (uint32_t i = 0; i < r->window_count; i++) {
+	struct lines o = {.pretty = w.pretty};
+	int lines_rc = gt_jstrings_init(&o.names, m);
+	for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
 		const gt_causal_window *win = &r->windows[i];
 		gt_jsonw_begin_object(&w);
 		json_summary(&w, m, win, i);
 		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns);
-		json_path(&w, m, win);
-		if (with_rows)
-			json_rows(&w, m, win);
+		lines_rc = json_path(&w, m, win, &o);
+		if (with_rows && lines_rc == 0)
+			lines_rc = json_rows(&w, m, win, &o);
 		gt_jsonw_end_object(&w);
 	}
+	gt_jline_free(&o.l);
+	gt_jline_free(&o.track);
+	gt_jstrings_free(&o.names);
 	gt_jsonw_end_array(&w);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
 	free(sum);
+	if (lines_rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory writing the path");
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory writing the aggregate") : 0;
 }
 

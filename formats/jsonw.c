@@ -237,6 +237,13 @@ void gt_jsonw_raw(gt_jsonw *w, const char *json)
 	puts_(w, json);
 }
 
+void gt_jsonw_raw_n(gt_jsonw *w, const char *json, size_t n)
+{
+	pre(w);
+	post_value(w);
+	put(w, json, n);
+}
+
 void gt_jsonw_finish(gt_jsonw *w)
 {
 	putc_(w, '\n');

@@ -41,6 +41,8 @@ void gt_jsonw_us(gt_jsonw *w, int64_t ns); /* exact microseconds */
  * microsecond decimals lose digits in readers that use doubles (jq 1.6). */
 void gt_jsonw_time(gt_jsonw *w, const char *us_key, int64_t ns);
 void gt_jsonw_raw(gt_jsonw *w, const char *json); /* a preformatted value */
+/* A value given as n bytes of JSON text (jline.h builds them). */
+void gt_jsonw_raw_n(gt_jsonw *w, const char *json, size_t n);
 /* Ends the document with a newline and writes what is buffered. */
 void gt_jsonw_finish(gt_jsonw *w);
 
