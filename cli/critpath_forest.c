@@ -562,6 +562,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	struct input in = {0};
 	gt_cp_options opt = *popt;
 	opt.threads = c->threads; /* the fast host path's threads */
+	opt.path_only = c->format == GT_OUT_JSON && !with_rows; /* the document needs no more */
 	int rc;
 	if (forest) {
 		if (read_forest(forest, &in, &err) < 0) {

@@ -178,6 +178,21 @@ static void compare_all(const forest *f, const gt_cp_options *opt, const char *w
 		ck_assert_msg(gt_critpath_cl(cl, f->parent, f->dur, f->n, opt, &dev, &sdev, NULL, &err) == 0, "%s",
 			      err.msg);
 		assert_same(&ref, &sref, &dev, &sdev, f->n, label);
+		/* path_only: the same summary, and the same path rows */
+		gt_cp_options po = opt ? *opt : (gt_cp_options){0};
+		po.path_only = true;
+		memset(dev.path_duration, 0x5a, (f->n ? f->n : 1) * sizeof(int64_t));
+		memset(dev.critical_mask, 0x5a, f->n ? f->n : 1);
+		ck_assert_msg(gt_critpath_cl(cl, f->parent, f->dur, f->n, &po, &dev, &sdev, NULL, &err) == 0, "%s",
+			      err.msg);
+		ck_assert_msg(memcmp(&sref, &sdev, sizeof sref) == 0, "%s, path only: the summary differs", label);
+		uint32_t k = 0;
+		for (uint32_t r = sref.endpoint; r != GT_CP_NONE && k <= f->n; r = ref.critical_predecessor[r], k++) {
+			ck_assert_msg(dev.critical_mask[r] == ref.critical_mask[r] &&
+					      dev.critical_predecessor[r] == ref.critical_predecessor[r] &&
+					      dev.path_duration[r] == ref.path_duration[r],
+				      "%s, path only: path row %u differs", label, r);
+		}
 		gt_cl_close(cl);
 	}
 	gt_cp_rows_free(&ref);

@@ -87,6 +87,10 @@ typedef struct gt_cp_options {
 	uint64_t max_rows_per_pass; /* device launches: rows per launch, 0: no limit */
 	uint32_t items_per_unit;    /* pass launches: work-items per compute unit, 0: 2048 */
 	unsigned threads;           /* fast host path: threads, 0: one per core */
+	/* The caller reads only the summary and the path's rows of path_duration,
+	 * critical_predecessor and critical_mask: a device then reads back only
+	 * those three arrays (the others are left unset). */
+	bool path_only;
 } gt_cp_options;
 
 

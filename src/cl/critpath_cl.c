@@ -346,8 +346,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 
 	cp_best best;
 	/* the busy words only feed the statistics */
+	bool path_only = opt && opt->path_only;
 	uint32_t *busy = NULL;
-	if (stats && !(busy = gt_fault_hit("alloc") ? NULL : malloc(sizes[B_BUSY]))) {
+	if (stats && !path_only && !(busy = gt_fault_hit("alloc") ? NULL : malloc(sizes[B_BUSY]))) {
 		gt_fail(err, GT_EDEVICE, "out of memory reading critical-path statistics");
 		goto done;
 	}
@@ -361,6 +362,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
 		if (!reads[i].dst)
 			continue;
+		if (path_only && (reads[i].buf == B_SLACK || reads[i].buf == B_ROOT || reads[i].buf == B_HOP))
+			continue;
 		e = clEnqueueReadBuffer(r.q, b[reads[i].buf], CL_FALSE, 0, sizes[reads[i].buf], reads[i].dst, 0,
 					NULL, &xfer[nxfer]);
 		nxfer += e == CL_SUCCESS;
@@ -371,6 +374,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		}
 	}
 	e = clEnqueueReadBuffer(r.q, b[part], CL_TRUE, 0, sizeof best, &best, 0, NULL, NULL);
+	if (e == CL_SUCCESS && path_only && best.idx != GT_CP_NONE) /* the one hop count the summary needs */
+		e = clEnqueueReadBuffer(r.q, b[B_HOP], CL_TRUE, 4ull * best.idx, 4, &out->hop_count[best.idx], 0, NULL,
+					NULL);
 	if (gt_cl_check(cl, e, "clEnqueueReadBuffer", err) < 0 ||
 	    gt_cl_check(cl, clFinish(r.q), "clFinish", err) < 0) {
 		free(busy);
@@ -390,8 +396,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 			sum->flags |= GT_CP_PATH_TRUNCATED;
 	}
 	if (stats) {
-		uint32_t executed;
-		stats->pass_bytes = pass_bytes(out->hop_count, n, busy, blocks, passes, &executed);
+		uint32_t executed = 0; /* path_only: the hop counts stayed on the device */
+		stats->pass_bytes = path_only ? 0 : pass_bytes(out->hop_count, n, busy, blocks, passes, &executed);
 		size_t per_pass = (pass_events_end - first_pass_event) / passes; /* pieces per pass */
 		for (int i = 0; i < nxfer; i++)
 			stats->transfer_ns += gt_cl_event_ns(xfer[i]);
