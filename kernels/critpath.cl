@@ -235,9 +235,12 @@ __kernel void cp_slack(uint base, uint n, __global const cp_best *winner, __glob
  * at most `budget` steps per launch; cursor (zeroed by the host) carries it
  * across launches: {state 0 new / 1 walking / 2 done, row, step, length}.
  * Marks the first max_len rows from the root: steps below len - max_len
- * (from the endpoint) are skipped. */
+ * (from the endpoint) are skipped. Step k also goes to walk[2k] (its row)
+ * and walk[2k + 1] (its path duration), so a caller that needs only the
+ * path reads len records instead of whole arrays. */
 __kernel void cp_walk(uint budget, uint max_len, __global const cp_best *winner, __global const uint *pred,
-		      __global const uint *hop_count, __global uchar *mask, __global uint *cursor)
+		      __global const uint *hop_count, __global uchar *mask, __global uint *cursor,
+		      __global const long *pd, __global ulong *walk)
 {
 	if (get_global_id(0) != 0 || cursor[0] == 2)
 		return;
@@ -257,6 +260,8 @@ __kernel void cp_walk(uint budget, uint max_len, __global const cp_best *winner,
 	for (uint steps = 0; steps < budget && k < len; steps++, k++) {
 		if (k >= skip)
 			mask[r] = 1;
+		walk[2 * (ulong)k] = r;
+		walk[2 * (ulong)k + 1] = (ulong)pd[r];
 		r = pred[r];
 	}
 	cursor[1] = r;

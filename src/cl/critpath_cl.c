@@ -178,6 +178,37 @@ static int row_work(const uint32_t *hop_count, uint64_t i, uint32_t n, uint32_t 
 	return k < jumps ? 2 : k == jumps ? 1 : 0;
 }
 
+/* path_only: the rows of the walk from the endpoint to the root, as cp_walk
+ * left them ({row, path duration} per step), written into out's arrays at
+ * those rows: what the summary and the path read, and nothing else. */
+static cl_int read_walk(cl_command_queue q, cl_mem hop, cl_mem pred, cl_mem walk, uint32_t endpoint, uint32_t max_len,
+			gt_cp_rows *out, gt_error *err)
+{
+	cl_int e = clEnqueueReadBuffer(q, hop, CL_TRUE, 4ull * endpoint, 4, &out->hop_count[endpoint], 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return e;
+	uint32_t len = out->hop_count[endpoint] + 1, skip = len > max_len ? len - max_len : 0;
+	uint64_t *w = gt_fault_hit("alloc") ? NULL : malloc((size_t)len * 16);
+	if (!w) {
+		gt_fail(err, GT_EDEVICE, "out of memory reading a critical path of %u rows", len);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	e = clEnqueueReadBuffer(q, walk, CL_TRUE, 0, (size_t)len * 16, w, 0, NULL, NULL);
+	uint32_t root = (uint32_t)w[2 * ((uint64_t)len - 1)];
+	if (e == CL_SUCCESS) /* the root's own predecessor, as the passes left it */
+		e = clEnqueueReadBuffer(q, pred, CL_TRUE, 4ull * root, 4, &out->critical_predecessor[root], 0, NULL,
+					NULL);
+	for (uint32_t k = 0; e == CL_SUCCESS && k < len; k++) {
+		uint32_t row = (uint32_t)w[2 * (uint64_t)k];
+		out->path_duration[row] = (int64_t)w[2 * (uint64_t)k + 1];
+		if (k + 1 < len)
+			out->critical_predecessor[row] = (uint32_t)w[2 * ((uint64_t)k + 1)];
+		out->critical_mask[row] = k >= skip;
+	}
+	free(w);
+	return e;
+}
+
 /* The bytes the passes moved, from the final hop counts and the busy words.
  * In each pass its block is live in, a pair of rows reads its two records
  * (32 bytes); unless both are DONE it writes them back (32 bytes), gathers
@@ -332,8 +363,10 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		goto done;
 	/* The walk takes at most n steps, split like any launch over n rows. */
 	cl_uint budget = (cl_uint)(r.piece < n ? r.piece : n);
-	if (set_args(&r, k[K_WALK], "cp_walk", 0, 7, ARG(budget), ARG(max_len), ARG(b[part]), ARG(b[B_PRED]),
-		     ARG(b[B_HOP]), ARG(b[B_MASK]), ARG(b[B_CURSOR])) < 0)
+	/* the walk's records go to the state buffer the passes no longer need (16 bytes a row) */
+	int walk = cur == B_ST0 ? B_ST1 : B_ST0;
+	if (set_args(&r, k[K_WALK], "cp_walk", 0, 9, ARG(budget), ARG(max_len), ARG(b[part]), ARG(b[B_PRED]),
+		     ARG(b[B_HOP]), ARG(b[B_MASK]), ARG(b[B_CURSOR]), ARG(b[B_PD]), ARG(b[walk])) < 0)
 		goto done;
 	for (uint64_t steps = 0; steps < n; steps += budget) {
 		size_t one = 1;
@@ -362,7 +395,7 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 	for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
 		if (!reads[i].dst)
 			continue;
-		if (path_only && (reads[i].buf == B_SLACK || reads[i].buf == B_ROOT || reads[i].buf == B_HOP))
+		if (path_only && reads[i].buf != B_BUSY)
 			continue;
 		e = clEnqueueReadBuffer(r.q, b[reads[i].buf], CL_FALSE, 0, sizes[reads[i].buf], reads[i].dst, 0,
 					NULL, &xfer[nxfer]);
@@ -374,9 +407,8 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 		}
 	}
 	e = clEnqueueReadBuffer(r.q, b[part], CL_TRUE, 0, sizeof best, &best, 0, NULL, NULL);
-	if (e == CL_SUCCESS && path_only && best.idx != GT_CP_NONE) /* the one hop count the summary needs */
-		e = clEnqueueReadBuffer(r.q, b[B_HOP], CL_TRUE, 4ull * best.idx, 4, &out->hop_count[best.idx], 0, NULL,
-					NULL);
+	if (e == CL_SUCCESS && path_only && best.idx != GT_CP_NONE)
+		e = read_walk(r.q, b[B_HOP], b[B_PRED], b[walk], best.idx, max_len, out, err);
 	if (gt_cl_check(cl, e, "clEnqueueReadBuffer", err) < 0 ||
 	    gt_cl_check(cl, clFinish(r.q), "clFinish", err) < 0) {
 		free(busy);
