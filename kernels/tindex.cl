@@ -262,6 +262,103 @@ __kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulo
 	}
 }
 
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+/* A published count: the tag in the high half, the value in the low; each
+ * word is written and read whole (a 64-bit atomic), so no ordering between
+ * separate words is assumed. */
+static ulong look_read(__global volatile long *p)
+{
+	return (ulong)atom_add(p, 0L);
+}
+
+/* Group j's counts under tag `want` (its own, or its inclusive prefix):
+ * waits until both words carry the same tag of this query. Returns it. */
+static uint look_pair(__global volatile long *look, uint j, uint agg_tag, uint *cnt, uint *w)
+{
+	for (;;) {
+		ulong a = look_read(&look[2 * (ulong)j]), b = look_read(&look[2 * (ulong)j + 1]);
+		uint ta = (uint)(a >> 32), tb = (uint)(b >> 32);
+		if (ta == tb && (ta == agg_tag || ta == agg_tag + 1)) {
+			*cnt = (uint)a;
+			*w = (uint)b;
+			return ta;
+		}
+	}
+}
+
+/* A query in one launch: a single-pass scan ("decoupled look-back"). A
+ * group takes a ticket as it starts (so every group before it is running or
+ * done), tests its slots as tq_slots_count does, publishes its hit and leaf
+ * counts, adds those of the groups before it (going back until one has
+ * published its inclusive prefix), publishes its own prefix, and writes its
+ * hits at their place: slot order, the first cap of them. Tags carry the
+ * query's epoch (2 epoch + 1: a group's own counts, + 2: its prefix), so
+ * nothing is cleared between queries. The last ticket puts the totals in
+ * ctrl[2] (hits) and ctrl[1] (leaves tested) and returns the ticket to 0. */
+__kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulong node_off,
+			       __global const tnode *batches, uint nbatches, tquery q, uint R, uint epoch,
+			       __global volatile uint *ticket, __global volatile long *look, __global uint *out,
+			       ulong cap, __global ulong *ctrl, __local uchar *hit, __local uint *ids, __local uint *tmp,
+			       __local ulong *tmpw)
+{
+	nodes += node_off;
+	uint W = get_local_size(0), l = get_local_id(0), G = get_num_groups(0);
+	if (l == 0)
+		tmp[0] = atomic_inc(ticket);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint g = tmp[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	ulong c0 = (ulong)g * W * R;
+	uint w = 0;
+	for (uint j = 0; j < R; j++) {
+		ulong i = c0 + (ulong)j * W + l;
+		uint id = 0, t = 0;
+		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, batches, nbatches, q, &id, &t) : (uchar)0;
+		ids[j * W + l] = id;
+		w += t;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint cnt = 0;
+	for (uint k = 0; k < R; k++)
+		cnt += hit[l * R + k];
+	uint total;
+	uint ex = tile_scan(cnt, tmp, &total);
+	uint tw = (uint)group_sum(w, tmpw);
+	uint agg_tag = 2 * epoch + 1;
+	if (l == 0) {
+		uint before = 0, before_w = 0;
+		if (g > 0) {
+			atom_xchg(&look[2 * (ulong)g], (long)(((ulong)agg_tag << 32) | total));
+			atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)agg_tag << 32) | tw));
+			for (uint j = g; j-- > 0;) {
+				uint c, cw;
+				uint tag = look_pair(look, j, agg_tag, &c, &cw);
+				before += c;
+				before_w += cw;
+				if (tag == agg_tag + 1)
+					break;
+			}
+		}
+		/* the prefix: count first, weight second, read back as a pair */
+		atom_xchg(&look[2 * (ulong)g], (long)(((ulong)(agg_tag + 1) << 32) | (before + total)));
+		atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)(agg_tag + 1) << 32) | (before_w + tw)));
+		tmp[0] = before;
+		if (g == G - 1) {
+			ctrl[2] = before + total;
+			ctrl[1] = before_w + tw;
+			*ticket = 0;
+		}
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	ulong at = (ulong)tmp[0] + ex;
+	for (uint k = 0; k < R && at < cap; k++)
+		if (hit[l * R + k])
+			out[at++] = ids[l * R + k];
+}
+#endif
+
 /* Validation bits of every hierarchy record (batches first, then nodes);
  * the same checks as gt_tindex_validate. Spans (in batch order: start,
  * end, lane, group) are checked when nspans > 0. */

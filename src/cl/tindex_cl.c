@@ -20,7 +20,9 @@ struct gt_tindex_cl {
 	const gt_tindex *ix;
 	struct shape sh;
 	cl_kernel k_count, k_compact, k_validate; /* tq_slots_count, tq_slots_compact */
-	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl;
+	cl_kernel k_onepass; /* tq_slots_onepass, where the device has 64-bit atomics */
+	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl, look;
+	cl_uint epoch;       /* tq_slots_onepass's tags: one epoch per query */
 	uint32_t out_len;
 	uint32_t slots[GT_TINDEX_MAX_LEVELS]; /* S per level: its largest clamped leaf count */
 	uint64_t local_mem;
@@ -79,10 +81,10 @@ void gt_tindex_cl_close(gt_tindex_cl *d)
 {
 	if (!d)
 		return;
-	cl_mem m[] = {d->batches, d->nodes, d->order, d->ticket, d->out, d->gsum, d->gweight, d->goff, d->ctrl};
+	cl_mem m[] = {d->batches, d->nodes, d->order, d->ticket, d->out, d->gsum, d->gweight, d->goff, d->ctrl, d->look};
 	release(m, sizeof m / sizeof m[0]);
-	cl_kernel k[] = {d->k_count, d->k_compact, d->k_validate};
-	for (size_t i = 0; i < 3; i++)
+	cl_kernel k[] = {d->k_count, d->k_compact, d->k_validate, d->k_onepass};
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
 	free(d);
@@ -97,6 +99,17 @@ static int scratch(gt_cl *cl, const struct shape *sh, cl_mem *gsum, cl_mem *gwei
 	    !(*ctrl = new_buffer(cl, CL_MEM_READ_WRITE, 8 * 8, NULL, err)))
 		return -1;
 	return 0;
+}
+
+/* Tags from an earlier epoch never match a later query's: cleared once,
+ * and again when the epochs wrap. */
+static int clear_look(gt_tindex_cl *d, gt_error *err)
+{
+	const cl_ulong zero = 0;
+	d->epoch = 1;
+	return gt_cl_check(d->cl, clEnqueueFillBuffer(gt_cl_queue(d->cl), d->look, &zero, sizeof zero, 0,
+						       (size_t)d->sh.W * QUERY_KMAX * 16, 0, NULL, NULL),
+			   "clEnqueueFillBuffer", err);
 }
 
 int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_error *err)
@@ -151,6 +164,24 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 	    !(d->gweight = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 8, NULL, err)) ||
 	    !(d->goff = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 4, NULL, err)) ||
 	    !(d->ctrl = new_buffer(cl, CL_MEM_READ_WRITE, 8 * 8, NULL, err))) {
+		gt_tindex_cl_close(d);
+		return -1;
+	}
+	/* One launch per query where the device has 64-bit atomics (the
+	 * kernel is compiled only then) and many groups run at once: on a CPU
+	 * device the two launches stay (few groups, long rounds). */
+	cl_int e;
+	cl_program prog;
+	if (!d->few_groups && !getenv("GPUTRACE_QUERY_TWO_LAUNCHES") && gt_cl_program(cl, "tindex", &prog, err) == 0) {
+		d->k_onepass = clCreateKernel(prog, "tq_slots_onepass", &e);
+		if (e != CL_SUCCESS)
+			d->k_onepass = NULL;
+	}
+	if (d->k_onepass && !(d->look = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 16, NULL, err))) {
+		gt_tindex_cl_close(d);
+		return -1;
+	}
+	if (d->k_onepass && clear_look(d, err) < 0) {
 		gt_tindex_cl_close(d);
 		return -1;
 	}
@@ -211,6 +242,22 @@ static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, 
 		{sizeof(cl_mem), &d->ctrl},   {sizeof(cl_mem), &d->ticket},  {W * K * 4, NULL},
 		{W * 4, NULL},		      {W * 8, NULL},
 	};
+	if (d->k_onepass && n <= UINT32_MAX && (uint64_t)W * R * 5 + W * 12 <= d->local_mem) {
+		if (d->epoch >= 0x7ffffffe && clear_look(d, err) < 0)
+			return -1;
+		cl_uint epoch = d->epoch++;
+		struct arg one[] = {
+			{sizeof n, &n},		      {sizeof S, &S},		   {sizeof(cl_mem), &d->nodes},
+			{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
+			{sizeof *q, q},		      {sizeof R, &R},		   {sizeof epoch, &epoch},
+			{sizeof(cl_mem), &d->ticket}, {sizeof(cl_mem), &d->look},    {sizeof(cl_mem), &d->out},
+			{sizeof cap, &cap},	      {sizeof(cl_mem), &d->ctrl},    {W * R, NULL},
+			{W * R * 4, NULL},	      {W * 4, NULL},		   {W * 8, NULL},
+		};
+		if (set_args(cl, d->k_onepass, one, 18, err) < 0)
+			return -1;
+		return launch(cl, d->k_onepass, G, W, &ev[(*nev)++], err);
+	}
 	struct arg cmp[] = {
 		{sizeof n, &n},		      {sizeof S, &S},		    {sizeof(cl_mem), &d->nodes},
 		{sizeof node_off, &node_off}, {sizeof(cl_mem), &d->batches}, {sizeof nb, &nb},
