@@ -93,29 +93,4 @@ _Static_assert(sizeof(gt_tlevel) == 24 && offsetof(gt_tlevel, mean_extent_ns) ==
 const char *gtx_section_name(uint32_t id);
 uint32_t gtx_crc32(const void *p, uint64_t n);
 
-static inline void gtx_put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void gtx_put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline uint32_t gtx_get32(const unsigned char *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-static inline uint64_t gtx_get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 #endif
