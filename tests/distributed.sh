@@ -7,17 +7,8 @@
 # collectives are counted, never paired; a messy rank's notice and --strict
 # name its file; GNU parallel runs the per-rank step;
 # the real 8-rank job in ../shared/traces reads as one job.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
-build=$(dirname "$bin")
-gen=$build/tools/gen_trace
-[ -x "$gen" ] || { echo "distributed: $gen is missing (run make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. tests/lib/preamble.sh
+need_gen distributed
 check() { python3 tests/distributed_check.py "$@" > "$tmp/check.out" 2>&1 && ok || { cat "$tmp/check.out"; bad "check $1"; }; }
 
 N=8 R=5 DELAY=123457
@@ -133,6 +124,7 @@ awk '!done && sub(/"dur": /, "\"dur\": -") { done = 1 } { print }' "$tmp/job/ran
 "$bin" info "$tmp/cut/rank2.json" > /dev/null 2> "$tmp/err1"
 at=$(sed -n 's/.*cut short at byte \([0-9]*\);.*/\1/p' "$tmp/err1")
 for c in "cut rank2 the input is cut short at byte $at;" "neg rank4 1 event skipped (negative_dur 1);"; do
+	# shellcheck disable=SC2086
 	set -- $c
 	d=$1 f=$2
 	shift 2
