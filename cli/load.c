@@ -96,7 +96,7 @@ static int load(const struct gt_common *c, const char *path, const gt_trace_list
 	opt.threads = c->threads;
 	opt.max_expansion = c->max_expansion;
 	struct gt_progress bar;
-	gt_progress_init(&bar, c, strcmp(path, "-") == 0 ? "reading stdin" : "reading");
+	gt_progress_init(&bar, c, !job && strcmp(path, "-") == 0 ? "reading stdin" : "reading");
 	opt.progress = gt_progress_update;
 	opt.progress_ctx = &bar;
 	gt_error err = {0};
