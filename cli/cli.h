@@ -107,7 +107,7 @@ void gt_verbose(const struct gt_common *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The device choice from gt_cl_open (a GPU or the host path), named only
  * with -v: a report on stdout stays the only output by default. */
-void gt_device_notice(const struct gt_common *c, bool on_device, const char *chosen);
+void gt_device_notice(const struct gt_common *c, const char *chosen);
 /* Parses an unsigned integer option value; -1 with a usage error. */
 int gt_parse_u64(const struct gt_command *cmd, const char *opt, const char *s, unsigned long long *out);
 

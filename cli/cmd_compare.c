@@ -583,7 +583,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		if (gt_cli_device_open(&c, &cl, chosen, sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
 		else
-			gt_device_notice(&c, cl != NULL, chosen);
+			gt_device_notice(&c, chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &s[k]);

@@ -160,7 +160,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl *cl = NULL;
 	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	gt_device_notice(c, cl != NULL, chosen);
+	gt_device_notice(c, chosen);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	gt_stages_mark(st, GT_STAGE_SETUP);

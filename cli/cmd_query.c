@@ -428,7 +428,7 @@ static int open_device(struct run *r)
 	char chosen[256] = "";
 	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	gt_device_notice(&r->c, r->cl != NULL, chosen);
+	gt_device_notice(&r->c, chosen);
 	uint64_t bad;
 	if (r->cl && (gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) < 0 ||
 		      gt_tindex_cl_validate(r->dev, NULL, NULL, &r->vbits, &bad, &err) < 0)) {

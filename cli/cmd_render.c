@@ -51,7 +51,7 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 	char chosen[256] = "";
 	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
-	gt_device_notice(&r->c, r->cl != NULL, chosen);
+	gt_device_notice(&r->c, chosen);
 	gt_tresult res = {.candidates = cand, .capacity = r->x.ix->batch_count};
 	int rc = r->cl ? gt_tindex_cl_open(&r->dev, r->cl, r->x.ix, &err) : 0;
 	if (rc == 0)

@@ -582,7 +582,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	gt_cl *cl = NULL;
 	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
 		goto fail;
-	gt_device_notice(c, cl != NULL, chosen);
+	gt_device_notice(c, chosen);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	cl_program prog;

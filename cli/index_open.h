@@ -18,10 +18,9 @@ struct gt_cli_index {
 	const gt_tindex *ix;
 };
 
-/* Returns 0, or the exit status after printing the error. */
-int gt_cli_index_open(struct gt_cli_index *x, const struct gt_common *c, const char *path);
-/* The same over a command's operands: one path as above, or several files
- * or a directory as one job (gt_cli_load_many), indexed as a trace. */
+/* Opens a command's TRACE operands: one index file is mapped; a trace, or
+ * several files or a directory as one job (gt_cli_load_many), is loaded and
+ * indexed. Returns 0, or the exit status after printing the error. */
 int gt_cli_index_open_many(struct gt_cli_index *x, const struct gt_common *c, char *const *operands, int n);
 void gt_cli_index_close(struct gt_cli_index *x);
 

@@ -267,9 +267,8 @@ void gt_verbose(const struct gt_common *c, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void gt_device_notice(const struct gt_common *c, bool on_device, const char *chosen)
+void gt_device_notice(const struct gt_common *c, const char *chosen)
 {
-	(void)on_device; /* a report on stdout stays the only output: GPU or host, -v names it */
 	if (chosen && chosen[0])
 		gt_verbose(c, "%s", chosen);
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le_bytes.h"
+
 enum { HDR_SCHEMA = 1, HDR_DICTIONARY = 2, HDR_RECORD_BATCH = 3 };
 enum { TYPE_INT = 2, TYPE_UTF8 = 5 };
 enum { NCOLS = 6 };
@@ -21,37 +23,27 @@ typedef struct fb {
 	bool bad;
 } fb;
 
-static uint32_t rd32(fb *f, size_t at)
+/* The little-endian integer of size bytes at at; 0, and f->bad set, when it
+ * runs past the end. */
+static uint64_t rd(fb *f, size_t at, unsigned size)
 {
-	if (at > f->n || f->n - at < 4) {
+	if (at > f->n || f->n - at < size) {
 		f->bad = true;
 		return 0;
 	}
-	uint32_t v;
-	memcpy(&v, f->p + at, 4);
-	return v;
+	return gt_le_get(f->p + at, size);
 }
-
 static uint16_t rd16(fb *f, size_t at)
 {
-	if (at > f->n || f->n - at < 2) {
-		f->bad = true;
-		return 0;
-	}
-	uint16_t v;
-	memcpy(&v, f->p + at, 2);
-	return v;
+	return (uint16_t)rd(f, at, 2);
 }
-
+static uint32_t rd32(fb *f, size_t at)
+{
+	return (uint32_t)rd(f, at, 4);
+}
 static int64_t rd64(fb *f, size_t at)
 {
-	if (at > f->n || f->n - at < 8) {
-		f->bad = true;
-		return 0;
-	}
-	int64_t v;
-	memcpy(&v, f->p + at, 8);
-	return v;
+	return (int64_t)rd(f, at, 8);
 }
 
 /* The position of table field id's value, 0 when absent. */
@@ -237,14 +229,12 @@ static int read_batch(struct reader *r, fb *f, size_t rb, const unsigned char *b
 	}
 	for (int64_t i = 0; i < rows; i++) {
 		gt_coll_kernel k = {.span = GT_NONE};
-		int32_t o0, o1;
-		memcpy(&k.rank, buf[1] + 8 * i, 8);
-		memcpy(&o0, buf[3] + 4 * i, 4);
-		memcpy(&o1, buf[3] + 4 * (i + 1), 4);
-		memcpy(&k.seq, buf[6] + 8 * i, 8);
-		memcpy(&k.begin_ns, buf[8] + 8 * i, 8);
-		memcpy(&k.end_ns, buf[10] + 8 * i, 8);
-		memcpy(&k.step, buf[12] + 8 * i, 8);
+		k.rank = (int64_t)gt_le_get64(buf[1] + 8 * i);
+		int32_t o0 = (int32_t)gt_le_get32(buf[3] + 4 * i), o1 = (int32_t)gt_le_get32(buf[3] + 4 * (i + 1));
+		k.seq = gt_le_get64(buf[6] + 8 * i);
+		k.begin_ns = (int64_t)gt_le_get64(buf[8] + 8 * i);
+		k.end_ns = (int64_t)gt_le_get64(buf[10] + 8 * i);
+		k.step = (int64_t)gt_le_get64(buf[12] + 8 * i);
 		if (o0 < 0 || o1 < o0 || (size_t)o1 > blen[4])
 			return bad(err, r->path, base, "a name outside its buffer");
 		if (!known_rank(r, k.rank))
@@ -267,9 +257,7 @@ static int read_batch(struct reader *r, fb *f, size_t rb, const unsigned char *b
 static int read_messages(struct reader *r, const unsigned char *p, size_t n, size_t pos, gt_error *err)
 {
 	while (pos + 8 <= n) {
-		uint32_t cont, mlen;
-		memcpy(&cont, p + pos, 4);
-		memcpy(&mlen, p + pos + 4, 4);
+		uint32_t cont = gt_le_get32(p + pos), mlen = gt_le_get32(p + pos + 4);
 		if (cont != 0xffffffffu)
 			return bad(err, r->path, pos, "not an Arrow IPC message");
 		if (mlen == 0)
@@ -342,7 +330,7 @@ int gt_coll_arrow_parse(gt_coll_set *s, const char *path, const unsigned char *p
 		/* the file format: the messages end where the footer begins */
 		uint32_t flen = 0;
 		if (n >= 18 && memcmp(p + n - 6, "ARROW1", 6) == 0)
-			memcpy(&flen, p + n - 10, 4);
+			flen = gt_le_get32(p + n - 10);
 		if (n < 18 || memcmp(p + n - 6, "ARROW1", 6) != 0 || flen > n - 18)
 			return gt_fail(err, GT_EINPUT, "%s: byte %zu: an Arrow file without its footer", path, n);
 		start = 8;

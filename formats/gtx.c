@@ -14,6 +14,7 @@
 #include "gtx.h"
 #include "base/jobs.h"
 #include "gtx_layout.h"
+#include "le_bytes.h"
 #include "base/base.h"
 
 const char *gtx_section_name(uint32_t id)
@@ -88,35 +89,35 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 	char msg[160];
 	if (g->map_len < GTX_HEADER_SIZE || !gt_gtx_is_index(h, g->map_len))
 		return bad(path, err, g->map_len < GTX_HEADER_SIZE ? "shorter than its header" : "bad magic");
-	if (gtx_get32(h + 12) != GTX_ENDIAN)
+	if (gt_le_get32(h + 12) != GTX_ENDIAN)
 		return bad(path, err, "unknown endianness marker");
-	g->version = gtx_get32(h + 8);
+	g->version = gt_le_get32(h + 8);
 	if (g->version < GTX_VERSION_NO_RESUME || g->version > GTX_VERSION) {
 		snprintf(msg, sizeof msg, "version %u, this gputrace reads versions %u to %u", g->version,
 			 GTX_VERSION_NO_RESUME, GTX_VERSION);
 		return bad(path, err, msg);
 	}
-	if (gtx_crc32(h, 124) != gtx_get32(h + 124))
+	if (gtx_crc32(h, 124) != gt_le_get32(h + 124))
 		return bad(path, err, "header checksum mismatch");
-	uint64_t file_size = gtx_get64(h + 24), table = gtx_get64(h + 32);
-	uint32_t n = gtx_get32(h + 20);
+	uint64_t file_size = gt_le_get64(h + 24), table = gt_le_get64(h + 32);
+	uint32_t n = gt_le_get32(h + 20);
 	if (file_size != g->map_len) {
 		snprintf(msg, sizeof msg, "truncated or extended: header says %llu bytes, file has %zu",
 			 (unsigned long long)file_size, g->map_len);
 		return bad(path, err, msg);
 	}
-	if (gtx_get32(h + 16) != GTX_HEADER_SIZE || gtx_get32(h + 40) != GTX_ENTRY_SIZE || n > GT_GTX_MAX_SECTIONS ||
+	if (gt_le_get32(h + 16) != GTX_HEADER_SIZE || gt_le_get32(h + 40) != GTX_ENTRY_SIZE || n > GT_GTX_MAX_SECTIONS ||
 	    table != GTX_HEADER_SIZE || (uint64_t)n * GTX_ENTRY_SIZE > g->map_len - table)
 		return bad(path, err, "bad section table geometry");
-	if (gtx_crc32(h + table, (uint64_t)n * GTX_ENTRY_SIZE) != gtx_get32(h + 44))
+	if (gtx_crc32(h + table, (uint64_t)n * GTX_ENTRY_SIZE) != gt_le_get32(h + 44))
 		return bad(path, err, "section table checksum mismatch");
 	g->section_count = n;
 	for (uint32_t i = 0; i < n; i++) {
 		const unsigned char *e = h + table + (size_t)i * GTX_ENTRY_SIZE;
 		gt_gtx_section *s = &g->sections[i];
-		*s = (gt_gtx_section){gtx_get32(e), gtx_get32(e + 4), gtx_get64(e + 8), gtx_get64(e + 16),
-				      gtx_get64(e + 24),
-				      g->version >= GTX_VERSION_XXH3 ? gtx_get64(e + 32) : gtx_get32(e + 32), NULL};
+		*s = (gt_gtx_section){gt_le_get32(e), gt_le_get32(e + 4), gt_le_get64(e + 8), gt_le_get64(e + 16),
+				      gt_le_get64(e + 24),
+				      g->version >= GTX_VERSION_XXH3 ? gt_le_get64(e + 32) : gt_le_get32(e + 32), NULL};
 		s->name = gtx_section_name(s->id);
 		uint64_t want;
 		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s ||
@@ -441,34 +442,34 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const unsigned char *p = tb + (size_t)i * GTX_TRACK_SIZE;
 		gt_track *t = &m->tracks[i];
-		t->process = gtx_get32(p);
+		t->process = gt_le_get32(p);
 		t->kind = p[4], t->async_scope = p[5], t->has_sort_index = p[6] != 0;
-		t->tid = (gt_id){(int64_t)gtx_get64(p + 8), gtx_get32(p + 16), p[7] != 0};
-		t->name = gtx_get32(p + 20), t->cat = gtx_get32(p + 24), t->lane_base = gtx_get32(p + 28);
-		t->async_id = gtx_get64(p + 32), t->sort_index = (int64_t)gtx_get64(p + 40);
-		t->lane_count = gtx_get32(p + 48), t->span_count = gtx_get32(p + 52);
+		t->tid = (gt_id){(int64_t)gt_le_get64(p + 8), gt_le_get32(p + 16), p[7] != 0};
+		t->name = gt_le_get32(p + 20), t->cat = gt_le_get32(p + 24), t->lane_base = gt_le_get32(p + 28);
+		t->async_id = gt_le_get64(p + 32), t->sort_index = (int64_t)gt_le_get64(p + 40);
+		t->lane_count = gt_le_get32(p + 48), t->span_count = gt_le_get32(p + 52);
 	}
 	const unsigned char *pb = sec_data(g, GTX_PROCESSES);
 	for (uint32_t i = 0; i < m->process_count; i++) {
 		const unsigned char *p = pb + (size_t)i * GTX_PROCESS_SIZE;
 		gt_process *pr = &m->processes[i];
-		pr->pid = (gt_id){(int64_t)gtx_get64(p), gtx_get32(p + 8), p[12] != 0};
+		pr->pid = (gt_id){(int64_t)gt_le_get64(p), gt_le_get32(p + 8), p[12] != 0};
 		pr->has_sort_index = p[13] != 0;
-		pr->name = gtx_get32(p + 16), pr->labels = gtx_get32(p + 20);
-		pr->sort_index = (int64_t)gtx_get64(p + 24);
+		pr->name = gt_le_get32(p + 16), pr->labels = gt_le_get32(p + 20);
+		pr->sort_index = (int64_t)gt_le_get64(p + 24);
 	}
 	const unsigned char *sb = sec_data(g, GTX_SAMPLES);
 	for (uint64_t i = 0; i < m->sample_count; i++) {
 		const unsigned char *p = sb + i * GTX_SAMPLE_SIZE;
-		uint64_t bits = gtx_get64(p + 16);
-		m->samples[i].series = gtx_get32(p);
-		m->samples[i].ts_ns = (int64_t)gtx_get64(p + 8);
+		uint64_t bits = gt_le_get64(p + 16);
+		m->samples[i].series = gt_le_get32(p);
+		m->samples[i].ts_ns = (int64_t)gt_le_get64(p + 8);
 		memcpy(&m->samples[i].value, &bits, 8);
 	}
 	const unsigned char *gb = sec_data(g, GTX_GROUPS);
 	for (uint32_t i = 0; i < GT_MAX_GROUPS; i++) {
-		m->groups[i].name = gtx_get32(gb + i * GTX_GROUP_SIZE);
-		m->groups[i].spans = gtx_get64(gb + i * GTX_GROUP_SIZE + 8);
+		m->groups[i].name = gt_le_get32(gb + i * GTX_GROUP_SIZE);
+		m->groups[i].spans = gt_le_get64(gb + i * GTX_GROUP_SIZE + 8);
 	}
 	const uint64_t *st = sec_data(g, GTX_STATS);
 	m->stats.format = (uint8_t)st[0], m->stats.compression = (uint8_t)st[1];

@@ -103,29 +103,4 @@ int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum);
 /* A section's checksum as `version` defines it. */
 int gtx_section_sum(uint32_t version, const void *p, uint64_t n, uint64_t *sum);
 
-static inline void gtx_put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void gtx_put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline uint32_t gtx_get32(const unsigned char *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-static inline uint64_t gtx_get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 #endif

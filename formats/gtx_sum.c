@@ -12,6 +12,7 @@
 
 #include "base/jobs.h"
 #include "gtx_layout.h"
+#include "le_bytes.h"
 
 #define PIECE_MIN (16u << 20) /* below this, one thread */
 #define MAX_THREADS 16
@@ -91,7 +92,7 @@ static uint64_t combine(uint64_t *h, uint64_t chunks)
 {
 	for (uint64_t i = 0; i < chunks; i++) {
 		unsigned char le[8];
-		gtx_put64(le, h[i]);
+		gt_le_put64(le, h[i]);
 		memcpy(&h[i], le, 8);
 	}
 	return XXH3_64bits(h, (size_t)(chunks * 8));

@@ -5,6 +5,7 @@
 
 #include "gtx.h"
 #include "gtx_layout.h"
+#include "le_bytes.h"
 #include "outfile.h"
 #include "base/base.h"
 
@@ -30,17 +31,17 @@ static unsigned char *encode_tracks(const gt_model *m)
 	for (uint32_t i = 0; b && i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
 		unsigned char *p = b + (size_t)i * GTX_TRACK_SIZE;
-		gtx_put32(p, t->process);
+		gt_le_put32(p, t->process);
 		p[4] = t->kind, p[5] = t->async_scope, p[6] = t->has_sort_index, p[7] = t->tid.is_str;
-		gtx_put64(p + 8, (uint64_t)t->tid.num);
-		gtx_put32(p + 16, t->tid.str);
-		gtx_put32(p + 20, t->name);
-		gtx_put32(p + 24, t->cat);
-		gtx_put32(p + 28, t->lane_base);
-		gtx_put64(p + 32, t->async_id);
-		gtx_put64(p + 40, (uint64_t)t->sort_index);
-		gtx_put32(p + 48, t->lane_count);
-		gtx_put32(p + 52, t->span_count);
+		gt_le_put64(p + 8, (uint64_t)t->tid.num);
+		gt_le_put32(p + 16, t->tid.str);
+		gt_le_put32(p + 20, t->name);
+		gt_le_put32(p + 24, t->cat);
+		gt_le_put32(p + 28, t->lane_base);
+		gt_le_put64(p + 32, t->async_id);
+		gt_le_put64(p + 40, (uint64_t)t->sort_index);
+		gt_le_put32(p + 48, t->lane_count);
+		gt_le_put32(p + 52, t->span_count);
 	}
 	return b;
 }
@@ -51,12 +52,12 @@ static unsigned char *encode_processes(const gt_model *m)
 	for (uint32_t i = 0; b && i < m->process_count; i++) {
 		const gt_process *pr = &m->processes[i];
 		unsigned char *p = b + (size_t)i * GTX_PROCESS_SIZE;
-		gtx_put64(p, (uint64_t)pr->pid.num);
-		gtx_put32(p + 8, pr->pid.str);
+		gt_le_put64(p, (uint64_t)pr->pid.num);
+		gt_le_put32(p + 8, pr->pid.str);
 		p[12] = pr->pid.is_str, p[13] = pr->has_sort_index;
-		gtx_put32(p + 16, pr->name);
-		gtx_put32(p + 20, pr->labels);
-		gtx_put64(p + 24, (uint64_t)pr->sort_index);
+		gt_le_put32(p + 16, pr->name);
+		gt_le_put32(p + 20, pr->labels);
+		gt_le_put64(p + 24, (uint64_t)pr->sort_index);
 	}
 	return b;
 }
@@ -68,9 +69,9 @@ static unsigned char *encode_samples(const gt_model *m)
 		unsigned char *p = b + i * GTX_SAMPLE_SIZE;
 		uint64_t bits;
 		memcpy(&bits, &m->samples[i].value, 8);
-		gtx_put32(p, m->samples[i].series);
-		gtx_put64(p + 8, (uint64_t)m->samples[i].ts_ns);
-		gtx_put64(p + 16, bits);
+		gt_le_put32(p, m->samples[i].series);
+		gt_le_put64(p + 8, (uint64_t)m->samples[i].ts_ns);
+		gt_le_put64(p + 16, bits);
 	}
 	return b;
 }
@@ -79,8 +80,8 @@ static unsigned char *encode_groups(const gt_model *m)
 {
 	unsigned char *b = gt_fault_hit("alloc") ? NULL : calloc(GT_MAX_GROUPS, GTX_GROUP_SIZE);
 	for (uint32_t i = 0; b && i < m->group_count && i < GT_MAX_GROUPS; i++) {
-		gtx_put32(b + i * GTX_GROUP_SIZE, m->groups[i].name);
-		gtx_put64(b + i * GTX_GROUP_SIZE + 8, m->groups[i].spans);
+		gt_le_put32(b + i * GTX_GROUP_SIZE, m->groups[i].name);
+		gt_le_put64(b + i * GTX_GROUP_SIZE + 8, m->groups[i].spans);
 	}
 	return b;
 }
@@ -149,30 +150,30 @@ static int write_file(FILE *f, struct wsec *s, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		off = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
 		unsigned char *e = table + (size_t)i * GTX_ENTRY_SIZE;
-		gtx_put32(e, s[i].id);
-		gtx_put32(e + 4, s[i].record_size);
-		gtx_put64(e + 8, off);
-		gtx_put64(e + 16, s[i].size);
-		gtx_put64(e + 24, s[i].count);
+		gt_le_put32(e, s[i].id);
+		gt_le_put32(e + 4, s[i].record_size);
+		gt_le_put64(e + 8, off);
+		gt_le_put64(e + 16, s[i].size);
+		gt_le_put64(e + 24, s[i].count);
 		uint64_t sum;
 		if (gtx_section_sum(GTX_VERSION, s[i].data, s[i].size, &sum) < 0) {
 			free(table);
 			return -1;
 		}
-		gtx_put64(e + 32, sum);
+		gt_le_put64(e + 32, sum);
 		off += s[i].size;
 	}
 	uint64_t file_size = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
 	memcpy(head, GTX_MAGIC, 8);
-	gtx_put32(head + 8, GTX_VERSION);
-	gtx_put32(head + 12, GTX_ENDIAN);
-	gtx_put32(head + 16, GTX_HEADER_SIZE);
-	gtx_put32(head + 20, n);
-	gtx_put64(head + 24, file_size);
-	gtx_put64(head + 32, GTX_HEADER_SIZE);
-	gtx_put32(head + 40, GTX_ENTRY_SIZE);
-	gtx_put32(head + 44, gtx_crc32(table, (uint64_t)n * GTX_ENTRY_SIZE));
-	gtx_put32(head + 124, gtx_crc32(head, 124));
+	gt_le_put32(head + 8, GTX_VERSION);
+	gt_le_put32(head + 12, GTX_ENDIAN);
+	gt_le_put32(head + 16, GTX_HEADER_SIZE);
+	gt_le_put32(head + 20, n);
+	gt_le_put64(head + 24, file_size);
+	gt_le_put64(head + 32, GTX_HEADER_SIZE);
+	gt_le_put32(head + 40, GTX_ENTRY_SIZE);
+	gt_le_put32(head + 44, gtx_crc32(table, (uint64_t)n * GTX_ENTRY_SIZE));
+	gt_le_put32(head + 124, gtx_crc32(head, 124));
 	static const unsigned char zeros[GTX_ALIGN];
 	int rc = write_all(f, head, sizeof head) | write_all(f, table, (uint64_t)n * GTX_ENTRY_SIZE);
 	uint64_t pos = GTX_HEADER_SIZE + (uint64_t)n * GTX_ENTRY_SIZE;

@@ -106,6 +106,13 @@ void gt_trace_list_free(gt_trace_list *l)
 	memset(l, 0, sizeof *l);
 }
 
+struct reader;
+/* One file's bytes read, for the job's progress. */
+struct file_bytes {
+	struct reader *r;
+	uint64_t done, total;
+};
+
 struct reader {
 	const gt_trace_list *list;
 	gt_model *models;
@@ -114,7 +121,25 @@ struct reader {
 	gt_load_options opt;
 	pthread_mutex_t mu;
 	size_t next;
+	/* the caller's progress: the bytes of all the files, summed under mu */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	struct file_bytes *bytes;
+	uint64_t done, total;
 };
+
+static void file_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct file_bytes *f = ctx;
+	struct reader *r = f->r;
+	pthread_mutex_lock(&r->mu);
+	r->done += done - f->done;
+	r->total += total - f->total;
+	f->done = done;
+	f->total = total;
+	r->progress(r->progress_ctx, r->done, r->total);
+	pthread_mutex_unlock(&r->mu);
+}
 
 static void *read_files(void *arg)
 {
@@ -125,7 +150,27 @@ static void *read_files(void *arg)
 		pthread_mutex_unlock(&r->mu);
 		if (i >= r->list->count)
 			return NULL;
-		r->rcs[i] = gt_model_load(&r->models[i], r->list->paths[i], &r->opt, &r->errs[i]);
+		gt_load_options opt = r->opt;
+		if (r->bytes) {
+			opt.progress = file_progress;
+			opt.progress_ctx = &r->bytes[i];
+		}
+		r->rcs[i] = gt_model_load(&r->models[i], r->list->paths[i], &opt, &r->errs[i]);
+		if (r->bytes) /* an index file reports nothing while it loads */
+			file_progress(&r->bytes[i], r->bytes[i].total, r->bytes[i].total);
+	}
+}
+
+/* Each file's size up front, so that the job's bar has its total from the
+ * start (a file reports its own only once it is opened). */
+static void size_files(struct reader *r)
+{
+	for (size_t i = 0; i < r->list->count; i++) {
+		struct stat st;
+		r->bytes[i].r = r;
+		if (stat(r->list->paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			r->bytes[i].total = (uint64_t)st.st_size;
+		r->total += r->bytes[i].total;
 	}
 }
 
@@ -199,7 +244,15 @@ int gt_model_load_many(gt_model *out, const gt_trace_list *l, const gt_load_opti
 	if (opt)
 		r.opt = *opt;
 	r.opt.threads = threads / workers;
-	r.opt.progress = NULL; /* one bar per file would interleave */
+	r.opt.progress = NULL; /* one bar for the job, not one per file */
+	r.opt.progress_ctx = NULL;
+	if (opt && opt->progress) {
+		r.progress = opt->progress;
+		r.progress_ctx = opt->progress_ctx;
+		r.bytes = gt_fault_hit("alloc") ? NULL : calloc(n, sizeof *r.bytes);
+		if (r.bytes) /* without it, no bar */
+			size_files(&r);
+	}
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_t *tids = workers > 1 ? calloc(workers, sizeof *tids) : NULL;
 	unsigned started = 0;
@@ -234,6 +287,6 @@ int gt_model_load_many(gt_model *out, const gt_trace_list *l, const gt_load_opti
 		for (size_t i = 0; i < n; i++)
 			gt_model_free(&r.models[i]);
 	}
-	free(r.models), free(r.errs), free(r.rcs);
+	free(r.models), free(r.errs), free(r.rcs), free(r.bytes);
 	return rc;
 }

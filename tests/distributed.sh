@@ -4,19 +4,11 @@
 # late rank with exactly its delay, from the traces and from per-rank Arrow
 # summaries alike; the causal path crosses into the late rank (the same on
 # the host and the device); duplicate ranks fail; a truncated rank's extra
-# collectives are counted, never paired; GNU parallel runs the per-rank step;
+# collectives are counted, never paired; a messy rank's notice and --strict
+# name its file; GNU parallel runs the per-rank step;
 # the real 8-rank job in ../shared/traces reads as one job.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
-build=$(dirname "$bin")
-gen=$build/tools/gen_trace
-[ -x "$gen" ] || { echo "distributed: $gen is missing (run make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. tests/lib/preamble.sh
+need_gen distributed
 check() { python3 tests/distributed_check.py "$@" > "$tmp/check.out" 2>&1 && ok || { cat "$tmp/check.out"; bad "check $1"; }; }
 
 N=8 R=5 DELAY=123457
@@ -120,6 +112,33 @@ lanes=$("$bin" info -q "$tmp/job" | jq .lanes)
 cp "$tmp/job/rank3.json" "$tmp/dup.json"
 "$bin" info -q "$tmp/job/rank3.json" "$tmp/dup.json" > /dev/null 2> "$tmp/err"
 [ $? = 1 ] && grep -q "both are rank 3" "$tmp/err" && [ "$(wc -l < "$tmp/err")" = 1 ] && ok || bad "duplicate rank"
+
+# a messy rank (cut short; an event with a negative dur): one notice line
+# naming its file, -q silences it, --strict exits 4 naming the file and
+# writes nothing
+mkdir -p "$tmp/cut" "$tmp/neg"
+cp "$tmp"/job/rank*.json "$tmp/cut/"
+cp "$tmp"/job/rank*.json "$tmp/neg/"
+head -c $(($(wc -c < "$tmp/job/rank2.json") / 2)) "$tmp/job/rank2.json" > "$tmp/cut/rank2.json"
+awk '!done && sub(/"dur": /, "\"dur\": -") { done = 1 } { print }' "$tmp/job/rank4.json" > "$tmp/neg/rank4.json"
+"$bin" info "$tmp/cut/rank2.json" > /dev/null 2> "$tmp/err1"
+at=$(sed -n 's/.*cut short at byte \([0-9]*\);.*/\1/p' "$tmp/err1")
+for c in "cut rank2 the input is cut short at byte $at;" "neg rank4 1 event skipped (negative_dur 1);"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	d=$1 f=$2
+	shift 2
+	"$bin" spans -f ndjson "$tmp/$d" > "$tmp/out" 2> "$tmp/err"
+	[ $? = 0 ] && [ -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qF "gputrace: $tmp/$d/$f.json: $*" "$tmp/err" \
+		&& ok || bad "$d: the notice ($(cat "$tmp/err"))"
+	"$bin" spans -q -f ndjson "$tmp/$d" > /dev/null 2> "$tmp/err"
+	[ $? = 0 ] && [ ! -s "$tmp/err" ] && ok || bad "$d: -q must silence the notice"
+	"$bin" spans -q --strict -f ndjson "$tmp/$d" > "$tmp/out" 2> "$tmp/err"
+	[ $? = 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] \
+		&& grep -q "^gputrace: $tmp/$d/$f.json: the trace has [a-z_]* warnings and --strict was given$" "$tmp/err" \
+		&& ok || bad "$d: --strict must exit 4 naming $f ($(cat "$tmp/err"))"
+done
+"$bin" info -q --strict "$tmp/job" > /dev/null && ok || bad "--strict on a clean job must exit 0"
 
 # a truncated rank: its missing collectives leave the others unmatched, counted
 mkdir -p "$tmp/trunc"

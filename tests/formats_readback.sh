@@ -3,9 +3,7 @@
 # json, csv, pyarrow and polars), and the atomic -o path: failures injected
 # halfway through a write (a FAULTS=1 build) leave no partial file and the old
 # file untouched.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
-build=$(dirname "$bin")
+. tests/lib/preamble.sh
 demo=$build/tools/table_demo
 py=.venv/bin/python
 if [ ! -x "$py" ]; then
@@ -13,12 +11,6 @@ if [ ! -x "$py" ]; then
 	exit 0
 fi
 [ -x "$demo" ] || { echo "formats_readback: $demo is missing (run make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 # 1000 rows in batches of 300 (4 record batches), then the default batching
 for f in json ndjson csv arrow arrow-stream; do

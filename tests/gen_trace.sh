@@ -3,17 +3,8 @@
 # exact event/span counts, the same bytes for a seed whatever the compression,
 # and when gputrace info exists, its counts and a clean model (no improper
 # nesting, every flow bound).
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
-build=$(dirname "$bin")
-gen=$build/tools/gen_trace
-[ -x "$gen" ] || { echo "gen_trace: $gen is missing (run make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. tests/lib/preamble.sh
+need_gen gen_trace
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {}, {"d": d}))' "$1"; }
 
 for args in "--events 1 --seed 1" "--events 5000 --seed 7" "--spans 3000 --seed 9 --ranks 3" "--events 20000 --seed 2 --ranks 2"; do

@@ -5,20 +5,13 @@
 # (tests/tables_readback.py), on the demo trace and real traces; one PoCL run
 # of critical-path; binary formats refused on a terminal; -o leaves nothing
 # behind on failure.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
+. tests/lib/preamble.sh
 py=.venv/bin/python
 if [ ! -x "$py" ]; then
 	echo "tables_readback: skipped: .venv is absent ('make deps' installs pyarrow and polars)"
 	exit 0
 fi
 [ -x "$bin" ] || { echo "tables_readback: $bin is missing (run make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 traces="testdata/demo/kineto_resnet50.json.gz"
 real=""

@@ -3,16 +3,9 @@
 # the trace vs its index file and on every device vs the host, --expand vs a
 # brute-force filter of the span table, --update vs a full rebuild (bytes),
 # corrupted and truncated index files, --strict and the viewport cache.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
+. tests/lib/preamble.sh
 traces=${GPUTRACE_TRACES:-../shared/traces}
 py=python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 [ -d "$traces" ] || { echo "tindex_real: skipped: $traces is absent"; exit 0; }
 
 for t in param__linear_kineto.json.gz kineto__worker0.1623143089861.pt.trace.json.gz \

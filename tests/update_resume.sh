@@ -5,18 +5,11 @@
 # parsing threads, and for real traces cut at an event boundary. Where it
 # cannot resume (gzip, a version 1 index, a rewritten last event) it says
 # so and reads the whole trace again, still byte-identical.
-set -u
-bin=${GPUTRACE_BIN:-build/gputrace}
+. tests/lib/preamble.sh
 traces=${GPUTRACE_TRACES:-../shared/traces}
 # .venv: xxhash, to write version 4 section sums (scripts/install-deps)
 py=python3
 [ -x .venv/bin/python ] && py=.venv/bin/python
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 params="--batch-spans 4 --partition-batches 4 --fanout 2 --epoch-spans 64"
 
 # check NAME OLD NEW RESUMED [pack options...]: packs OLD as the trace, grows

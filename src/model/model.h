@@ -227,6 +227,7 @@ typedef struct gt_rank_part {
 	uint32_t process_base, process_count;
 	uint32_t flow_count, thread_count, track_count;
 	gt_ingest_stats stats;
+	uint64_t cut_at; /* the byte where the file is cut short, when it is (the job keeps no per-file examples) */
 } gt_rank_part;
 
 typedef struct gt_load_options {

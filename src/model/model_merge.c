@@ -74,6 +74,8 @@ static void fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, ui
 	r->thread_count = p->thread_count;
 	r->track_count = p->track_count;
 	r->stats = p->stats;
+	if (p->warning_example_count[GT_WARN_TRUNCATED_INPUT])
+		r->cut_at = p->warning_examples[GT_WARN_TRUNCATED_INPUT][0].offset;
 }
 
 /* Appends p (then freed) to m. */
