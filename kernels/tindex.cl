@@ -327,32 +327,53 @@ __kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulo
 	uint ex = tile_scan(cnt, tmp, &total);
 	uint tw = (uint)group_sum(w, tmpw);
 	uint agg_tag = 2 * epoch + 1;
-	if (l == 0) {
-		uint before = 0, before_w = 0;
-		if (g > 0) {
-			atom_xchg(&look[2 * (ulong)g], (long)(((ulong)agg_tag << 32) | total));
-			atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)agg_tag << 32) | tw));
-			for (uint j = g; j-- > 0;) {
-				uint c, cw;
-				uint tag = look_pair(look, j, agg_tag, &c, &cw);
-				before += c;
-				before_w += cw;
-				if (tag == agg_tag + 1)
-					break;
-			}
+	if (l == 0 && g > 0) {
+		atom_xchg(&look[2 * (ulong)g], (long)(((ulong)agg_tag << 32) | total));
+		atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)agg_tag << 32) | tw));
+	}
+	/* The look-back, W groups at a time, one per work-item (a serial walk
+	 * cost a global read's latency per group: slower than two launches at
+	 * 100M spans on the H200): the nearest group with its prefix out ends
+	 * it. tmp (free after the scan) holds that group's distance and the
+	 * sums. The loop is uniform: every item computes the same base. */
+	uint before = 0, before_w = 0;
+	for (long base = (long)g - 1; base >= 0; base -= W) {
+		long j = base - (long)l;
+		uint c = 0, cw = 0, tag = 0;
+		if (j >= 0)
+			tag = look_pair(look, (uint)j, agg_tag, &c, &cw);
+		if (l == 0) {
+			tmp[0] = W;
+			tmp[1] = 0;
+			tmp[2] = 0;
 		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (j >= 0 && tag == agg_tag + 1)
+			atomic_min(&tmp[0], l);
+		barrier(CLK_LOCAL_MEM_FENCE);
+		uint stop = tmp[0];
+		if (j >= 0 && l <= stop) {
+			atomic_add(&tmp[1], c);
+			atomic_add(&tmp[2], cw);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		before += tmp[1];
+		before_w += tmp[2];
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (stop < W)
+			break;
+	}
+	if (l == 0) {
 		/* the prefix: count first, weight second, read back as a pair */
 		atom_xchg(&look[2 * (ulong)g], (long)(((ulong)(agg_tag + 1) << 32) | (before + total)));
 		atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)(agg_tag + 1) << 32) | (before_w + tw)));
-		tmp[0] = before;
 		if (g == G - 1) {
 			ctrl[2] = before + total;
 			ctrl[1] = before_w + tw;
 			*ticket = 0;
 		}
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	ulong at = (ulong)tmp[0] + ex;
+	ulong at = (ulong)before + ex;
 	for (uint k = 0; k < R && at < cap; k++)
 		if (hit[l * R + k])
 			out[at++] = ids[l * R + k];
