@@ -270,7 +270,9 @@ __kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulo
  * separate words is assumed. */
 static ulong look_read(__global volatile long *p)
 {
-	return (ulong)atom_add(p, 0L);
+	/* an aligned 64-bit load is whole on the devices we run (an atomic
+	 * read-modify-write here serialised the groups that read one word) */
+	return (ulong)*p;
 }
 
 /* Group j's counts under tag `want` (its own, or its inclusive prefix):
@@ -331,14 +333,15 @@ __kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulo
 		atom_xchg(&look[2 * (ulong)g], (long)(((ulong)agg_tag << 32) | total));
 		atom_xchg(&look[2 * (ulong)g + 1], (long)(((ulong)agg_tag << 32) | tw));
 	}
-	/* The look-back, W groups at a time, one per work-item (a serial walk
+	/* The look-back, LB groups at a time, one per work-item (a serial walk
 	 * cost a global read's latency per group: slower than two launches at
 	 * 100M spans on the H200): the nearest group with its prefix out ends
 	 * it. tmp (free after the scan) holds that group's distance and the
 	 * sums. The loop is uniform: every item computes the same base. */
 	uint before = 0, before_w = 0;
-	for (long base = (long)g - 1; base >= 0; base -= W) {
-		long j = base - (long)l;
+	const uint LB = min(W, 32u); /* groups read per step: enough, most end at the nearest */
+	for (long base = (long)g - 1; base >= 0; base -= LB) {
+		long j = l < LB ? base - (long)l : -1;
 		uint c = 0, cw = 0, tag = 0;
 		if (j >= 0)
 			tag = look_pair(look, (uint)j, agg_tag, &c, &cw);
@@ -360,7 +363,7 @@ __kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulo
 		before += tmp[1];
 		before_w += tmp[2];
 		barrier(CLK_LOCAL_MEM_FENCE);
-		if (stop < W)
+		if (stop < LB)
 			break;
 	}
 	if (l == 0) {
