@@ -23,6 +23,7 @@ struct gt_tindex_cl {
 	cl_kernel k_onepass; /* tq_slots_onepass, where the device has 64-bit atomics */
 	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl, look;
 	cl_uint epoch;       /* tq_slots_onepass's tags: one epoch per query */
+	uint64_t onepass_groups; /* the most groups a one-launch query runs: one wave */
 	uint32_t out_len;
 	uint32_t slots[GT_TINDEX_MAX_LEVELS]; /* S per level: its largest clamped leaf count */
 	uint64_t local_mem;
@@ -177,6 +178,12 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 		if (e != CL_SUCCESS)
 			d->k_onepass = NULL;
 	}
+	/* groups per compute unit: 4 measured best on the H200 (BENCHMARKS.md);
+	 * GPUTRACE_QUERY_GROUPS_PER_CU overrides it for such measurements */
+	const char *per_cu = getenv("GPUTRACE_QUERY_GROUPS_PER_CU");
+	d->onepass_groups = (uint64_t)gt_cl_compute_units(cl) * (per_cu && atoi(per_cu) > 0 ? (unsigned)atoi(per_cu) : 4);
+	if (d->onepass_groups < 1)
+		d->onepass_groups = 1;
 	if (d->k_onepass && !(d->look = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 16, NULL, err))) {
 		gt_tindex_cl_close(d);
 		return -1;
@@ -242,9 +249,21 @@ static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, 
 		{sizeof(cl_mem), &d->ctrl},   {sizeof(cl_mem), &d->ticket},  {W * K * 4, NULL},
 		{W * 4, NULL},		      {W * 8, NULL},
 	};
-	if (d->k_onepass && n <= UINT32_MAX && (uint64_t)W * R * 5 + W * 12 <= d->local_mem) {
+	/* One launch: few enough groups to run in one wave (each has a fixed
+	 * serial part: its ticket, scan and look-back), each taking more rounds. */
+	cl_uint R1 = QUERY_R;
+	uint64_t G1 = (n + (uint64_t)W * R1 - 1) / ((uint64_t)W * R1), wave = d->onepass_groups;
+	if (G1 > wave) {
+		uint64_t r = (n + (uint64_t)W * wave - 1) / ((uint64_t)W * wave);
+		R1 = r > 4096 ? 4096 : (cl_uint)r;
+		G1 = (n + (uint64_t)W * R1 - 1) / ((uint64_t)W * R1);
+	}
+	if (G1 == 0)
+		G1 = 1;
+	if (d->k_onepass && n <= UINT32_MAX && G1 <= W * QUERY_KMAX && (uint64_t)W * R1 * 5 + W * 12 <= d->local_mem) {
 		if (d->epoch >= 0x7ffffffe && clear_look(d, err) < 0)
 			return -1;
+		R = R1, G = G1;
 		cl_uint epoch = d->epoch++;
 		struct arg one[] = {
 			{sizeof n, &n},		      {sizeof S, &S},		   {sizeof(cl_mem), &d->nodes},
