@@ -178,10 +178,10 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 		if (e != CL_SUCCESS)
 			d->k_onepass = NULL;
 	}
-	/* groups per compute unit: 4 measured best on the H200 (BENCHMARKS.md);
+	/* groups per compute unit: 8 measured best on the H200 (BENCHMARKS.md);
 	 * GPUTRACE_QUERY_GROUPS_PER_CU overrides it for such measurements */
 	const char *per_cu = getenv("GPUTRACE_QUERY_GROUPS_PER_CU");
-	d->onepass_groups = (uint64_t)gt_cl_compute_units(cl) * (per_cu && atoi(per_cu) > 0 ? (unsigned)atoi(per_cu) : 4);
+	d->onepass_groups = (uint64_t)gt_cl_compute_units(cl) * (per_cu && atoi(per_cu) > 0 ? (unsigned)atoi(per_cu) : 8);
 	if (d->onepass_groups < 1)
 		d->onepass_groups = 1;
 	if (d->k_onepass && !(d->look = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 16, NULL, err))) {
