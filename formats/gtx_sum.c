@@ -4,9 +4,7 @@
  * CRC-32 (about 3 GB/s a core) was most of loading an index, XXH3 runs at
  * memory speed. */
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <string.h>
@@ -47,27 +45,9 @@ static unsigned pieces_for(uint64_t n)
 	return k < 2 ? 1u : k < t ? (unsigned)k : t;
 }
 
-/* A loaded index is a file mapping: each 4 KiB page read first faults, and
- * those faults, not the hashing, bounded a load at about 9 GB/s on 16 cores.
- * Populating each thread's share of the page tables in one call first is
- * cheaper (GPUTRACE_GTX_NO_POPULATE=1 leaves it out, to measure it). */
-static void populate(const unsigned char *p, uint64_t n)
-{
-#ifdef MADV_POPULATE_READ
-	bool off = getenv("GPUTRACE_GTX_NO_POPULATE") != NULL;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + page - 1) / page * page,
-		  b = ((uintptr_t)p + n) / page * page;
-	if (!off && b > a)
-		madvise((void *)a, b - a, MADV_POPULATE_READ); /* advice: a failure only costs the faults */
-#else
-	(void)p, (void)n;
-#endif
-}
-
 static void *crc_piece(void *arg)
 {
 	struct piece *p = arg;
-	populate(p->base + p->a, p->b - p->a);
 	p->crc = crc32_serial(p->base + p->a, p->b - p->a);
 	return NULL;
 }
@@ -100,7 +80,6 @@ static void *xxh_piece(void *arg)
 {
 	struct piece *p = arg;
 	uint64_t *h = p->hashes + p->a / GTX_SUM_CHUNK;
-	populate(p->base + p->a, p->b - p->a);
 	for (uint64_t at = p->a; at < p->b; at += GTX_SUM_CHUNK) {
 		uint64_t len = p->b - at < GTX_SUM_CHUNK ? p->b - at : GTX_SUM_CHUNK;
 		*h++ = XXH3_64bits(p->base + at, (size_t)len);
