@@ -128,20 +128,14 @@ out:
 	return rc;
 }
 
-struct copy_job {
-	const gt_span *spans;
-	struct input *in;
-	uint32_t a, b;
-};
-
-static void *copy_range(void *arg)
+static int copy_range(void *ctx, uint64_t a, uint64_t b)
 {
-	struct copy_job *j = arg;
-	for (uint32_t i = j->a; i < j->b; i++) {
-		j->in->parent[i] = j->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
-		j->in->dur[i] = j->spans[i].dur_ns;
+	struct input *in = ctx;
+	for (uint64_t i = a; i < b; i++) {
+		in->parent[i] = in->model->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
+		in->dur[i] = in->model->spans[i].dur_ns;
 	}
-	return NULL;
+	return 0;
 }
 
 /* The forest's two columns from the span table, on threads: a gather of
@@ -154,14 +148,7 @@ static int forest_from_model(gt_model *m, struct input *in, unsigned threads)
 	in->dur = gt_big_malloc((size_t)in->n + 1, sizeof *in->dur);
 	if (!in->parent || !in->dur)
 		return -1;
-	struct copy_job jobs[16];
-	unsigned k = gt_thread_count(threads, 16);
-	if (in->n < (1u << 20))
-		k = 1;
-	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (struct copy_job){m->spans, in, (uint32_t)((uint64_t)in->n * j / k),
-					    (uint32_t)((uint64_t)in->n * (j + 1) / k)};
-	gt_run_jobs(copy_range, jobs, sizeof jobs[0], k);
+	gt_parallel_ranges(in->n, 1u << 20, threads, copy_range, in);
 	return 0;
 }
 

@@ -302,49 +302,37 @@ static bool str_ok(uint32_t id, uint32_t n)
 	return id == GT_NONE || id < n;
 }
 
-/* The spans [a, b) refer inside their tables. */
-struct span_check {
-	const gt_model *m;
-	uint32_t a, b;
-	bool ok;
-};
-
-static void *check_span_range(void *arg)
+/* The spans [a, b) refer inside their tables (1: one does not). */
+static int spans_ok(void *ctx, uint64_t a, uint64_t b)
 {
-	struct span_check *c = arg;
-	const gt_model *m = c->m;
+	const gt_model *m = ctx;
 	uint32_t ns = m->strings.count;
-	c->ok = true;
-	for (uint32_t i = c->a; i < c->b; i++) {
+	for (uint64_t i = a; i < b; i++) {
 		const gt_span *s = &m->spans[i];
 		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
 		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
 		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS ||
-		    s->lane >= m->lane_count) {
-			c->ok = false;
-			break;
-		}
+		    s->lane >= m->lane_count)
+			return 1;
 	}
-	return NULL;
+	return 0;
 }
 
-/* The span table is most of a load: checked on threads. */
-static bool spans_ok(const gt_model *m)
+static int flows_ok(void *ctx, uint64_t a, uint64_t b)
 {
-	enum { MIN_PER_THREAD = 1u << 20 };
-	unsigned k = gt_thread_count(0, 16);
-	if (m->span_count / MIN_PER_THREAD < k)
-		k = m->span_count / MIN_PER_THREAD ? m->span_count / MIN_PER_THREAD : 1;
-	struct span_check jobs[16];
-	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (struct span_check){m, (uint32_t)((uint64_t)m->span_count * j / k),
-					      (uint32_t)((uint64_t)m->span_count * (j + 1) / k), false};
-	gt_run_jobs(check_span_range, jobs, sizeof jobs[0], k);
-	for (unsigned j = 0; j < k; j++)
-		if (!jobs[j].ok)
-			return false;
-	return true;
+	const gt_model *m = ctx;
+	uint32_t ns = m->strings.count;
+	for (uint64_t i = a; i < b; i++) {
+		const gt_flow *f = &m->flows[i];
+		if ((f->src != GT_NONE && f->src >= m->span_count) || (f->dst != GT_NONE && f->dst >= m->span_count) ||
+		    !str_ok(f->name, ns) || !str_ok(f->cat, ns))
+			return 1;
+	}
+	return 0;
 }
+
+/* The span and flow tables are most of a load: checked on threads. */
+#define CHECK_MIN_PER_THREAD (1u << 20)
 
 /* Every cross-reference, so later commands can index without checks. */
 static const char *check_refs(const gt_model *m)
@@ -352,7 +340,7 @@ static const char *check_refs(const gt_model *m)
 	uint32_t ns = m->strings.count;
 	if (m->group_count > GT_MAX_GROUPS)
 		return "more groups than the model holds";
-	if (!spans_ok(m))
+	if (gt_parallel_ranges(m->span_count, CHECK_MIN_PER_THREAD, 0, spans_ok, (void *)m))
 		return "a span refers past its tables, or its lane is past the lane count";
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
@@ -367,12 +355,8 @@ static const char *check_refs(const gt_model *m)
 		if (!str_ok(p->name, ns) || !str_ok(p->labels, ns) || (p->pid.is_str && p->pid.str >= ns))
 			return "a process refers past its tables";
 	}
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *f = &m->flows[i];
-		if ((f->src != GT_NONE && f->src >= m->span_count) || (f->dst != GT_NONE && f->dst >= m->span_count) ||
-		    !str_ok(f->name, ns) || !str_ok(f->cat, ns))
-			return "a flow refers past its tables";
-	}
+	if (gt_parallel_ranges(m->flow_count, CHECK_MIN_PER_THREAD, 0, flows_ok, (void *)m))
+		return "a flow refers past its tables";
 	for (uint32_t i = 0; i < m->series_count; i++)
 		if (m->series[i].process >= m->process_count || !str_ok(m->series[i].name, ns) ||
 		    !str_ok(m->series[i].key, ns))
@@ -404,6 +388,30 @@ static void release_model(const gt_gtx *g, gt_model *m)
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json), free(m->source);
 	memset(m, 0, sizeof *m);
+}
+
+/* Each string's length and pool hash, on threads: interning a large
+ * table in order (which must give back the ids) then only inserts. */
+struct string_hashes {
+	const uint64_t *offsets;
+	const char *data;
+	uint64_t data_len;
+	uint64_t *out; /* per string: length, hash */
+};
+
+#define STRINGS_PER_THREAD (1u << 16)
+
+static int hash_strings(void *ctx, uint64_t a, uint64_t b)
+{
+	struct string_hashes *h = ctx;
+	for (uint64_t i = a; i < b; i++) {
+		if (h->offsets[i] >= h->data_len)
+			return 1;
+		size_t len = strlen(h->data + h->offsets[i]);
+		h->out[2 * i] = len;
+		h->out[2 * i + 1] = gt_strpool_hash(h->data + h->offsets[i], len);
+	}
+	return 0;
 }
 
 static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *err)
@@ -484,17 +492,24 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 		bad(path, err, "string data is not terminated");
 		goto fail;
 	}
+	struct string_hashes sh = {so, sd, dlen, gt_fault_hit("alloc") ? NULL : malloc((nstr ? nstr : 1) * 16)};
+	if (!sh.out) {
+		gt_fail(err, GT_EINPUT, "out of memory loading '%s'", path);
+		goto fail;
+	}
+	if (gt_parallel_ranges(nstr, STRINGS_PER_THREAD, 0, hash_strings, &sh)) {
+		free(sh.out);
+		bad(path, err, "a string offset is out of bounds");
+		goto fail;
+	}
 	for (uint64_t i = 0; i < nstr; i++) {
-		if (so[i] >= dlen) {
-			bad(path, err, "a string offset is out of bounds");
-			goto fail;
-		}
-		size_t len = strlen(sd + so[i]);
-		if (gt_strpool_intern(&m->strings, sd + so[i], len) != i) {
+		if (gt_strpool_intern_hashed(&m->strings, sd + so[i], sh.out[2 * i], sh.out[2 * i + 1]) != i) {
+			free(sh.out);
 			bad(path, err, "the string table holds a duplicate");
 			goto fail;
 		}
 	}
+	free(sh.out);
 	const char *why = check_refs(m);
 	if (why) {
 		bad(path, err, why);

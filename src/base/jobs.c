@@ -21,6 +21,38 @@ void gt_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k)
 	}
 }
 
+struct range_job {
+	int (*fn)(void *ctx, uint64_t a, uint64_t b);
+	void *ctx;
+	uint64_t a, b;
+	int rc;
+};
+
+static void *range_run(void *arg)
+{
+	struct range_job *j = arg;
+	j->rc = j->fn(j->ctx, j->a, j->b);
+	return NULL;
+}
+
+int gt_parallel_ranges(uint64_t n, uint64_t min, unsigned threads, int (*fn)(void *ctx, uint64_t a, uint64_t b),
+		       void *ctx)
+{
+	unsigned k = gt_thread_count(threads, GT_MAX_JOBS);
+	if (min < 1)
+		min = 1;
+	if (n / min < k)
+		k = n / min ? (unsigned)(n / min) : 1;
+	struct range_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (struct range_job){fn, ctx, n * j / k, n * (j + 1) / k, 0};
+	gt_run_jobs(range_run, jobs, sizeof jobs[0], k);
+	for (unsigned j = 0; j < k; j++)
+		if (jobs[j].rc)
+			return jobs[j].rc;
+	return 0;
+}
+
 unsigned gt_thread_count(unsigned asked, unsigned max)
 {
 	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);

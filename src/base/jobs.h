@@ -6,11 +6,19 @@
 #define GT_JOBS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define GT_MAX_JOBS 64
 
 /* Runs fn over k (at most GT_MAX_JOBS) jobs of `size` bytes each. */
 void gt_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
+
+/* Runs fn(ctx, a, b) over [0, n) cut into consecutive ranges, one per
+ * thread (at most `threads`, 0: one per core), each at least `min` long.
+ * Returns 0 when every call returned 0, else the first range's non-zero
+ * result. */
+int gt_parallel_ranges(uint64_t n, uint64_t min, unsigned threads, int (*fn)(void *ctx, uint64_t a, uint64_t b),
+		       void *ctx);
 
 /* How many threads to use: `asked` when non-zero, else the online cores;
  * at least 1, at most max. */
