@@ -24,6 +24,7 @@ struct gt_tindex_cl {
 	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl, look;
 	cl_uint epoch;       /* tq_slots_onepass's tags: one epoch per query */
 	uint64_t onepass_groups; /* the most groups a one-launch query runs: one wave */
+	cl_uint onepass_rounds;  /* the fewest rounds a group of it takes */
 	uint32_t out_len;
 	uint32_t slots[GT_TINDEX_MAX_LEVELS]; /* S per level: its largest clamped leaf count */
 	uint64_t local_mem;
@@ -184,6 +185,8 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 	d->onepass_groups = (uint64_t)gt_cl_compute_units(cl) * (per_cu && atoi(per_cu) > 0 ? (unsigned)atoi(per_cu) : 8);
 	if (d->onepass_groups < 1)
 		d->onepass_groups = 1;
+	const char *rounds = getenv("GPUTRACE_QUERY_ROUNDS"); /* for measurements too */
+	d->onepass_rounds = rounds && atoi(rounds) > 0 && atoi(rounds) <= 64 ? (cl_uint)atoi(rounds) : QUERY_R;
 	if (d->k_onepass && !(d->look = new_buffer(cl, CL_MEM_READ_WRITE, gmax * 16, NULL, err))) {
 		gt_tindex_cl_close(d);
 		return -1;
@@ -251,7 +254,7 @@ static int run_query(gt_tindex_cl *d, cl_ulong n, cl_uint S, cl_ulong node_off, 
 	};
 	/* One launch: few enough groups to run in one wave (each has a fixed
 	 * serial part: its ticket, scan and look-back), each taking more rounds. */
-	cl_uint R1 = QUERY_R;
+	cl_uint R1 = d->onepass_rounds;
 	uint64_t G1 = (n + (uint64_t)W * R1 - 1) / ((uint64_t)W * R1), wave = d->onepass_groups;
 	if (G1 > wave) {
 		uint64_t r = (n + (uint64_t)W * wave - 1) / ((uint64_t)W * wave);
