@@ -3,6 +3,7 @@
 #include "device_open.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,12 @@ static struct {
 static void *open_device(void *arg)
 {
 	(void)arg;
+	/* A driver's start-up may give the calling thread an alternate signal
+	 * stack of its own (PoCL's does); this thread's stack is restored, so
+	 * the thread ends with what it began with (ASan unmaps the stack it
+	 * set there, and aborted on PoCL's). */
+	stack_t own;
+	bool have_own = sigaltstack(NULL, &own) == 0;
 	pending.rc = gt_cl_open(&pending.cl, pending.has_spec ? pending.spec : NULL, pending.chosen,
 				sizeof pending.chosen, &pending.err);
 	if (pending.rc == 0 && pending.cl && pending.program[0]) {
@@ -32,6 +39,8 @@ static void *open_device(void *arg)
 		gt_error ignored = {0};
 		gt_cl_program(pending.cl, pending.program, &prog, &ignored);
 	}
+	if (have_own)
+		sigaltstack(&own, NULL);
 	return NULL;
 }
 #endif
