@@ -103,17 +103,19 @@ static ulong group_sum(ulong v, __local ulong *tmp)
  * compacted hits are the candidates in the host's order with no list of
  * matched nodes and no second stage. A slot tests its node (a record the
  * S slots of the node share, so it comes from the cache) and, only when
- * the node meets the query, its leaf. At level 0 (S = 0) slot i is
- * batch i. Group g owns slots [g W R, (g + 1) W R) and walks them in R
+ * the node meets the query, its leaf. The slots cover the query's reach
+ * (tindex.h): node off + i / S of the level, or at level 0 (S = 0) batch
+ * off + i. Group g owns slots [g W R, (g + 1) W R) and walks them in R
  * coalesced rounds of W. */
-static int slot(ulong i, uint S, __global const tnode *nodes, __global const tnode *batches, uint nbatches,
-		tquery q, uint *id, uint *tested)
+static int slot(ulong i, uint S, __global const tnode *nodes, ulong off, __global const tnode *batches,
+		uint nbatches, tquery q, uint *id, uint *tested)
 {
 	*tested = 0;
 	if (S == 0) {
-		*id = (uint)i;
-		return meets(&batches[i], q);
+		*id = (uint)(off + i);
+		return meets(&batches[*id], q);
 	}
+	nodes += off;
 	/* 32-bit division when the slots fit (always, but for an absurd
 	 * index): 64-bit division is a long sequence on a GPU */
 	ulong node;
@@ -143,7 +145,6 @@ __kernel void tq_slots_count(ulong n, uint S, __global const tnode *nodes, ulong
 			     __global uint *gsum, __global ulong *gweight, __global uint *goff, __global ulong *ctrl,
 			     __global volatile uint *ticket, __local uint *sums, __local uint *tmp, __local ulong *tmpw)
 {
-	nodes += node_off;
 	uint W = get_local_size(0), l = get_local_id(0), G = get_num_groups(0);
 	ulong c0 = (ulong)get_group_id(0) * W * R;
 	uint cnt = 0, w = 0;
@@ -151,7 +152,7 @@ __kernel void tq_slots_count(ulong n, uint S, __global const tnode *nodes, ulong
 		ulong i = c0 + (ulong)j * W + l;
 		uint id, t;
 		if (i < n) {
-			cnt += (uint)slot(i, S, nodes, batches, nbatches, q, &id, &t);
+			cnt += (uint)slot(i, S, nodes, node_off, batches, nbatches, q, &id, &t);
 			w += t;
 		}
 	}
@@ -240,13 +241,12 @@ __kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulo
 	/* most groups of a narrow window have no hit: the whole group leaves */
 	if (gsum[get_group_id(0)] == 0)
 		return;
-	nodes += node_off;
 	uint W = get_local_size(0), l = get_local_id(0);
 	ulong c0 = (ulong)get_group_id(0) * W * R;
 	for (uint j = 0; j < R; j++) {
 		ulong i = c0 + (ulong)j * W + l;
 		uint id, t;
-		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, batches, nbatches, q, &id, &t) : (uchar)0;
+		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, node_off, batches, nbatches, q, &id, &t) : (uchar)0;
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	uint cnt = 0;
@@ -258,7 +258,7 @@ __kernel void tq_slots_compact(ulong n, uint S, __global const tnode *nodes, ulo
 		if (!hit[l * R + k])
 			continue;
 		ulong i = c0 + (ulong)l * R + k;
-		out[at++] = S == 0 ? (uint)i : nodes[i / S].first + (uint)(i % S);
+		out[at++] = S == 0 ? (uint)(node_off + i) : nodes[node_off + i / S].first + (uint)(i % S);
 	}
 }
 
@@ -305,7 +305,6 @@ __kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulo
 			       ulong cap, __global ulong *ctrl, __local uchar *hit, __local uint *ids, __local uint *tmp,
 			       __local ulong *tmpw)
 {
-	nodes += node_off;
 	uint W = get_local_size(0), l = get_local_id(0), G = get_num_groups(0);
 	if (l == 0)
 		tmp[0] = atomic_inc(ticket);
@@ -317,7 +316,7 @@ __kernel void tq_slots_onepass(ulong n, uint S, __global const tnode *nodes, ulo
 	for (uint j = 0; j < R; j++) {
 		ulong i = c0 + (ulong)j * W + l;
 		uint id = 0, t = 0;
-		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, batches, nbatches, q, &id, &t) : (uchar)0;
+		hit[j * W + l] = i < n ? (uchar)slot(i, S, nodes, node_off, batches, nbatches, q, &id, &t) : (uchar)0;
 		ids[j * W + l] = id;
 		w += t;
 	}

@@ -132,7 +132,7 @@ typedef struct gt_tresult {
 	uint64_t capacity;
 	uint64_t count;         /* true candidate count */
 	bool overflow;          /* count > capacity: candidates holds the ordered prefix */
-	uint64_t nodes_tested;  /* nodes of the chosen level */
+	uint64_t nodes_tested;  /* nodes of the chosen level in the query's reach */
 	uint64_t leaves_tested; /* batches of matching nodes tested again (level >= 1) */
 } gt_tresult;
 
@@ -148,8 +148,43 @@ static inline bool gt_span_meets(const gt_span *s, const gt_tquery *q)
 	       s->group < 32 && ((q->groups >> s->group) & 1u);
 }
 
-/* The host reference query. */
+/* The host reference query. It tests the nodes of the chosen level inside
+ * the query's reach (gt_tindex_reach); nodes_tested counts those. */
 int gt_tindex_query(const gt_tindex *ix, const gt_tquery *q, gt_tresult *r, gt_error *err);
+
+/* A query's reach: the run of the chosen level's records that can hold a
+ * candidate. Batch order follows source epochs, and a trace is written
+ * roughly in time order, so a narrow window meets the coarsest level's
+ * nodes of a few epochs only. The reach is the batches from the first to
+ * the last coarsest-level node meeting q (every batch meeting q lies under
+ * a node meeting q), widened to whole records of the chosen level. The
+ * candidates are unchanged; a narrow window tests a small slice of the
+ * level instead of all of it.
+ *
+ * The directory summarises runs of coarsest-level nodes so that finding
+ * the first and last meeting node skips the runs that cannot meet q; a
+ * reach found with it equals the reach found by scanning the nodes. */
+typedef struct gt_treach_block {
+	int64_t min_start, max_end;
+	uint32_t min_lane, max_lane; /* max inclusive */
+	uint32_t groups;             /* bit g: a node of group g < 32 is in the run */
+	uint32_t pad;
+} gt_treach_block;
+
+typedef struct gt_treach_dir {
+	uint64_t nodes;         /* coarsest-level records summarised */
+	uint32_t block_nodes;   /* records per block */
+	uint64_t block_count;
+	gt_treach_block *blocks;
+} gt_treach_dir;
+
+int gt_treach_dir_build(gt_treach_dir *d, const gt_tindex *ix, gt_error *err);
+void gt_treach_dir_free(gt_treach_dir *d);
+/* The reach of q at level q->level (which must exist) as records [*lo, *hi)
+ * of that level: batches at level 0, else the level's nodes. dir may be
+ * NULL (a scan of the coarsest level then). */
+void gt_tindex_reach(const gt_tindex *ix, const gt_treach_dir *dir, const gt_tquery *q, uint64_t *lo,
+		     uint64_t *hi);
 
 /* --level auto: the level with the least estimated work for a window of
  * this width. The width is first rounded up to a power of two nanoseconds,

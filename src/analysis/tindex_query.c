@@ -21,14 +21,16 @@ int gt_tindex_query(const gt_tindex *ix, const gt_tquery *q, gt_tresult *r, gt_e
 			       ix->level_count - 1);
 	r->count = r->nodes_tested = r->leaves_tested = 0;
 	const gt_tlevel *lv = &ix->levels[q->level];
+	uint64_t lo, hi;
+	gt_tindex_reach(ix, NULL, q, &lo, &hi);
+	r->nodes_tested = hi - lo;
 	if (q->level == 0) {
-		for (uint32_t b = 0; b < ix->batch_count; b++)
+		for (uint64_t b = lo; b < hi; b++)
 			if (gt_tnode_meets(&ix->batches[b], q))
-				emit(r, b);
-		r->nodes_tested = ix->batch_count;
+				emit(r, (uint32_t)b);
 	} else {
 		const gt_tnode *nodes = ix->nodes + lv->first_node;
-		for (uint32_t i = 0; i < lv->node_count; i++) {
+		for (uint64_t i = lo; i < hi; i++) {
 			if (!gt_tnode_meets(&nodes[i], q))
 				continue;
 			/* Clamped so that a corrupt record cannot reach outside the
@@ -40,7 +42,6 @@ int gt_tindex_query(const gt_tindex *ix, const gt_tquery *q, gt_tresult *r, gt_e
 				if (gt_tnode_meets(&ix->batches[b], q))
 					emit(r, (uint32_t)b);
 		}
-		r->nodes_tested = lv->node_count;
 	}
 	r->overflow = r->count > r->capacity;
 	return 0;

@@ -23,6 +23,7 @@ struct gt_tindex_cl {
 	cl_kernel k_onepass; /* tq_slots_onepass, where the device has 64-bit atomics */
 	cl_mem batches, nodes, order, ticket, out, gsum, gweight, goff, ctrl, look;
 	cl_uint epoch;       /* tq_slots_onepass's tags: one epoch per query */
+	gt_treach_dir dir;   /* finds a query's reach */
 	uint64_t onepass_groups; /* the most groups a one-launch query runs: one wave */
 	cl_uint onepass_rounds;  /* the fewest rounds a group of it takes */
 	uint32_t out_len;
@@ -89,6 +90,7 @@ void gt_tindex_cl_close(gt_tindex_cl *d)
 		return;
 	cl_mem m[] = {d->batches, d->nodes, d->order, d->ticket, d->out, d->gsum, d->gweight, d->goff, d->ctrl, d->look};
 	release(m, sizeof m / sizeof m[0]);
+	gt_treach_dir_free(&d->dir);
 	cl_kernel k[] = {d->k_count, d->k_compact, d->k_validate, d->k_onepass};
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
 		if (k[i])
@@ -126,6 +128,10 @@ int gt_tindex_cl_open(gt_tindex_cl **out, gt_cl *cl, const gt_tindex *ix, gt_err
 		return gt_fail(err, GT_EINPUT, "out of memory");
 	d->cl = cl;
 	d->ix = ix;
+	if (gt_treach_dir_build(&d->dir, ix, err) < 0) {
+		free(d);
+		return -1;
+	}
 	pick_shape(cl, &d->sh);
 	/* S per level: the largest leaf count as the host reference clamps
 	 * it (to the batches), so that every leaf the host tests has a slot
@@ -321,13 +327,17 @@ int gt_tindex_cl_query(gt_tindex_cl *d, const gt_tquery *q, gt_tresult *r, uint6
 	const gt_tlevel *lv = &ix->levels[q->level];
 	cl_event ev[2] = {0};
 	int nev = 0, rc;
-	if (q->level == 0)
-		rc = run_query(d, ix->batch_count, 0, 0, &cq, cap, ev, &nev, err);
-	else
-		rc = run_query(d, (cl_ulong)lv->node_count * d->slots[q->level], d->slots[q->level], lv->first_node,
-			       &cq, cap, ev, &nev, err);
+	uint64_t lo, hi;
+	gt_tindex_reach(ix, &d->dir, q, &lo, &hi);
 	cl_ulong ctrl[4] = {0};
-	if (rc == 0)
+	if (lo == hi)
+		rc = 0; /* nothing in reach: no launch, ctrl stays 0 */
+	else if (q->level == 0)
+		rc = run_query(d, hi - lo, 0, lo, &cq, cap, ev, &nev, err);
+	else
+		rc = run_query(d, (cl_ulong)(hi - lo) * d->slots[q->level], d->slots[q->level], lv->first_node + lo,
+			       &cq, cap, ev, &nev, err);
+	if (rc == 0 && lo < hi)
 		rc = gt_cl_check(d->cl, clEnqueueReadBuffer(gt_cl_queue(d->cl), d->ctrl, CL_TRUE, 0, sizeof ctrl, ctrl,
 							    0, NULL, NULL), "clEnqueueReadBuffer", err);
 	uint64_t ns = 0;
@@ -340,7 +350,7 @@ int gt_tindex_cl_query(gt_tindex_cl *d, const gt_tquery *q, gt_tresult *r, uint6
 								    r->candidates, 0, NULL, NULL),
 					 "clEnqueueReadBuffer", err);
 		r->overflow = r->count > r->capacity;
-		r->nodes_tested = lv->node_count;
+		r->nodes_tested = hi - lo;
 		r->leaves_tested = q->level ? ctrl[1] : 0;
 	} else {
 		/* A launch that failed part-way may leave the ticket counted:
