@@ -35,7 +35,8 @@
  * most partition_batches long. The coarsest level has one node per group
  * run per partition. Nodes of a level are stored in batch order.
  *
- * Queries test the chosen level's nodes, expand matching nodes into their
+ * Queries test the chosen level's nodes inside the query's reach (below),
+ * expand matching nodes into their
  * batches and test those again, so the candidate set is the same at every
  * level (a coarse level costs more leaf tests, never more candidates); the
  * level only changes the work done. */
