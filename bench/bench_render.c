@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "analysis/analysis.h"
+#include "svg.h"
 #include "model/model.h"
 #include "bench_util.h"
 

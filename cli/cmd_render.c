@@ -13,6 +13,7 @@
 #include "gtx.h"
 #include "load.h"
 #include "outfile.h"
+#include "svg.h"
 #include "cl/cl.h"
 #include "viewport.h"
 

@@ -6,7 +6,6 @@
  *   causal.h    the causal critical path: what bounds a window's wall time
  *   tindex.h    batch summaries, the temporal hierarchy, viewport queries
  *   compare.h   per-key and critical-path differences, --fail-if conditions
- *   render.h    a standalone SVG of a viewport
  *   collective.h  collectives matched across ranks, stragglers
  * May use: model/, base/. Never ingest/, cl/ or formats/. */
 #ifndef GT_ANALYSIS_H
@@ -17,7 +16,6 @@
 #include "causal.h"
 #include "tindex.h"
 #include "compare.h"
-#include "render.h"
 #include "collective.h"
 
 #endif

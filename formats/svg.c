@@ -1,13 +1,13 @@
 /* SVG timeline of a viewport: boxes for spans at least a pixel wide,
- * per-lane per-pixel density for the rest (see render.h). */
-#include "render.h"
+ * per-lane per-pixel density for the rest (see svg.h). */
+#include "svg.h"
 
 #include <inttypes.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/jobs.h"
 
 #define LABEL_W 230  /* lane label column */
 #define PAD_R 16
@@ -138,6 +138,10 @@ static void *collect(void *arg)
 	const struct ctx *c = w->c;
 	const gt_tindex *ix = w->ix;
 	const gt_tquery *q = &c->o->q;
+	if (!w->lanes) {
+		w->oom = true;
+		return NULL;
+	}
 	for (uint64_t k = w->from; k < w->to; k++) {
 		const gt_tnode *b = &ix->batches[w->cand[k]];
 		uint32_t end = b->first + b->count;
@@ -202,12 +206,9 @@ static int collect_all(struct ctx *c, const gt_tindex *ix, const uint32_t *cand,
 	uint64_t total = 0;
 	for (uint64_t k = 0; k < ncand; k++)
 		total += ix->batches[cand[k]].count;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t per = (size_t)c->nlanes * c->W * 3 * sizeof(uint32_t) + 1;
-	uint64_t n = c->o->threads ? c->o->threads : cpus > 1 ? (uint64_t)cpus : 1;
+	uint64_t n = gt_thread_count(c->o->threads, MAX_WORKERS);
 	uint64_t min_spans = c->o->worker_spans ? c->o->worker_spans : WORKER_SPANS;
-	if (n > MAX_WORKERS)
-		n = MAX_WORKERS;
 	if (n > total / min_spans)
 		n = total / min_spans;
 	if (n > WORKER_BYTES / per)
@@ -219,8 +220,6 @@ static int collect_all(struct ctx *c, const gt_tindex *ix, const uint32_t *cand,
 		return w.oom ? gt_fail(err, GT_EINPUT, "out of memory rendering") : 0;
 	}
 	struct worker w[MAX_WORKERS];
-	pthread_t tid[MAX_WORKERS];
-	bool started[MAX_WORKERS] = {false};
 	uint64_t k = 0, acc = 0;
 	int rc = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -230,14 +229,9 @@ static int collect_all(struct ctx *c, const gt_tindex *ix, const uint32_t *cand,
 			acc += ix->batches[cand[k++]].count;
 		w[i] = (struct worker){.c = c, .ix = ix, .cand = cand, .from = from, .to = k};
 		w[i].lanes = calloc(c->nlanes ? c->nlanes : 1, sizeof *w[i].lanes);
-		if (!w[i].lanes || pthread_create(&tid[i], NULL, collect, &w[i]) != 0)
-			w[i].oom = true;
-		else
-			started[i] = true;
 	}
+	gt_run_jobs(collect, w, sizeof *w, (unsigned)n);
 	for (uint64_t i = 0; i < n; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
 		st->spans += w[i].spans;
 		if (w[i].oom || (rc == 0 && merge(c, w[i].lanes) < 0))
 			rc = -1;

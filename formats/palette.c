@@ -1,4 +1,4 @@
-/* Stable colours for pictures (see render.h): the same category has the
+/* Stable colours for pictures (see svg.h): the same category has the
  * same colour in every trace. Paul Tol's "light" scheme, nine colours made
  * to be told apart with the common colour-vision deficiencies and light
  * enough for dark text; the categories people see every day have fixed
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render.h"
+#include "svg.h"
 
 /* light blue, orange, light yellow, pink, light cyan, mint, pear, olive, pale grey */
 static const char *const tol_light[] = {

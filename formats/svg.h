@@ -38,16 +38,15 @@
  * stroked in its kind's colour (gt_path_kind_colour); a legend of the kinds
  * and the path's breakdown by kind (from the hops) sit in the bottom-left
  * corner (<g class="cp-legend">). */
-#ifndef GT_RENDER_H
-#define GT_RENDER_H
+#ifndef GT_SVG_H
+#define GT_SVG_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "base/base.h"
 #include "model/model.h"
-#include "causal.h"
-#include "tindex.h"
+#include "analysis/analysis.h"
 
 typedef struct gt_render_opts {
 	gt_tquery q;        /* the viewport, absolute ns; lane1 may exceed lane_count */
