@@ -62,29 +62,61 @@ static void write_metadata(gt_jsonw *w, const char *text)
 	cJSON_Delete(j);
 }
 
-/* Where the first warnings of each kind happened, so a user can find them. */
-static void write_warning_examples(gt_jsonw *w, const gt_model *m)
+static void write_example(gt_jsonw *w, const gt_warning_example *ex, const gt_rank_part *rank)
+{
+	gt_jsonw_begin_object(w);
+	if (rank) {
+		gt_jsonw_key(w, "rank");
+		gt_jsonw_u64(w, (uint64_t)rank->rank);
+	}
+	gt_jsonw_key(w, "offset");
+	gt_jsonw_u64(w, ex->offset);
+	gt_jsonw_key(w, "event");
+	gt_jsonw_u64(w, ex->event);
+	gt_jsonw_key(w, "excerpt");
+	gt_jsonw_str(w, ex->excerpt);
+	gt_jsonw_end_object(w);
+}
+
+/* Where the first warnings of each kind happened, so a user can find them:
+ * a file's own, or one rank's. */
+static void write_warning_examples(gt_jsonw *w, const gt_warning_example (*ex)[GT_WARN_EXAMPLES],
+				   const uint8_t *count)
+{
+	gt_jsonw_key(w, "warning_examples");
+	gt_jsonw_begin_object(w);
+	for (int k = 0; ex && k < GT_WARN_COUNT; k++) {
+		if (!count[k])
+			continue;
+		gt_jsonw_key(w, gt_warning_names[k]);
+		gt_jsonw_begin_array(w);
+		for (unsigned i = 0; i < count[k]; i++)
+			write_example(w, &ex[k][i], NULL);
+		gt_jsonw_end_array(w);
+	}
+	gt_jsonw_end_object(w);
+}
+
+/* A job's: the first of each kind in rank order, each naming its rank (the
+ * offset is in that rank's file). */
+static void write_job_warning_examples(gt_jsonw *w, const gt_model *m)
 {
 	gt_jsonw_key(w, "warning_examples");
 	gt_jsonw_begin_object(w);
 	for (int k = 0; k < GT_WARN_COUNT; k++) {
-		unsigned n = m->warning_example_count[k];
-		if (!n)
-			continue;
-		gt_jsonw_key(w, gt_warning_names[k]);
-		gt_jsonw_begin_array(w);
-		for (unsigned i = 0; i < n; i++) {
-			const gt_warning_example *ex = &m->warning_examples[k][i];
-			gt_jsonw_begin_object(w);
-			gt_jsonw_key(w, "offset");
-			gt_jsonw_u64(w, ex->offset);
-			gt_jsonw_key(w, "event");
-			gt_jsonw_u64(w, ex->event);
-			gt_jsonw_key(w, "excerpt");
-			gt_jsonw_str(w, ex->excerpt);
-			gt_jsonw_end_object(w);
+		unsigned left = GT_WARN_EXAMPLES;
+		for (uint32_t i = 0; i < m->rank_count && left; i++) {
+			const gt_rank_part *r = &m->ranks[i];
+			for (unsigned j = 0; r->examples && j < r->example_count[k] && left; j++, left--) {
+				if (left == GT_WARN_EXAMPLES) {
+					gt_jsonw_key(w, gt_warning_names[k]);
+					gt_jsonw_begin_array(w);
+				}
+				write_example(w, &r->examples[k][j], r);
+			}
 		}
-		gt_jsonw_end_array(w);
+		if (left < GT_WARN_EXAMPLES)
+			gt_jsonw_end_array(w);
 	}
 	gt_jsonw_end_object(w);
 }
@@ -124,6 +156,7 @@ static void write_ranks(gt_jsonw *w, const gt_model *m)
 			gt_jsonw_u64(w, r->stats.warnings[k]);
 		}
 		gt_jsonw_end_object(w);
+		write_warning_examples(w, (const gt_warning_example (*)[GT_WARN_EXAMPLES])r->examples, r->example_count);
 		gt_jsonw_end_object(w);
 	}
 	gt_jsonw_end_array(w);
@@ -207,7 +240,10 @@ static void write_info(FILE *out, const gt_model *m)
 		gt_jsonw_u64(&w, m->stats.warnings[i]);
 	}
 	gt_jsonw_end_object(&w);
-	write_warning_examples(&w, m);
+	if (m->rank_count)
+		write_job_warning_examples(&w, m);
+	else
+		write_warning_examples(&w, m->warning_examples, m->warning_example_count);
 	gt_jsonw_key(&w, "model_bytes");
 	gt_jsonw_u64(&w, gt_model_bytes(m));
 	gt_jsonw_key(&w, "bytes_per_span");

@@ -139,6 +139,16 @@ for c in "cut rank2 the input is cut short at byte $at;" "neg rank4 1 event skip
 		&& ok || bad "$d: --strict must exit 4 naming $f ($(cat "$tmp/err"))"
 done
 "$bin" info -q --strict "$tmp/job" > /dev/null && ok || bad "--strict on a clean job must exit 0"
+# where: each rank lists its own examples (offsets in its file); the job's
+# name the rank, here rank 4's negative dur, at the offset info reads alone
+one=$("$bin" info -q "$tmp/neg/rank4.json" | jq -c '.warning_examples.negative_dur[0] | [.offset, .event]')
+"$bin" info -q "$tmp/neg" > "$tmp/info.json"
+[ "$(jq -c '.warning_examples.negative_dur | map([.rank, .offset, .event])' "$tmp/info.json")" = \
+	"[[4,$(echo "$one" | tr -d '[]')]]" ] &&
+	[ "$(jq -c '.ranks[] | select(.rank == 4) | .warning_examples.negative_dur[0] | [.offset, .event]' \
+		"$tmp/info.json")" = "$one" ] &&
+	[ "$(jq '[.ranks[] | select(.rank != 4) | .warning_examples | length] | add' "$tmp/info.json")" = 0 ] &&
+	ok || bad "a job's warning examples must name rank 4 ($(jq -c .warning_examples "$tmp/info.json"))"
 
 # a truncated rank: its missing collectives leave the others unmatched, counted
 mkdir -p "$tmp/trunc"

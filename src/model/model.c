@@ -100,8 +100,10 @@ void gt_model_free(gt_model *m)
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json);
 	free(m->source);
-	for (uint32_t i = 0; i < m->rank_count; i++)
+	for (uint32_t i = 0; i < m->rank_count; i++) {
 		free(m->ranks[i].source);
+		free(m->ranks[i].examples);
+	}
 	free(m->ranks);
 	memset(m, 0, sizeof *m);
 	m->rank = m->world_size = -1;

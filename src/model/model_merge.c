@@ -62,7 +62,8 @@ static void add_stats(gt_ingest_stats *a, const gt_ingest_stats *b)
 		a->warnings[w] += b->warnings[w];
 }
 
-static void fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, uint32_t process_base)
+/* Fills r from p; -1 when the copy of p's warning examples cannot be had. */
+static int fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, uint32_t process_base)
 {
 	r->rank = p->rank;
 	r->world_size = p->world_size;
@@ -76,6 +77,32 @@ static void fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, ui
 	r->stats = p->stats;
 	if (p->warning_example_count[GT_WARN_TRUNCATED_INPUT])
 		r->cut_at = p->warning_examples[GT_WARN_TRUNCATED_INPUT][0].offset;
+	bool any = false;
+	for (int k = 0; k < GT_WARN_COUNT; k++)
+		any |= p->warning_example_count[k] != 0;
+	if (!any)
+		return 0;
+	r->examples = gt_fault_hit("alloc") ? NULL : malloc(sizeof p->warning_examples);
+	if (!r->examples)
+		return -1;
+	memcpy(r->examples, p->warning_examples, sizeof p->warning_examples);
+	memcpy(r->example_count, p->warning_example_count, sizeof r->example_count);
+	return 0;
+}
+
+/* The job's examples: the first of each kind in rank order, as a file's
+ * are the first in event order. Each stays in its rank's entry too, whose
+ * file its offset refers to. */
+static void job_examples(gt_model *m)
+{
+	memset(m->warning_example_count, 0, sizeof m->warning_example_count);
+	for (uint32_t i = 0; i < m->rank_count; i++) {
+		const gt_rank_part *r = &m->ranks[i];
+		for (int k = 0; r->examples && k < GT_WARN_COUNT; k++)
+			for (unsigned j = 0; j < r->example_count[k] && m->warning_example_count[k] < GT_WARN_EXAMPLES;
+			     j++)
+				m->warning_examples[k][m->warning_example_count[k]++] = r->examples[k][j];
+	}
 }
 
 /* Appends p (then freed) to m. */
@@ -224,17 +251,19 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 	/* the first model is the base: its arrays are kept and grown */
 	*out = parts[0];
 	memset(&parts[0], 0, sizeof parts[0]);
-	fill_part(&ranks[0], out, 0, 0);
+	int part_rc = fill_part(&ranks[0], out, 0, 0);
 	free(out->metadata_json);
 	out->metadata_json = NULL; /* per file, not the job's */
 	out->ranks = ranks;
 	out->rank_count = 1;
 	/* the base's tables grow: borrowed ones (an index file's) are copied */
-	int rc = gt_model_own(out) < 0 ? gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models") : 0;
+	int rc = part_rc < 0 || gt_model_own(out) < 0 ? gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models")
+						      : 0;
 	for (uint32_t i = 1; i < n; i++) {
 		if (rc == 0) {
-			fill_part(&ranks[i], &parts[i], out->span_count, out->process_count);
-			if (parts[i].span_count > UINT32_MAX - 1 - out->span_count ||
+			if (fill_part(&ranks[i], &parts[i], out->span_count, out->process_count) < 0)
+				rc = gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models");
+			else if (parts[i].span_count > UINT32_MAX - 1 - out->span_count ||
 			    parts[i].track_count > UINT32_MAX - 1 - out->track_count ||
 			    parts[i].flow_count > UINT32_MAX - 1 - out->flow_count)
 				rc = gt_fail(err, GT_EINPUT, "%s: the job has more than 2^32 spans, tracks or flows",
@@ -251,6 +280,8 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 	}
 	if (rc == 0 && regroup(out) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models");
+	if (rc == 0)
+		job_examples(out);
 	/* the job's rank and size: the same on every file, else absent */
 	out->rank = -1;
 	out->world_size = ranks[0].world_size;
@@ -258,8 +289,10 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 		if (ranks[i].world_size != out->world_size)
 			out->world_size = -1;
 	if (rc < 0) {
-		for (uint32_t i = out->rank_count; i < n; i++)
+		for (uint32_t i = out->rank_count; i < n; i++) {
 			free(ranks[i].source);
+			free(ranks[i].examples);
+		}
 		gt_model_free(out);
 		return -1;
 	}
