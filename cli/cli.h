@@ -33,7 +33,7 @@ enum {
 #define GT_OPT_PROGRESS { "progress", 0, NULL, OPT_PROGRESS, "show progress on stderr even when it is not a terminal" }
 #define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete or the trace had events skipped, cut or repaired" }
 #define GT_OPT_PARENTS  { "parents", 0, "MODE", OPT_PARENTS, "parent forest: nesting+flow (default) or nesting" }
-#define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "ingest threads (default: one per core)" }
+#define GT_OPT_THREADS  { "threads", 'j', "N", OPT_THREADS, "threads (default: one per core)" }
 #define GT_OPT_MAX_EXPANSION { "max-expansion", 0, "RATIO", OPT_MAX_EXPANSION, "fail when decompressed size exceeds RATIO times the compressed size (default 200, 0: no cap)" }
 #define GT_OPT_VERBOSE  { "verbose", 'v', NULL, OPT_VERBOSE, "notices of the device chosen and where the time went" }
 #define GT_OPT_END      { NULL, 0, NULL, 0, NULL }

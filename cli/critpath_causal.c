@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "critpath_causal.h"
+#include "base/jobs.h"
 #include "jline.h"
 #include "jsonw.h"
 #include "outfile.h"
@@ -203,7 +204,9 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
  * (formats/jline.h), the same bytes the gt_jsonw calls would write. */
 struct lines {
 	gt_jline l;
-	gt_jline track; /* the escaped label of the hops' current track */
+	gt_jline track;   /* the escaped label of the hops' current track */
+	uint32_t labelled; /* the track `track` names; GT_NONE: none yet */
+	bool have_label;
 	gt_jstrings names;
 	bool pretty;
 };
@@ -246,92 +249,173 @@ static void line_point(struct lines *o, const gt_causal_point *p)
 	GT_JL_LIT(&o->l, "}");
 }
 
-static void line_flush(gt_jsonw *w, struct lines *o)
+static void hop_line(struct lines *o, const gt_model *m, const gt_causal_hop *h)
 {
-	gt_jsonw_raw_n(w, o->l.buf, o->l.len);
+	GT_JL_LIT(&o->l, "{");
+	LINE_POINT(o, true, "from", &h->from);
+	LINE_POINT(o, false, "to", &h->to);
+	LINE_KEY(o, false, "kind");
+	line_plain(o, gt_causal_kind_names[h->kind]);
+	LINE_KEY(o, false, "owner");
+	if (h->owner == GT_NONE) {
+		GT_JL_LIT(&o->l, "null");
+	} else {
+		gt_jline_u64(&o->l, h->owner);
+		LINE_KEY(o, false, "owner_name");
+		gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].name);
+		LINE_KEY(o, false, "owner_cat");
+		gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].cat);
+	}
+	LINE_KEY(o, false, "track");
+	if (!o->have_label || h->track != o->labelled) { /* escaped once per run of hops on a track */
+		char buf[160];
+		o->have_label = true;
+		o->labelled = h->track;
+		o->track.len = 0;
+		gt_jline_str(&o->track, track_label(m, h->track, buf, sizeof buf));
+		if (o->track.failed)
+			o->l.failed = true;
+	}
+	gt_jline_put(&o->l, o->track.buf, o->track.len);
+	if (h->flow != GT_NONE) {
+		LINE_KEY(o, false, "flow_cat");
+		gt_jline_model_str(&o->l, &o->names, m->flows[h->flow].cat);
+	}
+	LINE_KEY(o, false, "duration_ns");
+	gt_jline_i64(&o->l, h->duration_ns);
+	LINE_KEY(o, false, "duration_us");
+	gt_jline_us(&o->l, h->duration_ns);
+	GT_JL_LIT(&o->l, "}");
+}
+
+static void row_line(struct lines *o, const gt_model *m, const gt_causal_row *r)
+{
+	GT_JL_LIT(&o->l, "{");
+	LINE_KEY(o, true, "span");
+	gt_jline_u64(&o->l, r->span);
+	LINE_KEY(o, false, "name");
+	gt_jline_model_str(&o->l, &o->names, m->spans[r->span].name);
+	LINE_KEY(o, false, "cat");
+	gt_jline_model_str(&o->l, &o->names, m->spans[r->span].cat);
+	LINE_KEY(o, false, "float_ns");
+	gt_jline_i64(&o->l, r->float_ns);
+	LINE_KEY(o, false, "on_path");
+	if (r->on_path)
+		GT_JL_LIT(&o->l, "true");
+	else
+		GT_JL_LIT(&o->l, "false");
+	LINE_KEY(o, false, "critical_ns");
+	gt_jline_i64(&o->l, r->critical_ns);
+	LINE_KEY(o, false, "waited_ns");
+	gt_jline_i64(&o->l, r->waited_ns);
+	LINE_KEY(o, false, "caused_wait_ns");
+	gt_jline_i64(&o->l, r->caused_wait_ns);
+	GT_JL_LIT(&o->l, "}");
+}
+
+/* Lines are formatted a chunk at a time, chunks on threads, then written in
+ * order: a chunk's lines do not depend on another's (a chunk names its
+ * first hop's track afresh), so the bytes are those of one thread. */
+#define CHUNK_LINES 16384
+#define MAX_CHUNKS 16
+
+struct chunk {
+	struct lines o;
+	const gt_model *m;
+	const gt_causal_window *win;
+	bool rows;
+	uint32_t from, to;
+	size_t end[CHUNK_LINES]; /* where each line ends in o.l */
+};
+
+static void *format_chunk(void *arg)
+{
+	struct chunk *c = arg;
+	struct lines *o = &c->o;
 	o->l.len = 0;
-}
-
-static int json_path(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, struct lines *o)
-{
-	gt_jsonw_key(w, "path");
-	gt_jsonw_begin_array_of_lines(w);
-	char buf[160];
-	const char *t = NULL;
-	uint32_t labelled = GT_NONE; /* the track buf names: hops run along one track for a while */
-	for (uint32_t i = 0; i < win->hop_count && !o->l.failed; i++) {
-		const gt_causal_hop *h = &win->hops[i];
-		GT_JL_LIT(&o->l, "{");
-		LINE_POINT(o, true, "from", &h->from);
-		LINE_POINT(o, false, "to", &h->to);
-		LINE_KEY(o, false, "kind");
-		line_plain(o, gt_causal_kind_names[h->kind]);
-		LINE_KEY(o, false, "owner");
-		if (h->owner == GT_NONE) {
-			GT_JL_LIT(&o->l, "null");
-		} else {
-			gt_jline_u64(&o->l, h->owner);
-			LINE_KEY(o, false, "owner_name");
-			gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].name);
-			LINE_KEY(o, false, "owner_cat");
-			gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].cat);
-		}
-		LINE_KEY(o, false, "track");
-		if (h->track != labelled || i == 0) { /* escaped once per run of hops on a track */
-			t = track_label(m, h->track, buf, sizeof buf);
-			labelled = h->track;
-			o->track.len = 0;
-			gt_jline_str(&o->track, t);
-			if (o->track.failed)
-				o->l.failed = true;
-		}
-		gt_jline_put(&o->l, o->track.buf, o->track.len);
-		if (h->flow != GT_NONE) {
-			LINE_KEY(o, false, "flow_cat");
-			gt_jline_model_str(&o->l, &o->names, m->flows[h->flow].cat);
-		}
-		LINE_KEY(o, false, "duration_ns");
-		gt_jline_i64(&o->l, h->duration_ns);
-		LINE_KEY(o, false, "duration_us");
-		gt_jline_us(&o->l, h->duration_ns);
-		GT_JL_LIT(&o->l, "}");
-		line_flush(w, o);
-	}
-	gt_jsonw_end_array(w);
-	return o->l.failed ? -1 : 0;
-}
-
-static int json_rows(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, struct lines *o)
-{
-	gt_jsonw_key(w, "rows");
-	gt_jsonw_begin_array_of_lines(w);
-	for (uint32_t i = 0; i < win->row_count && !o->l.failed; i++) {
-		const gt_causal_row *r = &win->rows[i];
-		GT_JL_LIT(&o->l, "{");
-		LINE_KEY(o, true, "span");
-		gt_jline_u64(&o->l, r->span);
-		LINE_KEY(o, false, "name");
-		gt_jline_model_str(&o->l, &o->names, m->spans[r->span].name);
-		LINE_KEY(o, false, "cat");
-		gt_jline_model_str(&o->l, &o->names, m->spans[r->span].cat);
-		LINE_KEY(o, false, "float_ns");
-		gt_jline_i64(&o->l, r->float_ns);
-		LINE_KEY(o, false, "on_path");
-		if (r->on_path)
-			GT_JL_LIT(&o->l, "true");
+	o->have_label = false;
+	for (uint32_t i = c->from; i < c->to && !o->l.failed; i++) {
+		if (c->rows)
+			row_line(o, c->m, &c->win->rows[i]);
 		else
-			GT_JL_LIT(&o->l, "false");
-		LINE_KEY(o, false, "critical_ns");
-		gt_jline_i64(&o->l, r->critical_ns);
-		LINE_KEY(o, false, "waited_ns");
-		gt_jline_i64(&o->l, r->waited_ns);
-		LINE_KEY(o, false, "caused_wait_ns");
-		gt_jline_i64(&o->l, r->caused_wait_ns);
-		GT_JL_LIT(&o->l, "}");
-		line_flush(w, o);
+			hop_line(o, c->m, &c->win->hops[i]);
+		c->end[i - c->from] = o->l.len;
+	}
+	return NULL;
+}
+
+struct line_writer {
+	struct chunk *chunks; /* up to MAX_CHUNKS, each with its own buffers */
+	unsigned count;       /* chunks set up */
+	unsigned threads;
+};
+
+static void line_writer_free(struct line_writer *lw)
+{
+	for (unsigned i = 0; i < lw->count; i++) {
+		gt_jline_free(&lw->chunks[i].o.l);
+		gt_jline_free(&lw->chunks[i].o.track);
+		gt_jstrings_free(&lw->chunks[i].o.names);
+	}
+	free(lw->chunks);
+	lw->chunks = NULL;
+	lw->count = 0;
+}
+
+/* The first k chunks, set up on first use. */
+static int line_writer_chunks(struct line_writer *lw, const gt_model *m, bool pretty, unsigned k)
+{
+	if (!lw->chunks && !(lw->chunks = calloc(MAX_CHUNKS, sizeof *lw->chunks)))
+		return -1;
+	for (; lw->count < k; lw->count++) {
+		struct chunk *c = &lw->chunks[lw->count];
+		c->m = m;
+		c->o.pretty = pretty;
+		if (gt_jstrings_init(&c->o.names, m) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The window's path (or rows) as an array of one line per element. */
+static int json_lines(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, bool rows,
+		      struct line_writer *lw)
+{
+	gt_jsonw_key(w, rows ? "rows" : "path");
+	gt_jsonw_begin_array_of_lines(w);
+	uint32_t n = rows ? win->row_count : win->hop_count;
+	/* threads only where there are chunks for two */
+	unsigned T = n > CHUNK_LINES ? lw->threads : 1;
+	int rc = 0;
+	for (uint32_t at = 0; at < n && rc == 0;) {
+		unsigned k = 0;
+		if (line_writer_chunks(lw, m, w->pretty, T) < 0) {
+			rc = -1;
+			break;
+		}
+		for (; k < T && at < n; k++) {
+			struct chunk *c = &lw->chunks[k];
+			c->win = win;
+			c->rows = rows;
+			c->from = at;
+			c->to = at = n - at > CHUNK_LINES ? at + CHUNK_LINES : n;
+		}
+		gt_run_jobs(format_chunk, lw->chunks, sizeof *lw->chunks, k);
+		for (unsigned j = 0; j < k && rc == 0; j++) {
+			const struct chunk *c = &lw->chunks[j];
+			if (c->o.l.failed) {
+				rc = -1;
+				break;
+			}
+			size_t s = 0;
+			for (uint32_t i = 0; i < c->to - c->from; i++) {
+				gt_jsonw_raw_n(w, c->o.l.buf + s, c->end[i] - s);
+				s = c->end[i];
+			}
+		}
 	}
 	gt_jsonw_end_array(w);
-	return o->l.failed ? -1 : 0;
+	return rc;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -413,7 +497,7 @@ static gt_causal_share *sum_breakdowns(const gt_causal_result *r, uint32_t *coun
 }
 
 static int write_document(FILE *out, const gt_model *m, const gt_causal_result *r, const char *device,
-			  bool with_rows, gt_error *err)
+			  bool with_rows, unsigned threads, gt_error *err)
 {
 	uint32_t nsum;
 	int64_t total;
@@ -447,21 +531,19 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
-	struct lines o = {.pretty = w.pretty};
-	int lines_rc = gt_jstrings_init(&o.names, m);
+	struct line_writer lw = {.threads = gt_thread_count(threads, MAX_CHUNKS)};
+	int lines_rc = 0;
 	for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
 		const gt_causal_window *win = &r->windows[i];
 		gt_jsonw_begin_object(&w);
 		json_summary(&w, m, win, i);
 		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns);
-		lines_rc = json_path(&w, m, win, &o);
+		lines_rc = json_lines(&w, m, win, false, &lw);
 		if (with_rows && lines_rc == 0)
-			lines_rc = json_rows(&w, m, win, &o);
+			lines_rc = json_lines(&w, m, win, true, &lw);
 		gt_jsonw_end_object(&w);
 	}
-	gt_jline_free(&o.l);
-	gt_jline_free(&o.track);
-	gt_jstrings_free(&o.names);
+	line_writer_free(&lw);
 	gt_jsonw_end_array(&w);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
@@ -746,7 +828,7 @@ int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_c
 	}
 	gt_error err = {0};
 	gt_outfile of = {0};
-	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, with_rows, &err) < 0 ||
+	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, with_rows, c->threads, &err) < 0 ||
 	    gt_outfile_commit(&of, &err) < 0) {
 		gt_outfile_abort(&of);
 		return gt_report(&err);

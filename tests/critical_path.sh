@@ -99,11 +99,14 @@ jqe() { jq -e "$@" >/dev/null; }
 # bytes, and the result holds what the rules imply; whole traces and steps.
 causal() { # label, trace, options...
 	l=$1 t=$2; shift 2
-	check "$l causal on host" status 0 critical-path "$t" --rows --device host -q "$@"
+	check "$l causal on host" status 0 critical-path "$t" --rows --device host -q -j 1 "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_host.json"; cp "$tmp/out" "$tmp/c_full.json"
 	check "$l causal on $cldev" status 0 critical-path "$t" --rows --device $cldev -q "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_dev.json"
 	check "$l causal host = device" cmp -s "$tmp/c_host.json" "$tmp/c_dev.json"
+	# the path and rows are formatted in chunks on threads: any count, same bytes
+	check "$l causal on host, 3 threads" status 0 critical-path "$t" --rows --device host -q -j 3 "$@"
+	check "$l causal 3 threads = 1" cmp -s "$tmp/out" "$tmp/c_full.json"
 	"$bin" spans -q -f csv "$t" >"$tmp/c_spans.csv"
 	check "$l causal rules" python3 tests/causal_check.py "$tmp/c_full.json" "$tmp/c_spans.csv"
 }
