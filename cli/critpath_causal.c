@@ -205,7 +205,7 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 struct lines {
 	gt_jline l;
 	gt_jline track;   /* the escaped label of the hops' current track */
-	uint32_t labelled; /* the track `track` names; GT_NONE: none yet */
+	uint32_t labelled; /* the track `track` names, once have_label */
 	bool have_label;
 	gt_jstrings names;
 	bool pretty;
