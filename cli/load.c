@@ -61,7 +61,8 @@ static int messy_input(const struct gt_common *c, const char *path, gt_model *m)
 	for (uint32_t i = 0; i < files && !c->quiet; i++) {
 		if (m->rank_count)
 			notice_file(m->ranks[i].source ? m->ranks[i].source : path, &m->ranks[i].stats,
-				    m->ranks[i].cut_at, "'gputrace info' on the file");
+				    m->ranks[i].examples ? m->ranks[i].examples[GT_WARN_TRUNCATED_INPUT][0].offset : 0,
+				    "'gputrace info' on the file");
 		else
 			notice_file(path, &m->stats, m->warning_examples[GT_WARN_TRUNCATED_INPUT][0].offset,
 				    "'gputrace info'");

@@ -227,9 +227,9 @@ typedef struct gt_rank_part {
 	uint32_t process_base, process_count;
 	uint32_t flow_count, thread_count, track_count;
 	gt_ingest_stats stats;
-	uint64_t cut_at; /* the byte where the file is cut short, when it is */
-	/* the file's own warning examples (offsets into that file); NULL when
-	 * it has none */
+	/* the file's own warning examples (offsets into that file; the first
+	 * truncated_input one is where it is cut short); NULL when it has
+	 * none. A job's model keeps its examples here only. */
 	gt_warning_example (*examples)[GT_WARN_EXAMPLES];
 	uint8_t example_count[GT_WARN_COUNT];
 } gt_rank_part;

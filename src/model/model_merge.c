@@ -75,8 +75,6 @@ static int fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, uin
 	r->thread_count = p->thread_count;
 	r->track_count = p->track_count;
 	r->stats = p->stats;
-	if (p->warning_example_count[GT_WARN_TRUNCATED_INPUT])
-		r->cut_at = p->warning_examples[GT_WARN_TRUNCATED_INPUT][0].offset;
 	bool any = false;
 	for (int k = 0; k < GT_WARN_COUNT; k++)
 		any |= p->warning_example_count[k] != 0;
@@ -88,21 +86,6 @@ static int fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, uin
 	memcpy(r->examples, p->warning_examples, sizeof p->warning_examples);
 	memcpy(r->example_count, p->warning_example_count, sizeof r->example_count);
 	return 0;
-}
-
-/* The job's examples: the first of each kind in rank order, as a file's
- * are the first in event order. Each stays in its rank's entry too, whose
- * file its offset refers to. */
-static void job_examples(gt_model *m)
-{
-	memset(m->warning_example_count, 0, sizeof m->warning_example_count);
-	for (uint32_t i = 0; i < m->rank_count; i++) {
-		const gt_rank_part *r = &m->ranks[i];
-		for (int k = 0; r->examples && k < GT_WARN_COUNT; k++)
-			for (unsigned j = 0; j < r->example_count[k] && m->warning_example_count[k] < GT_WARN_EXAMPLES;
-			     j++)
-				m->warning_examples[k][m->warning_example_count[k]++] = r->examples[k][j];
-	}
 }
 
 /* Appends p (then freed) to m. */
@@ -280,8 +263,8 @@ int gt_model_merge(gt_model *out, gt_model *parts, uint32_t n, gt_error *err)
 	}
 	if (rc == 0 && regroup(out) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory merging the ranks' models");
-	if (rc == 0)
-		job_examples(out);
+	/* the base's own examples are rank 0's: a job's stay with their ranks */
+	memset(out->warning_example_count, 0, sizeof out->warning_example_count);
 	/* the job's rank and size: the same on every file, else absent */
 	out->rank = -1;
 	out->world_size = ranks[0].world_size;
