@@ -106,6 +106,20 @@ static void open_devices(void)
 	}
 }
 
+/* Every listed device's handle on ix, for check_query. */
+static void open_index_on_devices(gt_tindex_cl **dev, const gt_tindex *ix)
+{
+	gt_error err = {0};
+	for (int d = 0; d < ndevices; d++)
+		ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], ix, &err) == 0, "%s", err.msg);
+}
+
+static void close_index_on_devices(gt_tindex_cl **dev)
+{
+	for (int d = 0; d < ndevices; d++)
+		gt_tindex_cl_close(dev[d]);
+}
+
 static void check_query(const gt_tindex *ix, gt_tindex_cl **dev, const gt_model *m, gt_tquery q)
 {
 	/* Brute force: batches holding a span that meets q. */
@@ -201,12 +215,10 @@ START_TEST(random_queries)
 		ck_assert_uint_eq(all, 0);
 		ck_assert_int_eq(gt_tindex_check_structure(&ix, &err), 0);
 		gt_tindex_cl *dev[8];
-		for (int d = 0; d < ndevices; d++)
-			ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], &ix, &err) == 0, "%s", err.msg);
+		open_index_on_devices(dev, &ix);
 		for (int qn = 0; qn < 12; qn++)
 			check_query(&ix, dev, &m, random_query(&m, &seed));
-		for (int d = 0; d < ndevices; d++)
-			gt_tindex_cl_close(dev[d]);
+		close_index_on_devices(dev);
 		gt_tindex_free(&ix);
 		gt_model_free(&m);
 	}
@@ -232,14 +244,12 @@ START_TEST(many_groups)
 	ck_assert_msg(gt_tindex_build(&ix, &m, &p, &err) == 0, "%s", err.msg);
 	ck_assert_uint_ge(ix.batch_count, 300000);
 	gt_tindex_cl *dev[8];
-	for (int d = 0; d < ndevices; d++)
-		ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], &ix, &err) == 0, "%s", err.msg);
+	open_index_on_devices(dev, &ix);
 	gt_tquery all = {m.start_ns, m.end_ns, 0, UINT32_MAX, 0xffffffffu, 0};
 	check_query(&ix, dev, &m, all);
 	for (int qn = 0; qn < 3; qn++)
 		check_query(&ix, dev, &m, random_query(&m, &seed));
-	for (int d = 0; d < ndevices; d++)
-		gt_tindex_cl_close(dev[d]);
+	close_index_on_devices(dev);
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
 }
@@ -327,11 +337,9 @@ START_TEST(reach_with_directory)
 		      (unsigned long long)(hi - lo), ix.batch_count);
 	open_devices();
 	gt_tindex_cl *dev[8];
-	for (int d = 0; d < ndevices; d++)
-		ck_assert_msg(gt_tindex_cl_open(&dev[d], devices[d], &ix, &err) == 0, "%s", err.msg);
+	open_index_on_devices(dev, &ix);
 	check_query(&ix, dev, &m, q);
-	for (int d = 0; d < ndevices; d++)
-		gt_tindex_cl_close(dev[d]);
+	close_index_on_devices(dev);
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
 }
