@@ -128,28 +128,44 @@ out:
 	return rc;
 }
 
+/* The forest's two columns from the span table: a gather of 48-byte
+ * records, most of the preparing on a large index. Rows [0, filled) are
+ * done; the device path fills the rest piece by piece while it uploads. */
+struct forest_fill {
+	struct input *in;
+	unsigned threads;
+	uint64_t first;  /* of the piece being filled */
+	uint64_t filled;
+};
+
 static int copy_range(void *ctx, uint64_t a, uint64_t b)
 {
-	struct input *in = ctx;
-	for (uint64_t i = a; i < b; i++) {
-		in->parent[i] = in->model->spans[i].parent; /* GT_NONE == GT_CP_ROOT */
-		in->dur[i] = in->model->spans[i].dur_ns;
+	const struct forest_fill *f = ctx;
+	const gt_span *spans = f->in->model->spans;
+	for (uint64_t i = f->first + a; i < f->first + b; i++) {
+		f->in->parent[i] = spans[i].parent; /* GT_NONE == GT_CP_ROOT */
+		f->in->dur[i] = spans[i].dur_ns;
 	}
 	return 0;
 }
 
-/* The forest's two columns from the span table, on threads: a gather of
- * 48-byte records, most of this stage's time on a large index. */
-static int forest_from_model(gt_model *m, struct input *in, unsigned threads)
+/* Fills rows [first, end) on threads. */
+static int fill_rows(void *ctx, uint64_t first, uint64_t end)
+{
+	struct forest_fill *f = ctx;
+	f->first = first;
+	gt_parallel_ranges(end - first, 1u << 16, f->threads, copy_range, f);
+	f->filled = end;
+	return 0;
+}
+
+static int forest_alloc(gt_model *m, struct input *in)
 {
 	in->model = m;
 	in->n = m->span_count;
 	in->parent = gt_big_malloc((size_t)in->n + 1, sizeof *in->parent);
 	in->dur = gt_big_malloc((size_t)in->n + 1, sizeof *in->dur);
-	if (!in->parent || !in->dur)
-		return -1;
-	gt_parallel_ranges(in->n, 1u << 20, threads, copy_range, in);
-	return 0;
+	return in->parent && in->dur ? 0 : -1;
 }
 
 static void write_id(gt_jsonw *w, const gt_model *m, const gt_id *id)
@@ -557,13 +573,12 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 			free(in.dur);
 			return gt_report(&err);
 		}
-	} else {
-		if (forest_from_model(model, &in, c->threads) < 0) {
-			gt_fail(&err, GT_EINPUT, "out of memory for the forest of %u spans", model->span_count);
-			goto fail;
-		}
+	} else if (forest_alloc(model, &in) < 0) {
+		gt_fail(&err, GT_EINPUT, "out of memory for the forest of %u spans", model->span_count);
+		goto fail;
 	}
-	gt_stages_mark(st, forest ? GT_STAGE_LOAD : GT_STAGE_PREPARE);
+	if (forest)
+		gt_stages_mark(st, GT_STAGE_LOAD);
 
 	char chosen[512];
 	gt_cl *cl = NULL;
@@ -580,6 +595,13 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	if (cl)
 		gt_verbose(c, "program critpath: %s", gt_cl_last_program_cached(cl) ? "from the cache" : "built");
 	gt_stages_mark(st, GT_STAGE_SETUP);
+	/* A device gets the columns piece by piece as they are gathered; the
+	 * host path gathers them first. */
+	struct forest_fill fill = {.in = &in, .threads = c->threads, .filled = forest ? in.n : 0};
+	if (!cl && !forest) {
+		fill_rows(&fill, 0, in.n);
+		gt_stages_mark(st, GT_STAGE_PREPARE);
+	}
 	gt_cp_rows rows;
 	gt_cp_summary sum;
 	gt_cp_stats stats = {0};
@@ -589,19 +611,38 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 	}
 	/* tests/critpath_traces.sh: the reference, the oracle of the fast host path */
 	const char *ref = getenv("GPUTRACE_CRITPATH_REFERENCE");
-	if (!cl && ref && strcmp(ref, "1") == 0)
+	if (!cl && ref && strcmp(ref, "1") == 0) {
 		rc = gt_critpath_host(in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
-	else if (cl)
-		rc = gt_critpath_cl(cl, in.parent, in.dur, in.n, &opt, &rows, &sum, &stats, &err);
-	else
+	} else if (cl) {
+		gt_cp_fill produce = {.fill = fill_rows, .ctx = &fill};
+		const char *piece = getenv("GPUTRACE_UPLOAD_PIECE_ROWS"); /* tests: many pieces */
+		if (piece)
+			produce.piece_rows = strtoull(piece, NULL, 10);
+		rc = gt_critpath_cl_fill(cl, in.parent, in.dur, in.n, forest ? NULL : &produce, &opt, &rows, &sum,
+					 &stats, &err);
+	} else {
 		rc = gt_critpath_run(NULL, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
+	}
 	double took = gt_stages_mark(st, GT_STAGE_COMPUTE);
-	if (rc == 0 && cl) { /* the device's share of it, from profiling events */
-		double xfer = (double)stats.transfer_ns * 1e-9, kern = (double)stats.kernel_ns * 1e-9;
-		if (xfer + kern <= took) {
-			st->s[GT_STAGE_TRANSFERS] += xfer;
-			st->s[GT_STAGE_KERNELS] += kern;
-			st->s[GT_STAGE_COMPUTE] -= xfer + kern;
+	if (rc == 0 && cl) {
+		/* From the compute stage: the gather (the caller's threads), then the
+		 * device's copies and kernels (profiling events). The copies overlap
+		 * the gather, so they are moved only as far as the stage holds them. */
+		struct {
+			enum gt_stage stage;
+			uint64_t ns;
+		} parts[] = {
+			{GT_STAGE_PREPARE, stats.fill_ns},
+			{GT_STAGE_TRANSFERS, stats.transfer_ns},
+			{GT_STAGE_KERNELS, stats.kernel_ns},
+		};
+		for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+			double moved = (double)parts[k].ns * 1e-9;
+			if (moved > took)
+				moved = took;
+			st->s[parts[k].stage] += moved;
+			st->s[GT_STAGE_COMPUTE] -= moved;
+			took -= moved;
 		}
 	}
 	if (rc < 0 && cl && err.cause == GT_CAUSE_DEVICE_MEMORY) {
@@ -609,6 +650,8 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 		gt_notice(c, "%s; computing on the host instead", err.msg);
 		memset(&err, 0, sizeof err);
 		snprintf(device, sizeof device, "host");
+		if (fill.filled < in.n)
+			fill_rows(&fill, fill.filled, in.n);
 		rc = gt_critpath_run(NULL, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
 		gt_stages_mark(st, GT_STAGE_COMPUTE);
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The forest critical path of every trace in ../shared/traces: the fast host
 # path (one thread and one per core), the reference (gt_critpath_host, chosen
-# by GPUTRACE_CRITPATH_REFERENCE=1) and the first OpenCL device (PoCL in CI)
+# by GPUTRACE_CRITPATH_REFERENCE=1) and the first OpenCL device (PoCL in CI;
+# its input uploaded in one piece and in pieces of 4093 rows)
 # write the same JSON, summary and rows, or fail with the same status.
 set -u
 bin=${GPUTRACE_BIN:-build/gputrace}
@@ -27,6 +28,10 @@ for t in "$traces"/*; do
 		# the summary's "device" names the device: compare the rest
 		grep -v '"device"' "$tmp/ref" >"$tmp/ref.c"; grep -v '"device"' "$tmp/dev" >"$tmp/dev.c"
 		cmp -s "$tmp/ref.c" "$tmp/dev.c" || { echo "FAIL: $t: device $cldev differs from the reference"; fail=1; }
+		# the columns gathered and copied in pieces of 4093 rows, most of a
+		# trace's copy overlapping the next piece's gather
+		run pieces GPUTRACE_UPLOAD_PIECE_ROWS=4093 --device "$cldev"
+		cmp -s "$tmp/dev" "$tmp/pieces" || { echo "FAIL: $t: device $cldev in pieces of 4093 rows differs"; fail=1; }
 	fi
 	n=$((n + 1))
 done

@@ -7,8 +7,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "critpath_cl.h"
+#include "upload.h"
 #include "base/base.h"
 
 #define DEVICE_MAX_ROWS (1u << 30) /* hops live in 30 bits of the state */
@@ -247,9 +249,56 @@ static uint64_t other_bytes(uint64_t n, uint64_t partials)
 	       + n * 17;                /* slack: path_duration in; slack, mask out */
 }
 
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The input to the device: copied whole, or piece by piece as fill
+ * produces it (the copy of one piece overlapping the filling of the next). */
+static int upload_input(struct run *r, cl_mem parent_buf, cl_mem dur_buf, const uint32_t *parent,
+			const int64_t *duration, uint32_t n, const gt_cp_fill *fill, gt_cp_stats *stats)
+{
+	uint64_t transfer_ns = 0, fill_ns = 0;
+	gt_upload_column cols[] = {{parent_buf, parent, sizeof *parent}, {dur_buf, duration, sizeof *duration}};
+	gt_upload *u;
+	if (gt_upload_start(&u, r->cl, cols, 2, r->err) < 0)
+		return -1;
+	uint64_t piece = fill ? (fill->piece_rows ? fill->piece_rows : (uint64_t)1 << 22) : n;
+	int rc = 0;
+	for (uint64_t first = 0; first < n && rc == 0; first += piece) {
+		uint64_t end = n - first < piece ? n : first + piece;
+		if (fill) {
+			uint64_t t0 = clock_ns();
+			if (fill->fill(fill->ctx, first, end) != 0)
+				rc = gt_fail(r->err, GT_EDEVICE, "critical path: producing rows %llu..%llu of the input failed",
+					     (unsigned long long)first, (unsigned long long)end);
+			fill_ns += clock_ns() - t0;
+		}
+		if (rc == 0)
+			gt_upload_ready(u, end);
+	}
+	if (gt_upload_finish(u, &transfer_ns, rc == 0 ? r->err : &(gt_error){0}) < 0)
+		rc = -1;
+	if (stats) {
+		stats->transfer_ns += transfer_ns;
+		stats->fill_ns += fill_ns;
+	}
+	return rc;
+}
+
 int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, uint32_t n,
 		   const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum,
 		   gt_cp_stats *stats, gt_error *err)
+{
+	return gt_critpath_cl_fill(cl, parent, duration, n, NULL, opt, out, sum, stats, err);
+}
+
+int gt_critpath_cl_fill(gt_cl *cl, const uint32_t *parent, const int64_t *duration, uint32_t n,
+			const gt_cp_fill *fill, const gt_cp_options *opt, gt_cp_rows *out, gt_cp_summary *sum,
+			gt_cp_stats *stats, gt_error *err)
 {
 	if (stats)
 		memset(stats, 0, sizeof *stats);
@@ -307,15 +356,9 @@ int gt_critpath_cl(gt_cl *cl, const uint32_t *parent, const int64_t *duration, u
 			goto done;
 	}
 
+	if (upload_input(&r, b[B_PARENT], b[B_DUR], parent, duration, n, fill, stats) < 0)
+		goto done;
 	cl_int e;
-	e = clEnqueueWriteBuffer(r.q, b[B_PARENT], CL_FALSE, 0, sizes[B_PARENT], parent, 0, NULL, &xfer[nxfer]);
-	nxfer += e == CL_SUCCESS;
-	if (gt_cl_check(cl, e, "clEnqueueWriteBuffer", err) < 0)
-		goto done;
-	e = clEnqueueWriteBuffer(r.q, b[B_DUR], CL_FALSE, 0, sizes[B_DUR], duration, 0, NULL, &xfer[nxfer]);
-	nxfer += e == CL_SUCCESS;
-	if (gt_cl_check(cl, e, "clEnqueueWriteBuffer", err) < 0)
-		goto done;
 	cl_uint zero = 0;
 	const int zeroed[] = {B_BUSY, B_ANY, B_GROUP_BUSY, B_CURSOR};
 	for (size_t i = 0; i < sizeof zeroed / sizeof *zeroed; i++) {
