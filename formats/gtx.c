@@ -83,6 +83,93 @@ static int bad(const char *path, gt_error *err, const char *what)
 	return gt_fail(err, GT_EINPUT, "'%s' is not a valid index file: %s", path, what);
 }
 
+static bool str_ok(uint32_t id, uint32_t n)
+{
+	return id == GT_NONE || id < n;
+}
+
+/* What a span or flow may refer to. */
+struct ref_limits {
+	const void *records; /* the table */
+	uint64_t count;
+	uint32_t strings, tracks, spans, lanes;
+};
+
+/* The spans [a, b) refer inside their tables (1: one does not). */
+static int spans_ok(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct ref_limits *l = ctx;
+	const gt_span *spans = l->records;
+	for (uint64_t i = a; i < b; i++) {
+		const gt_span *s = &spans[i];
+		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
+		if (!str_ok(s->name, l->strings) || !str_ok(s->cat, l->strings) || s->track >= l->tracks ||
+		    (s->parent != GT_NONE && s->parent >= l->spans) || s->group >= GT_MAX_GROUPS || s->lane >= l->lanes)
+			return 1;
+	}
+	return 0;
+}
+
+static int flows_ok(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct ref_limits *l = ctx;
+	const gt_flow *flows = l->records;
+	for (uint64_t i = a; i < b; i++) {
+		const gt_flow *f = &flows[i];
+		if ((f->src != GT_NONE && f->src >= l->spans) || (f->dst != GT_NONE && f->dst >= l->spans) ||
+		    !str_ok(f->name, l->strings) || !str_ok(f->cat, l->strings))
+			return 1;
+	}
+	return 0;
+}
+
+/* A chunk visit over the records that start in bytes [a, b) of the table. */
+struct record_visit {
+	struct ref_limits limits;
+	size_t record_size;
+	int (*check)(void *ctx, uint64_t a, uint64_t b);
+};
+
+static int visit_records(void *ctx, uint64_t a, uint64_t b)
+{
+	struct record_visit *v = ctx;
+	uint64_t first = (a + v->record_size - 1) / v->record_size, end = (b + v->record_size - 1) / v->record_size;
+	if (end > v->limits.count)
+		end = v->limits.count;
+	return first < end ? v->check(&v->limits, first, end) : 0;
+}
+
+/* A section's record count from the (checked) section table, 0 if absent. */
+static uint64_t table_count(const unsigned char *table, uint32_t n, uint32_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (gt_le_get32(table + (size_t)i * GTX_ENTRY_SIZE) == id)
+			return gt_le_get64(table + (size_t)i * GTX_ENTRY_SIZE + 24);
+	return 0;
+}
+
+/* The limits the model's load will check the spans and flows against,
+ * read ahead from the section table and the INFO section (whose sum is
+ * not checked yet: a wrong value only fails the early check). */
+static bool early_limits(const gt_gtx *g, const unsigned char *table, uint32_t n, struct ref_limits *l)
+{
+	uint64_t strings = table_count(table, n, GTX_STR_OFFSETS), tracks = table_count(table, n, GTX_TRACKS);
+	uint64_t spans = table_count(table, n, GTX_SPANS);
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *e = table + (size_t)i * GTX_ENTRY_SIZE;
+		uint64_t off = gt_le_get64(e + 8), size = gt_le_get64(e + 16);
+		if (gt_le_get32(e) != GTX_INFO || off > g->map_len || size > g->map_len - off ||
+		    size < (GI_LANES + 1) * 8 || off % 8)
+			continue;
+		uint64_t lanes = ((const uint64_t *)((const unsigned char *)g->map + off))[GI_LANES];
+		if (strings > UINT32_MAX || tracks > UINT32_MAX || spans > UINT32_MAX || lanes > UINT32_MAX)
+			return false;
+		*l = (struct ref_limits){NULL, 0, (uint32_t)strings, (uint32_t)tracks, (uint32_t)spans, (uint32_t)lanes};
+		return true;
+	}
+	return false;
+}
+
 static int check_header(gt_gtx *g, const char *path, gt_error *err)
 {
 	const unsigned char *h = g->map;
@@ -112,6 +199,10 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 	if (gtx_crc32(h + table, (uint64_t)n * GTX_ENTRY_SIZE) != gt_le_get32(h + 44))
 		return bad(path, err, "section table checksum mismatch");
 	g->section_count = n;
+	struct record_visit spans_visit = {.record_size = sizeof(gt_span), .check = spans_ok};
+	struct record_visit flows_visit = {.record_size = sizeof(gt_flow), .check = flows_ok};
+	bool early = early_limits(g, h + table, n, &spans_visit.limits);
+	flows_visit.limits = spans_visit.limits;
 	for (uint32_t i = 0; i < n; i++) {
 		const unsigned char *e = h + table + (size_t)i * GTX_ENTRY_SIZE;
 		gt_gtx_section *s = &g->sections[i];
@@ -131,13 +222,31 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 			snprintf(msg, sizeof msg, "section '%s' is out of bounds or malformed", s->name);
 			return bad(path, err, msg);
 		}
+		/* the span and flow tables' references are checked in the same
+		 * pass: the chunk just hashed is in the cache */
+		struct record_visit *rv = !early ? NULL : s->id == GTX_SPANS ? &spans_visit
+						: s->id == GTX_FLOWS ? &flows_visit : NULL;
+		gtx_chunk_visit visit = {visit_records, rv, true};
+		if (rv) {
+			rv->limits.records = h + s->offset;
+			rv->limits.count = s->count;
+		}
 		uint64_t sum;
-		if (gtx_section_sum(g->version, h + s->offset, s->size, &sum) < 0)
+		if (gtx_section_sum_visit(g->version, h + s->offset, s->size, &sum, rv ? &visit : NULL) < 0)
 			return gt_fail(err, GT_EINPUT, "out of memory checking '%s'", path);
+		if (rv && s->id == GTX_SPANS)
+			g->prechecked.spans_ok = !visit.failed;
+		if (rv && s->id == GTX_FLOWS)
+			g->prechecked.flows_ok = !visit.failed;
 		if (sum != s->sum) {
 			snprintf(msg, sizeof msg, "checksum mismatch in section '%s'", s->name);
 			return bad(path, err, msg);
 		}
+	}
+	if (early) {
+		const struct ref_limits *l = &spans_visit.limits;
+		g->prechecked.strings = l->strings, g->prechecked.tracks = l->tracks;
+		g->prechecked.spans = l->spans, g->prechecked.lanes = l->lanes;
 	}
 	for (uint32_t id = 1; id < GTX_SECTION_MAX; id++)
 		if (record_sizes[id] && !sec(g, id) && !(g->version == GTX_VERSION_NO_RESUME && since_v2(id))) {
@@ -297,50 +406,20 @@ static char *dup_text(const gt_gtx *g, uint32_t id)
 	return p;
 }
 
-static bool str_ok(uint32_t id, uint32_t n)
-{
-	return id == GT_NONE || id < n;
-}
-
-/* The spans [a, b) refer inside their tables (1: one does not). */
-static int spans_ok(void *ctx, uint64_t a, uint64_t b)
-{
-	const gt_model *m = ctx;
-	uint32_t ns = m->strings.count;
-	for (uint64_t i = a; i < b; i++) {
-		const gt_span *s = &m->spans[i];
-		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
-		if (!str_ok(s->name, ns) || !str_ok(s->cat, ns) || s->track >= m->track_count ||
-		    (s->parent != GT_NONE && s->parent >= m->span_count) || s->group >= GT_MAX_GROUPS ||
-		    s->lane >= m->lane_count)
-			return 1;
-	}
-	return 0;
-}
-
-static int flows_ok(void *ctx, uint64_t a, uint64_t b)
-{
-	const gt_model *m = ctx;
-	uint32_t ns = m->strings.count;
-	for (uint64_t i = a; i < b; i++) {
-		const gt_flow *f = &m->flows[i];
-		if ((f->src != GT_NONE && f->src >= m->span_count) || (f->dst != GT_NONE && f->dst >= m->span_count) ||
-		    !str_ok(f->name, ns) || !str_ok(f->cat, ns))
-			return 1;
-	}
-	return 0;
-}
-
 /* The span and flow tables are most of a load: checked on threads. */
 #define CHECK_MIN_PER_THREAD (1u << 20)
 
 /* Every cross-reference, so later commands can index without checks. */
-static const char *check_refs(const gt_model *m)
+static const char *check_refs(const gt_gtx *g, const gt_model *m)
 {
 	uint32_t ns = m->strings.count;
 	if (m->group_count > GT_MAX_GROUPS)
 		return "more groups than the model holds";
-	if (gt_parallel_ranges(m->span_count, CHECK_MIN_PER_THREAD, 0, spans_ok, (void *)m))
+	struct ref_limits limits = {m->spans, m->span_count, ns, m->track_count, m->span_count, m->lane_count};
+	bool same = g->prechecked.strings == ns && g->prechecked.tracks == m->track_count &&
+		    g->prechecked.spans == m->span_count && g->prechecked.lanes == m->lane_count;
+	if (!(same && g->prechecked.spans_ok) &&
+	    gt_parallel_ranges(m->span_count, CHECK_MIN_PER_THREAD, 0, spans_ok, &limits))
 		return "a span refers past its tables, or its lane is past the lane count";
 	for (uint32_t i = 0; i < m->track_count; i++) {
 		const gt_track *t = &m->tracks[i];
@@ -355,7 +434,9 @@ static const char *check_refs(const gt_model *m)
 		if (!str_ok(p->name, ns) || !str_ok(p->labels, ns) || (p->pid.is_str && p->pid.str >= ns))
 			return "a process refers past its tables";
 	}
-	if (gt_parallel_ranges(m->flow_count, CHECK_MIN_PER_THREAD, 0, flows_ok, (void *)m))
+	limits.records = m->flows, limits.count = m->flow_count;
+	if (!(same && g->prechecked.flows_ok) &&
+	    gt_parallel_ranges(m->flow_count, CHECK_MIN_PER_THREAD, 0, flows_ok, &limits))
 		return "a flow refers past its tables";
 	for (uint32_t i = 0; i < m->series_count; i++)
 		if (m->series[i].process >= m->process_count || !str_ok(m->series[i].name, ns) ||
@@ -510,7 +591,7 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 		}
 	}
 	free(sh.out);
-	const char *why = check_refs(m);
+	const char *why = check_refs(g, m);
 	if (why) {
 		bad(path, err, why);
 		goto fail;

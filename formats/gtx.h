@@ -58,6 +58,13 @@ typedef struct gt_gtx {
 	uint8_t parent_mode; /* the model's enum gt_parent_mode */
 	gt_tindex ix;
 	char *path;
+	/* The span and flow tables' reference checks, made as the sections were
+	 * hashed (version 4), with the counts below: the model's load skips
+	 * them when its counts are the same. */
+	struct {
+		bool spans_ok, flows_ok;
+		uint32_t strings, tracks, spans, lanes;
+	} prechecked;
 } gt_gtx;
 
 int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err);

@@ -103,4 +103,15 @@ int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum);
 /* A section's checksum as `version` defines it. */
 int gtx_section_sum(uint32_t version, const void *p, uint64_t n, uint64_t *sum);
 
+/* Work on a section's bytes [a, b) while they are in the cache of the thread
+ * that just hashed them; non-zero: the bytes failed it. */
+typedef struct gtx_chunk_visit {
+	int (*fn)(void *ctx, uint64_t a, uint64_t b);
+	void *ctx;
+	bool failed; /* out: not every chunk passed (always, before version 4) */
+} gtx_chunk_visit;
+/* gtx_section_sum that also runs visit over every chunk of a version 4
+ * section as it is hashed; earlier versions' sums visit nothing. */
+int gtx_section_sum_visit(uint32_t version, const void *p, uint64_t n, uint64_t *sum, gtx_chunk_visit *visit);
+
 #endif

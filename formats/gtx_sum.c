@@ -36,6 +36,8 @@ struct piece {
 	uint64_t a, b;
 	uint32_t crc;        /* CRC-32 of the share */
 	uint64_t *hashes;    /* XXH3: one per chunk of the share, from chunk a / GTX_SUM_CHUNK */
+	const gtx_chunk_visit *visit; /* NULL: none */
+	bool visit_failed;
 };
 
 static unsigned pieces_for(uint64_t n)
@@ -58,7 +60,7 @@ static void split(struct piece *pc, unsigned k, const void *p, uint64_t n, uint6
 {
 	for (unsigned i = 0; i < k; i++) {
 		uint64_t a = n * i / k / align * align, b = i + 1 == k ? n : n * (i + 1) / k / align * align;
-		pc[i] = (struct piece){p, a, b, 0, NULL};
+		pc[i] = (struct piece){p, a, b, 0, NULL, NULL, false};
 	}
 }
 
@@ -83,6 +85,8 @@ static void *xxh_piece(void *arg)
 	for (uint64_t at = p->a; at < p->b; at += GTX_SUM_CHUNK) {
 		uint64_t len = p->b - at < GTX_SUM_CHUNK ? p->b - at : GTX_SUM_CHUNK;
 		*h++ = XXH3_64bits(p->base + at, (size_t)len);
+		if (p->visit && !p->visit_failed && p->visit->fn(p->visit->ctx, at, at + len) != 0)
+			p->visit_failed = true;
 	}
 	return NULL;
 }
@@ -98,7 +102,7 @@ static uint64_t combine(uint64_t *h, uint64_t chunks)
 	return XXH3_64bits(h, (size_t)(chunks * 8));
 }
 
-int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum)
+static int xxh3_chunked(const void *p, uint64_t n, uint64_t *sum, gtx_chunk_visit *visit)
 {
 	uint64_t chunks = (n + GTX_SUM_CHUNK - 1) / GTX_SUM_CHUNK;
 	uint64_t one, *h = chunks <= 1 ? &one : malloc(chunks * sizeof *h);
@@ -108,19 +112,33 @@ int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum)
 	struct piece pc[MAX_THREADS];
 	split(pc, k, p, n, GTX_SUM_CHUNK);
 	for (unsigned i = 0; i < k; i++)
-		pc[i].hashes = h;
+		pc[i].hashes = h, pc[i].visit = visit;
 	if (chunks)
 		gt_run_jobs(xxh_piece, pc, sizeof pc[0], k);
+	for (unsigned i = 0; visit && i < k; i++)
+		visit->failed |= pc[i].visit_failed;
 	*sum = combine(h, chunks);
 	if (h != &one)
 		free(h);
 	return 0;
 }
 
-int gtx_section_sum(uint32_t version, const void *p, uint64_t n, uint64_t *sum)
+int gtx_xxh3_chunked(const void *p, uint64_t n, uint64_t *sum)
 {
+	return xxh3_chunked(p, n, sum, NULL);
+}
+
+int gtx_section_sum_visit(uint32_t version, const void *p, uint64_t n, uint64_t *sum, gtx_chunk_visit *visit)
+{
+	if (visit)
+		visit->failed = version < GTX_VERSION_XXH3;
 	if (version >= GTX_VERSION_XXH3)
-		return gtx_xxh3_chunked(p, n, sum);
+		return xxh3_chunked(p, n, sum, visit);
 	*sum = gtx_crc32(p, n);
 	return 0;
+}
+
+int gtx_section_sum(uint32_t version, const void *p, uint64_t n, uint64_t *sum)
+{
+	return gtx_section_sum_visit(version, p, n, sum, NULL);
 }

@@ -156,46 +156,12 @@ fi
 # version 1, cross-checked against the model, and their references checked
 cp "$c/close_123.new.json" "$tmp/trace.json"
 "$bin" pack "$tmp/trace.json" -o "$tmp/s.gtx" >/dev/null
-$py - "$tmp" testdata/gtx/v1.gtx <<'PY'
-import struct, sys, zlib
+PYTHONPATH=tests/lib $py - "$tmp" testdata/gtx/v1.gtx <<'PY'
+import struct, sys
+from gtx_file import read, write
 d, v1 = sys.argv[1], sys.argv[2]
-def read(path):
-    b = open(path, "rb").read()
-    n = struct.unpack_from("<I", b, 20)[0]
-    secs = []
-    for i in range(n):
-        sid, rs, off, size, cnt = struct.unpack_from("<IIQQQ", b, 128 + 48 * i)
-        secs.append([sid, rs, cnt, bytearray(b[off:off + size])])
-    return struct.unpack_from("<I", b, 8)[0], secs
-def section_sum(version, data):
-    # GTX-FORMAT.md, Checksums: CRC-32 up to version 3, then XXH3-64 of the
-    # XXH3-64 of each 1 MiB chunk
-    if version < 4:
-        return struct.pack("<I12x", zlib.crc32(bytes(data)))
-    import xxhash
-    chunks = b"".join(struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(data[i:i + (1 << 20)])))
-                      for i in range(0, len(data), 1 << 20))
-    return struct.pack("<Q8x", xxhash.xxh3_64_intdigest(chunks))
-def write(path, version, secs):
-    table = bytearray()
-    off = 128 + 48 * len(secs)
-    body = bytearray()
-    for sid, rs, cnt, data in secs:
-        off = (off + 63) // 64 * 64
-        table += struct.pack("<IIQQQ", sid, rs, off, len(data), cnt) + section_sum(version, data)
-        off += len(data)
-    size = (off + 63) // 64 * 64
-    head = bytearray(128)
-    head[0:8] = b"GPUTRIDX"
-    struct.pack_into("<IIIIQQII", head, 8, version, 0x01020304, 128, len(secs), size, 128, 48, zlib.crc32(bytes(table)))
-    struct.pack_into("<I", head, 124, zlib.crc32(bytes(head[:124])))
-    out = head + table
-    for sid, rs, cnt, data in secs:
-        out += bytes((len(out) + 63) // 64 * 64 - len(out)) + data
-    out += bytes(size - len(out))
-    open(path, "wb").write(out)
 ver, secs = read(d + "/s.gtx")
-write(d + "/same.gtx", ver, secs)  # the writer above reproduces the file
+write(d + "/same.gtx", ver, secs)  # gtx_file reproduces a packed file
 write(d + "/no_resume.gtx", ver, [s for s in secs if s[0] < 25])
 _, old = read(v1)
 write(d + "/v1_extra.gtx", 1, old + [s for s in secs if s[0] == 25])
