@@ -95,32 +95,39 @@ struct ref_limits {
 	uint32_t strings, tracks, spans, lanes;
 };
 
-/* The spans [a, b) refer inside their tables (1: one does not). */
+/* An id that is GT_NONE or below n: id + 1 wraps GT_NONE to 0. */
+static inline uint32_t past(uint32_t id, uint32_t n)
+{
+	return (uint32_t)(id + 1u) > n;
+}
+
+/* The spans [a, b) refer inside their tables (1: one does not). Without
+ * branches: this runs over every span of every load. */
 static int spans_ok(void *ctx, uint64_t a, uint64_t b)
 {
 	const struct ref_limits *l = ctx;
 	const gt_span *spans = l->records;
+	uint32_t wrong = 0;
 	for (uint64_t i = a; i < b; i++) {
 		const gt_span *s = &spans[i];
 		/* lanes index per-lane arrays downstream (found by fuzz/fuzz_gtx.c) */
-		if (!str_ok(s->name, l->strings) || !str_ok(s->cat, l->strings) || s->track >= l->tracks ||
-		    (s->parent != GT_NONE && s->parent >= l->spans) || s->group >= GT_MAX_GROUPS || s->lane >= l->lanes)
-			return 1;
+		wrong |= past(s->name, l->strings) | past(s->cat, l->strings) | (s->track >= l->tracks) |
+			 past(s->parent, l->spans) | (s->group >= GT_MAX_GROUPS) | (s->lane >= l->lanes);
 	}
-	return 0;
+	return wrong != 0;
 }
 
 static int flows_ok(void *ctx, uint64_t a, uint64_t b)
 {
 	const struct ref_limits *l = ctx;
 	const gt_flow *flows = l->records;
+	uint32_t wrong = 0;
 	for (uint64_t i = a; i < b; i++) {
 		const gt_flow *f = &flows[i];
-		if ((f->src != GT_NONE && f->src >= l->spans) || (f->dst != GT_NONE && f->dst >= l->spans) ||
-		    !str_ok(f->name, l->strings) || !str_ok(f->cat, l->strings))
-			return 1;
+		wrong |= past(f->src, l->spans) | past(f->dst, l->spans) | past(f->name, l->strings) |
+			 past(f->cat, l->strings);
 	}
-	return 0;
+	return wrong != 0;
 }
 
 /* A chunk visit over the records that start in bytes [a, b) of the table. */
