@@ -511,7 +511,8 @@ static int write_document(FILE *out, const struct input *in, const gt_cp_rows *o
 	gt_jsonw_u64(&w, in->n);
 	gt_jsonw_key(&w, "max_path_duration_ns");
 	gt_jsonw_i64(&w, s->max_path_duration);
-	gt_jsonw_time(&w, "max_path_duration_us", s->max_path_duration);
+	gt_jsonw_key(&w, "max_path_duration_us"); /* gt_jsonw_time would repeat the _ns key */
+	gt_jsonw_us(&w, s->max_path_duration);
 	gt_jsonw_key(&w, "endpoint");
 	if (s->endpoint == GT_CP_NONE)
 		gt_jsonw_null(&w);

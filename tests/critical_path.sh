@@ -156,6 +156,20 @@ check "bad window" status 2 critical-path "$gb" --window 5:1 -q
 # the forest model is still there, unchanged
 check "forest model" status 0 critical-path "$gb" --model forest -q
 check "forest model: summary" jqe '.summary.max_path_duration_ns == 1650000' "$tmp/out"
+# no object of either model's document repeats a key (jq would keep the last)
+no_repeated_keys() {
+	python3 -c '
+import json, sys
+def once(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        sys.exit("repeated key in %s" % keys)
+    return dict(pairs)
+json.load(open(sys.argv[1]), object_pairs_hook=once)' "$1"
+}
+check "forest model: no repeated key" no_repeated_keys "$tmp/out"
+check "causal model" status 0 critical-path "$gb" --rows -q
+check "causal model: no repeated key" no_repeated_keys "$tmp/out"
 
 [ "$fail" = 0 ] && echo "critical_path: all passed"
 [ "$fail" = 0 ]
