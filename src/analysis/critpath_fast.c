@@ -18,8 +18,9 @@
  *      final.
  *   3. Pending rows (rare in traces: a parent listed after its child) are
  *      resolved one thread by the reference's walk over the records.
- *   4. A row's outputs are written when it becomes final (steps 1-3), with
- *      each thread's best row; then each thread writes its block's slack.
+ *   4. Steps 1-3 keep each thread's best row; once every record is final,
+ *      each thread writes its block's outputs, slack included, in row
+ *      order with stores that bypass the cache.
  * Every row's result is the reference's (the contract defines it row by
  * row), and the flags are properties of the input, so the bytes are equal. */
 #include <pthread.h>
@@ -93,23 +94,13 @@ static void set_pending(rec *x)
 	x->hop = PENDING;
 }
 
-/* Writes row i's outputs once its record is final or invalid, and keeps
- * the job's best row (the lowest index among equal sums) and deepest hop. */
+/* Keeps the job's best row (the lowest index among equal sums) and deepest
+ * hop once row i's record is final; the outputs are written later, in one
+ * pass in row order (output_pass). */
 static inline void emit(struct job *j, uint32_t i, const rec *x)
 {
-	gt_cp_rows *o = j->s->o;
-	o->critical_mask[i] = 0;
-	if (x->root == GT_CP_NONE) {
-		o->path_duration[i] = -1;
-		o->root[i] = GT_CP_NONE;
-		o->hop_count[i] = GT_CP_NONE;
-		o->critical_predecessor[i] = GT_CP_NONE;
+	if (x->root == GT_CP_NONE)
 		return;
-	}
-	o->path_duration[i] = x->path;
-	o->root[i] = x->root;
-	o->hop_count[i] = x->hop;
-	o->critical_predecessor[i] = j->s->parent[i];
 	if (x->path > j->best || (x->path == j->best && i < j->endpoint)) {
 		j->best = x->path;
 		j->endpoint = i;
@@ -266,16 +257,41 @@ static int walk_pending(const struct shared *s, struct job *wj)
 	return (int)flags;
 }
 
-/* Step 4 over the block, once the best sum is known: a valid row's path
- * is >= 0, an invalid row's -1. */
-static void slack_pass(struct job *j)
+/* Stores that bypass the cache: the outputs are only written here, so
+ * reading their lines in first (what a plain store does) would double the
+ * traffic. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+static inline void put64(int64_t *p, int64_t v) { _mm_stream_si64((long long *)p, v); }
+static inline void put32(uint32_t *p, uint32_t v) { _mm_stream_si32((int *)p, (int)v); }
+static inline void put_done(void) { _mm_sfence(); }
+#else
+static inline void put64(int64_t *p, int64_t v) { *p = v; }
+static inline void put32(uint32_t *p, uint32_t v) { *p = v; }
+static inline void put_done(void) {}
+#endif
+
+/* Step 4 over the block, once every record is final and the best sum is
+ * known: each row's outputs, in row order; a valid row's path is >= 0 and
+ * its slack best - path, an invalid row's -1. */
+static void output_pass(struct job *j)
 {
-	gt_cp_rows *o = j->s->o;
-	int64_t best = j->s->best;
+	const struct shared *s = j->s;
+	gt_cp_rows *o = s->o;
+	const rec *r = s->r;
+	const uint32_t *parent = s->parent;
+	int64_t best = s->best;
 	for (uint32_t i = j->b0; i < j->b1; i++) {
-		int64_t pd = o->path_duration[i];
-		o->slack[i] = pd >= 0 ? best - pd : -1;
+		rec x = r[i];
+		bool valid = x.root != GT_CP_NONE;
+		put64(&o->path_duration[i], valid ? x.path : -1);
+		put64(&o->slack[i], valid ? best - x.path : -1);
+		put32(&o->root[i], x.root);
+		put32(&o->hop_count[i], valid ? x.hop : GT_CP_NONE);
+		put32(&o->critical_predecessor[i], valid ? parent[i] : GT_CP_NONE);
 	}
+	memset(o->critical_mask + j->b0, 0, j->b1 - j->b0);
+	put_done();
 }
 
 /* The better of two (sum, index) candidates: the larger sum, then the
@@ -322,7 +338,7 @@ static void *worker(void *arg)
 	pthread_barrier_wait(&s->barrier);
 	if (s->walk_failed)
 		return NULL;
-	slack_pass(j);
+	output_pass(j);
 	return NULL;
 }
 
