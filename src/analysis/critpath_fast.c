@@ -19,8 +19,9 @@
  *   3. Pending rows (rare in traces: a parent listed after its child) are
  *      resolved one thread by the reference's walk over the records.
  *   4. Steps 1-3 keep each thread's best row; once every record is final,
- *      each thread writes its block's outputs, slack included, in row
- *      order with stores that bypass the cache.
+ *      each thread writes its block's outputs, slack included, in one
+ *      pass in row order (sequential streams; non-temporal stores were
+ *      2.7x slower on 16 cores, 1.04x faster on 2).
  * Every row's result is the reference's (the contract defines it row by
  * row), and the flags are properties of the input, so the bytes are equal. */
 #include <pthread.h>
@@ -257,20 +258,6 @@ static int walk_pending(const struct shared *s, struct job *wj)
 	return (int)flags;
 }
 
-/* Stores that bypass the cache: the outputs are only written here, so
- * reading their lines in first (what a plain store does) would double the
- * traffic. */
-#ifdef __SSE2__
-#include <emmintrin.h>
-static inline void put64(int64_t *p, int64_t v) { _mm_stream_si64((long long *)p, v); }
-static inline void put32(uint32_t *p, uint32_t v) { _mm_stream_si32((int *)p, (int)v); }
-static inline void put_done(void) { _mm_sfence(); }
-#else
-static inline void put64(int64_t *p, int64_t v) { *p = v; }
-static inline void put32(uint32_t *p, uint32_t v) { *p = v; }
-static inline void put_done(void) {}
-#endif
-
 /* Step 4 over the block, once every record is final and the best sum is
  * known: each row's outputs, in row order; a valid row's path is >= 0 and
  * its slack best - path, an invalid row's -1. */
@@ -284,14 +271,13 @@ static void output_pass(struct job *j)
 	for (uint32_t i = j->b0; i < j->b1; i++) {
 		rec x = r[i];
 		bool valid = x.root != GT_CP_NONE;
-		put64(&o->path_duration[i], valid ? x.path : -1);
-		put64(&o->slack[i], valid ? best - x.path : -1);
-		put32(&o->root[i], x.root);
-		put32(&o->hop_count[i], valid ? x.hop : GT_CP_NONE);
-		put32(&o->critical_predecessor[i], valid ? parent[i] : GT_CP_NONE);
+		o->path_duration[i] = valid ? x.path : -1;
+		o->slack[i] = valid ? best - x.path : -1;
+		o->root[i] = x.root;
+		o->hop_count[i] = valid ? x.hop : GT_CP_NONE;
+		o->critical_predecessor[i] = valid ? parent[i] : GT_CP_NONE;
 	}
 	memset(o->critical_mask + j->b0, 0, j->b1 - j->b0);
-	put_done();
 }
 
 /* The better of two (sum, index) candidates: the larger sum, then the
