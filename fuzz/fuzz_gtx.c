@@ -1,10 +1,11 @@
 /* libFuzzer harness for the index-file loader (formats/gtx.c).
  * fuzz-needs: formats/gtx.c src/analysis/tindex.c
  *
- * Every section of a .gtx is CRC-32 checked, so random bytes would stop at
- * the first checksum. The first input byte chooses: bit 0 set recomputes the
- * file size field and every CRC (section table entries, the table, the
- * header) over the mutated bytes, so the structural checks behind them are
+ * Every section of a .gtx is checksummed, so random bytes would stop at the
+ * first checksum. The first input byte chooses: bit 0 set recomputes the
+ * file size field and every sum (the sections' as their version defines
+ * them, CRC-32 or chunked XXH3; the table's and the header's CRC-32) over
+ * the mutated bytes, so the structural checks behind them are
  * what gets fuzzed; clear passes the bytes as they are (the CRC checks
  * themselves). Bit 1 then runs a few queries on an index that opened. */
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <zlib.h>
 
 #include "gtx.h"
+#include "gtx_layout.h"
 #include "trace_load.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
@@ -31,14 +33,19 @@ static void fix_checksums(unsigned char *b, size_t n)
 	if (n < 128 || memcmp(b, "GPUTRIDX", 8) != 0)
 		return;
 	wr64(b + 24, n);
-	uint32_t count = rd32(b + 20);
+	uint32_t version = rd32(b + 8), count = rd32(b + 20);
 	uint64_t table = rd64(b + 32);
 	if (count <= 32 && table <= n && (n - table) / 48 >= count) {
 		for (uint32_t i = 0; i < count; i++) {
 			unsigned char *e = b + table + 48 * i;
 			uint64_t off = rd64(e + 8), size = rd64(e + 16);
-			if (off <= n && size <= n - off)
-				wr32(e + 32, (uint32_t)crc32(0, b + off, (uInt)size));
+			uint64_t sum;
+			if (off <= n && size <= n - off && gtx_section_sum(version, b + off, size, &sum) == 0) {
+				if (version >= GTX_VERSION_XXH3)
+					wr64(e + 32, sum);
+				else
+					wr32(e + 32, (uint32_t)sum);
+			}
 		}
 		wr32(b + 44, (uint32_t)crc32(0, b + table, (uInt)(48 * count)));
 	}
