@@ -144,6 +144,67 @@ static int gpu_count(void)
 	return gpus;
 }
 
+/* gt_critpath_cl_fill's input: copied from the forest a piece at a time
+ * into arrays that start as garbage; fails at row fail_at when set. */
+struct fill_from {
+	const forest *f;
+	uint32_t *parent;
+	int64_t *dur;
+	uint64_t next, fail_at;
+};
+
+static int fill_piece(void *ctx, uint64_t first, uint64_t end)
+{
+	struct fill_from *ff = ctx;
+	ck_assert_msg(first == ff->next && end > first, "pieces out of order: %llu..%llu after %llu",
+		      (unsigned long long)first, (unsigned long long)end, (unsigned long long)ff->next);
+	if (ff->fail_at && end > ff->fail_at)
+		return 1;
+	memcpy(ff->parent + first, ff->f->parent + first, (end - first) * sizeof *ff->parent);
+	memcpy(ff->dur + first, ff->f->dur + first, (end - first) * sizeof *ff->dur);
+	ff->next = end;
+	return 0;
+}
+
+/* The device run over input produced in pieces of every size, and one
+ * whose producer fails part way: an error, no crash, nothing left queued. */
+static void compare_filled(gt_cl *cl, const forest *f, const gt_cp_options *opt, const gt_cp_rows *ref,
+			   const gt_cp_summary *sref, gt_cp_rows *dev, const char *label)
+{
+	size_t n = f->n ? f->n : 1;
+	uint32_t *parent = malloc(n * sizeof *parent);
+	int64_t *dur = malloc(n * sizeof *dur);
+	ck_assert(parent && dur);
+	/* pieces of a few rows only on small forests: each is a copy of its own */
+	const uint64_t pieces[] = {f->n / 2 + 1, 0, 1, 3, 97};
+	size_t kinds = f->n <= 50000 ? 5 : 2;
+	for (size_t k = 0; k < kinds; k++) {
+		memset(parent, 0x5a, n * sizeof *parent);
+		memset(dur, 0x5a, n * sizeof *dur);
+		struct fill_from ff = {f, parent, dur, 0, 0};
+		gt_cp_fill fill = {fill_piece, &ff, pieces[k]};
+		gt_cp_summary sdev;
+		gt_error err = {0};
+		char what[300];
+		snprintf(what, sizeof what, "%s, filled in pieces of %llu rows", label, (unsigned long long)pieces[k]);
+		ck_assert_msg(gt_critpath_cl_fill(cl, parent, dur, f->n, &fill, opt, dev, &sdev, NULL, &err) == 0,
+			      "%s: %s", what, err.msg);
+		ck_assert_msg(ff.next == f->n, "%s: %llu of %u rows filled", what, (unsigned long long)ff.next, f->n);
+		assert_same(ref, sref, dev, &sdev, f->n, what);
+	}
+	if (f->n > 8) {
+		struct fill_from ff = {f, parent, dur, 0, f->n / 2};
+		gt_cp_fill fill = {fill_piece, &ff, 3};
+		gt_cp_summary sdev;
+		gt_error err = {0};
+		ck_assert_msg(gt_critpath_cl_fill(cl, parent, dur, f->n, &fill, opt, dev, &sdev, NULL, &err) < 0 &&
+				      err.status == GT_EDEVICE && strstr(err.msg, "producing rows"),
+			      "%s: a failing producer gave '%s'", label, err.msg);
+	}
+	free(parent);
+	free(dur);
+}
+
 /* Runs the reference, checks it, and compares every device with it. */
 static void compare_all(const forest *f, const gt_cp_options *opt, const char *what)
 {
@@ -178,6 +239,7 @@ static void compare_all(const forest *f, const gt_cp_options *opt, const char *w
 		ck_assert_msg(gt_critpath_cl(cl, f->parent, f->dur, f->n, opt, &dev, &sdev, NULL, &err) == 0, "%s",
 			      err.msg);
 		assert_same(&ref, &sref, &dev, &sdev, f->n, label);
+		compare_filled(cl, f, opt, &ref, &sref, &dev, label);
 		/* path_only: the same summary, and the same path rows */
 		gt_cp_options po = opt ? *opt : (gt_cp_options){0};
 		po.path_only = true;
