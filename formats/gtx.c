@@ -83,11 +83,6 @@ static int bad(const char *path, gt_error *err, const char *what)
 	return gt_fail(err, GT_EINPUT, "'%s' is not a valid index file: %s", path, what);
 }
 
-static bool str_ok(uint32_t id, uint32_t n)
-{
-	return id == GT_NONE || id < n;
-}
-
 /* What a span or flow may refer to. */
 struct ref_limits {
 	const void *records; /* the table */
@@ -95,10 +90,15 @@ struct ref_limits {
 	uint32_t strings, tracks, spans, lanes;
 };
 
-/* An id that is GT_NONE or below n: id + 1 wraps GT_NONE to 0. */
+/* 1 unless id is GT_NONE or below n (id + 1 wraps GT_NONE to 0). */
 static inline uint32_t past(uint32_t id, uint32_t n)
 {
 	return (uint32_t)(id + 1u) > n;
+}
+
+static bool str_ok(uint32_t id, uint32_t n)
+{
+	return !past(id, n);
 }
 
 /* The spans [a, b) refer inside their tables (1: one does not). Without
@@ -146,13 +146,19 @@ static int visit_records(void *ctx, uint64_t a, uint64_t b)
 	return first < end ? v->check(&v->limits, first, end) : 0;
 }
 
-/* A section's record count from the (checked) section table, 0 if absent. */
-static uint64_t table_count(const unsigned char *table, uint32_t n, uint32_t id)
+/* A section's entry in the (checked) section table, NULL if absent. */
+static const unsigned char *table_entry(const unsigned char *table, uint32_t n, uint32_t id)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (gt_le_get32(table + (size_t)i * GTX_ENTRY_SIZE) == id)
-			return gt_le_get64(table + (size_t)i * GTX_ENTRY_SIZE + 24);
-	return 0;
+			return table + (size_t)i * GTX_ENTRY_SIZE;
+	return NULL;
+}
+
+static uint64_t table_count(const unsigned char *table, uint32_t n, uint32_t id)
+{
+	const unsigned char *e = table_entry(table, n, id);
+	return e ? gt_le_get64(e + 24) : 0;
 }
 
 /* The limits the model's load will check the spans and flows against,
@@ -162,19 +168,17 @@ static bool early_limits(const gt_gtx *g, const unsigned char *table, uint32_t n
 {
 	uint64_t strings = table_count(table, n, GTX_STR_OFFSETS), tracks = table_count(table, n, GTX_TRACKS);
 	uint64_t spans = table_count(table, n, GTX_SPANS);
-	for (uint32_t i = 0; i < n; i++) {
-		const unsigned char *e = table + (size_t)i * GTX_ENTRY_SIZE;
-		uint64_t off = gt_le_get64(e + 8), size = gt_le_get64(e + 16);
-		if (gt_le_get32(e) != GTX_INFO || off > g->map_len || size > g->map_len - off ||
-		    size < (GI_LANES + 1) * 8 || off % 8)
-			continue;
-		uint64_t lanes = ((const uint64_t *)((const unsigned char *)g->map + off))[GI_LANES];
-		if (strings > UINT32_MAX || tracks > UINT32_MAX || spans > UINT32_MAX || lanes > UINT32_MAX)
-			return false;
-		*l = (struct ref_limits){NULL, 0, (uint32_t)strings, (uint32_t)tracks, (uint32_t)spans, (uint32_t)lanes};
-		return true;
-	}
-	return false;
+	const unsigned char *e = table_entry(table, n, GTX_INFO);
+	if (!e)
+		return false;
+	uint64_t off = gt_le_get64(e + 8), size = gt_le_get64(e + 16);
+	if (off > g->map_len || size > g->map_len - off || size < (GI_LANES + 1) * 8 || off % 8)
+		return false;
+	uint64_t lanes = ((const uint64_t *)((const unsigned char *)g->map + off))[GI_LANES];
+	if (strings > UINT32_MAX || tracks > UINT32_MAX || spans > UINT32_MAX || lanes > UINT32_MAX)
+		return false;
+	*l = (struct ref_limits){NULL, 0, (uint32_t)strings, (uint32_t)tracks, (uint32_t)spans, (uint32_t)lanes};
+	return true;
 }
 
 static int check_header(gt_gtx *g, const char *path, gt_error *err)

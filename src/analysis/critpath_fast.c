@@ -98,7 +98,7 @@ static void set_pending(rec *x)
 /* Keeps the job's best row (the lowest index among equal sums) and deepest
  * hop once row i's record is final; the outputs are written later, in one
  * pass in row order (output_pass). */
-static inline void emit(struct job *j, uint32_t i, const rec *x)
+static inline void keep_best(struct job *j, uint32_t i, const rec *x)
 {
 	if (x->root == GT_CP_NONE)
 		return;
@@ -131,12 +131,12 @@ static void local_pass(struct job *j)
 			j->flags |= (d < 0 ? GT_CP_INVALID_DURATION : 0) |
 				    (p != GT_CP_ROOT && p >= n ? GT_CP_INVALID_PARENT : 0);
 			set_invalid(x);
-			emit(j, i, x);
+			keep_best(j, i, x);
 		} else if (p == GT_CP_ROOT) {
 			x->path = d;
 			x->root = i;
 			x->hop = 0;
-			emit(j, i, x);
+			keep_best(j, i, x);
 		} else if (p >= i) {
 			set_pending(x);
 			j->pending++;
@@ -152,7 +152,7 @@ static void local_pass(struct job *j)
 				if (y.hop == PENDING)
 					j->pending++;
 				else
-					emit(j, i, x);
+					keep_best(j, i, x);
 			} else if (__builtin_add_overflow(d, y.path, &sum)) {
 				if (y.hop & ANCHORED) {
 					/* whether it counts depends on the anchor: the walk decides */
@@ -161,14 +161,14 @@ static void local_pass(struct job *j)
 				} else {
 					j->flags |= GT_CP_OVERFLOW;
 					set_invalid(x);
-					emit(j, i, x);
+					keep_best(j, i, x);
 				}
 			} else {
 				x->path = sum;
 				x->root = y.root;
 				x->hop = y.hop + 1;
 				if (!(x->hop & ANCHORED))
-					emit(j, i, x);
+					keep_best(j, i, x);
 			}
 		}
 	}
@@ -203,7 +203,7 @@ static void anchor_pass(struct job *j, uint32_t a, uint32_t b)
 			x->root = y.root;
 			x->hop = y.hop + (x->hop & ~ANCHORED);
 		}
-		emit(j, i, x);
+		keep_best(j, i, x);
 	}
 }
 
@@ -251,7 +251,7 @@ static int walk_pending(const struct shared *s, struct job *wj)
 				x->root = y->root;
 				x->hop = y->hop + 1;
 			}
-			emit(wj, m, x);
+			keep_best(wj, m, x);
 		}
 	}
 	gt_big_free(stack);
