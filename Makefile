@@ -21,12 +21,12 @@ ifeq ($(FAULTS),1)
   CPPFLAGS += -DGT_FAULT_INJECTION
   BUILD := $(BUILD)-faults
 endif
-CPPFLAGS += -Isrc -Iformats -Icli -I$(BUILD)/gen -DCL_TARGET_OPENCL_VERSION=120
+CPPFLAGS += -Isrc -Icli -I$(BUILD)/gen -DCL_TARGET_OPENCL_VERSION=120
 CFLAGS += $(CSTD) $(WARN) $(OPT) -pthread
 LDLIBS += -lOpenCL -lcjson -lzstd -lz -lxxhash -lm -pthread
 LDFLAGS += $(filter -fsanitize%,$(OPT))
 
-LIB_SRC = $(wildcard src/*/*.c formats/*.c)
+LIB_SRC = $(wildcard src/*/*.c)
 CLI_SRC = $(wildcard cli/*.c)
 KERNELS = $(wildcard kernels/*.cl)
 TEST_SRC = $(wildcard tests/test_*.c)

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cl/cl.h"
-#include "trace_load.h"
+#include "loader/loader.h"
 #include "bench_util.h"
 
 /* CPU time of every thread of the process: the machine may be shared,

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cl/cl.h"
 #include "bench_util.h"
 

@@ -27,8 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
 #include "cl/cl.h"
+#include "forest/forest.h"
 #include "bench_util.h"
 
 static uint64_t rng = 42;

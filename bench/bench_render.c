@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
-#include "svg.h"
+#include "tindex/tindex.h"
+#include "svg/svg.h"
 #include "model/model.h"
 #include "bench_util.h"
 

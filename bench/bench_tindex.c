@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "cl/cl.h"
+#include "tindex/tindex.h"
 #include "model/model.h"
-#include "analysis/analysis.h"
 #include "bench_util.h"
 
 /* The pan/zoom sequence: widths T/2^k, four pans each, all lanes, then a

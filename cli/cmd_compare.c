@@ -8,13 +8,13 @@
 #include "device_open.h"
 #include "cli.h"
 #include "compare_report.h"
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cl/cl.h"
-#include "jsonw.h"
+#include "compare/compare.h"
+#include "forest/forest.h"
+#include "write/write.h"
 #include "load.h"
-#include "outfile.h"
 #include "output.h"
-#include "table.h"
 
 enum { OPT_FAIL_IF = OPT_COMMAND_BASE, OPT_BY, OPT_TOP, OPT_MODEL, OPT_STEP, OPT_SORT };
 
@@ -215,7 +215,7 @@ static void json_change(gt_jsonw *w, const gt_compare *c, const gt_cmp_key *k, i
 	gt_jsonw_end_object(w);
 }
 
-static bool forest_model; /* --model forest: the flags are critpath.h's */
+static bool forest_model; /* --model forest: the flags are forest.h's */
 
 static void json_flags(gt_jsonw *w, uint32_t flags)
 {

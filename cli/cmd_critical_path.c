@@ -1,18 +1,19 @@
 /* gputrace critical-path: by default the causal critical path (what bounds
- * each window's wall time; analysis/causal.h), or with --model forest the
+ * each window's wall time; causal/causal.h), or with --model forest the
  * seed's duration-weighted path over the parent forest. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device_open.h"
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cl/cl.h"
+#include "forest/forest.h"
 #include "cli.h"
 #include "critpath_causal.h"
 #include "critpath_forest.h"
 #include "critpath_overlay.h"
 #include "load.h"
-#include "outfile.h"
+#include "write/write.h"
 #include "stages.h"
 #include "viewport.h"
 

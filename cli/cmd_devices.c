@@ -5,8 +5,7 @@
 
 #include "cl/cl.h"
 #include "cli.h"
-#include "jsonw.h"
-#include "outfile.h"
+#include "write/write.h"
 #include "output.h"
 
 static const struct gt_opt devices_opts[] = {

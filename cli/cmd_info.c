@@ -4,11 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jsonw.h"
+#include "write/write.h"
 #include "load.h"
-#include "outfile.h"
 #include "output.h"
-#include "utf8.h"
 
 static const char *const compression_names[] = {"none", "gzip", "zstd"};
 

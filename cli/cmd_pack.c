@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gtx.h"
-#include "jsonw.h"
+#include "gtx/gtx.h"
+#include "write/write.h"
 #include "load.h"
-#include "analysis/analysis.h"
+#include "tindex/tindex.h"
 
 enum { OPT_UPDATE = OPT_COMMAND_BASE, OPT_BATCH_SPANS, OPT_PARTITION_BATCHES, OPT_FANOUT, OPT_LANE_BAND,
        OPT_EPOCH_SPANS };

@@ -10,14 +10,12 @@
 #include "device_open.h"
 #include "cli.h"
 #include "index_open.h"
-#include "gtx.h"
-#include "jsonw.h"
+#include "gtx/gtx.h"
+#include "write/write.h"
 #include "load.h"
-#include "outfile.h"
 #include "output.h"
-#include "table.h"
-#include "analysis/analysis.h"
 #include "cl/cl.h"
+#include "tindex/tindex.h"
 #include "viewport.h"
 
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_LEVEL, OPT_CAPACITY, OPT_EXPAND, OPT_VIEWPORTS };

@@ -9,12 +9,13 @@
 #include "device_open.h"
 #include "cli.h"
 #include "index_open.h"
-#include "analysis/analysis.h"
-#include "gtx.h"
-#include "load.h"
-#include "outfile.h"
-#include "svg.h"
+#include "causal/causal.h"
 #include "cl/cl.h"
+#include "tindex/tindex.h"
+#include "gtx/gtx.h"
+#include "load.h"
+#include "write/write.h"
+#include "svg/svg.h"
 #include "viewport.h"
 
 enum { OPT_TIME = OPT_COMMAND_BASE, OPT_LANES, OPT_GROUPS, OPT_WIDTH, OPT_CRITICAL_PATH, OPT_TITLE };

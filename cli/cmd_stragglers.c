@@ -1,5 +1,5 @@
 /* gputrace stragglers: which rank held up each collective, by how much, and
- * what that cost the others (analysis/collective.h). Reads traces (one job)
+ * what that cost the others (collective/collective.h). Reads traces (one job)
  * or the per-rank summaries of `gputrace collectives -f arrow`. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,11 +7,10 @@
 
 #include "device_open.h"
 #include "cli.h"
-#include "gtx.h"
-#include "jsonw.h"
-#include "outfile.h"
-#include "analysis/analysis.h"
+#include "gtx/gtx.h"
+#include "write/write.h"
 #include "cl/cl.h"
+#include "tindex/tindex.h"
 
 static const struct gt_opt verify_opts[] = {
 	GT_OPT_DEVICE, GT_OPT_OUTPUT, GT_OPT_QUIET, GT_OPT_HELP, GT_OPT_END,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_arrow.h"
+#include "loader/loader.h"
 #include "load.h"
 
 /* An Arrow file or stream (by its first bytes; a trace starts with JSON,

@@ -4,7 +4,7 @@
 #ifndef GT_CLI_COLL_INPUT_H
 #define GT_CLI_COLL_INPUT_H
 
-#include "analysis/analysis.h"
+#include "collective/collective.h"
 #include "cli.h"
 
 enum { OPT_COLLECTIVE_NAME = 90, OPT_COLL_STEP = 91 };

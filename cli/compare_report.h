@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analysis/compare.h"
+#include "compare/compare.h"
 
 enum { GT_REPORT_TEXT = 0, GT_REPORT_MARKDOWN };
 

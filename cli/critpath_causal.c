@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "critpath_causal.h"
-#include "base/jobs.h"
-#include "jline.h"
-#include "jsonw.h"
-#include "outfile.h"
+#include "base/base.h"
+#include "write/write.h"
 #include "output.h"
 
 static const char *const table_names[] = {"path", "breakdown", "windows", "rows"};
@@ -201,7 +199,7 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 }
 
 /* Hops and rows are most of a large document: each is built as one line
- * (formats/jline.h), the same bytes the gt_jsonw calls would write. */
+ * (write/jline.h), the same bytes the gt_jsonw calls would write. */
 struct lines {
 	gt_jline l;
 	gt_jline track;   /* the escaped label of the hops' current track */

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cli.h"
 
 /* The tables of the table formats (--table). */

@@ -6,13 +6,11 @@
 #include <string.h>
 
 #include "device_open.h"
-#include "analysis/analysis.h"
-#include "base/big_alloc.h"
-#include "base/jobs.h"
 #include "cl/cl.h"
+#include "forest/forest.h"
+#include "base/base.h"
 #include "critpath_forest.h"
-#include "jsonw.h"
-#include "outfile.h"
+#include "write/write.h"
 #include "stages.h"
 #include "output.h"
 

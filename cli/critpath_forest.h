@@ -5,7 +5,8 @@
 
 #include <stdbool.h>
 
-#include "analysis/analysis.h"
+#include "forest/forest.h"
+#include "model/model.h"
 #include "cli.h"
 
 struct gt_stages;

@@ -3,9 +3,8 @@
 
 #include <inttypes.h>
 
-#include "outfile.h"
-#include "overlay.h"
-#include "zsink.h"
+#include "write/write.h"
+#include "overlay/overlay.h"
 
 int gt_cli_causal_overlay(const struct gt_common *c, const gt_model *m, const gt_causal_result *r,
 			  const char *trace, const char *out, gt_outfile *of)

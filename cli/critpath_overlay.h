@@ -1,11 +1,11 @@
 /* critical-path --overlay: the input trace with the causal path marked
- * (formats/overlay.h), written atomically, compressed by its suffix. */
+ * (overlay/overlay.h), written atomically, compressed by its suffix. */
 #ifndef GT_CRITPATH_OVERLAY_H
 #define GT_CRITPATH_OVERLAY_H
 
-#include "analysis/analysis.h"
+#include "causal/causal.h"
 #include "cli.h"
-#include "outfile.h"
+#include "write/write.h"
 
 /* Writes the overlay into a temporary file beside out, left in *of for the
  * caller to commit (gt_cli_overlay_commit) once its other output is written,

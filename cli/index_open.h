@@ -6,9 +6,9 @@
 #include <stdbool.h>
 
 #include "cli.h"
-#include "gtx.h"
+#include "gtx/gtx.h"
 #include "model/model.h"
-#include "analysis/analysis.h"
+#include "tindex/tindex.h"
 
 struct gt_cli_index {
 	gt_model m;

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "table.h"
+#include "write/write.h"
 
 #include "progress.h"
 

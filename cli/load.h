@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "model/model.h"
-#include "trace_load.h"
+#include "loader/loader.h"
 
 /* Loads path into m; on failure prints the error and returns the exit
  * status (nonzero). */

@@ -7,8 +7,6 @@
 #include "cli.h"
 #include "commands.h"
 
-const char *gt_program_version = "0.1.0";
-
 static void print_overview(FILE *f)
 {
 	fprintf(f, "usage: gputrace COMMAND [options] [FILE...]\n\n"

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "model/model.h"
-#include "table.h"
+#include "write/write.h"
 
 void gt_common_init(struct gt_common *c)
 {

@@ -1,6 +1,6 @@
 #include "output.h"
 
-#include "outfile.h"
+#include "write/write.h"
 
 int gt_cli_write_table(const struct gt_common *c, const gt_table *t)
 {

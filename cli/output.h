@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "model/model.h"
-#include "table.h"
+#include "write/write.h"
 
 /* Writes t to -o (or stdout) in the chosen format; returns the exit status
  * (0, or nonzero after printing the error). */

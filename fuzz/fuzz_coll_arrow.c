@@ -1,6 +1,5 @@
-/* libFuzzer harness for the collectives summary reader (formats/coll_arrow.c)
+/* libFuzzer harness for the collectives summary reader (src/loader/coll_arrow.c)
  * and the matching behind `gputrace stragglers`.
- * fuzz-needs: formats/coll_arrow.c src/analysis/collective.c
  *
  * The first input byte is a mode (bit 0: read the bytes twice, as two
  * summaries, which must fail as one rank given twice when the first read
@@ -10,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll_arrow.h"
+#include "loader/loader.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
 

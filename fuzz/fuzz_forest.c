@@ -1,7 +1,6 @@
 /* libFuzzer harness for `gputrace critical-path --forest FILE`: the CSV
  * forest reader and the host critical path behind it, driven through the
  * command itself (its reader is private to cli/cmd_critical_path.c).
- * fuzz-link: cli/cmd_critical_path.c cli/options.c cli/output.c cli/load.c cli/progress.c
  * fuzz-args: -close_fd_mask=3
  *
  * The first byte chooses the output format, --strict, --rows and a
@@ -16,7 +15,6 @@
 
 #include "cli.h"
 
-const char *gt_program_version = "fuzz";
 extern const struct gt_command gt_cmd_critical_path;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,4 @@
-/* libFuzzer harness for the index-file loader (formats/gtx.c).
- * fuzz-needs: formats/gtx.c src/analysis/tindex.c
+/* libFuzzer harness for the index-file loader (src/gtx/gtx.c).
  *
  * Every section of a .gtx is checksummed, so random bytes would stop at the
  * first checksum. The first input byte chooses: bit 0 set recomputes the
@@ -16,9 +15,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "gtx.h"
-#include "gtx_layout.h"
-#include "trace_load.h"
+#include "gtx/gtx.h"
+#include "gtx/gtx_layout.h"
+#include "loader/loader.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
 
@@ -27,7 +26,7 @@ static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); ret
 static void wr32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void wr64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* Layout: formats/GTX-FORMAT.md (header 128 bytes, 48-byte table entries). */
+/* Layout: src/gtx/GTX-FORMAT.md (header 128 bytes, 48-byte table entries). */
 static void fix_checksums(unsigned char *b, size_t n)
 {
 	if (n < 128 || memcmp(b, "GPUTRIDX", 8) != 0)

@@ -19,7 +19,7 @@
 #include <zstd.h>
 
 #include "model/model.h"
-#include "trace_load.h"
+#include "loader/loader.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
 

@@ -2,8 +2,6 @@
  * lines reader and the time/lane/group parsers behind it (private to
  * cli/cmd_query.c and cli/viewport.c), driven through the command over a
  * small index packed once at start-up from a golden trace.
- * fuzz-link: cli/cmd_query.c cli/index_open.c cli/viewport.c cli/options.c cli/output.c cli/load.c cli/progress.c
- * fuzz-needs: formats/gtx.c
  * fuzz-args: -close_fd_mask=3
  *
  * The first byte chooses --expand, --strict, ndjson and a --capacity; the
@@ -17,10 +15,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gtx.h"
-#include "trace_load.h"
+#include "gtx/gtx.h"
+#include "loader/loader.h"
 
-const char *gt_program_version = "fuzz";
 extern const struct gt_command gt_cmd_query;
 static char index_path[64];
 

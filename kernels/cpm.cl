@@ -1,5 +1,5 @@
 /* Binding and CPM latest times over a dependency graph of points (contract
- * in src/analysis/cpm.h, host reference in src/analysis/cpm.c, the
+ * in src/causal/cpm.h, host reference in src/causal/cpm.c, the
  * algorithm in src/cl/cpm_cl.c).
  *
  * Positions i are indices into chain[] (track after track). pos_flags[i]:

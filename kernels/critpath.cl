@@ -1,5 +1,5 @@
 /* The critical path over a parent forest by pointer jumping (contract in
- * src/critpath.h, host reference in src/critpath.c).
+ * src/forest/forest.h, host reference in src/forest/forest.c).
  *
  * State record per row, 16 bytes (uint4): xy = sum (int64), z = link,
  * w = meta (hops in bits 0..29, TERMINAL, DONE). While not TERMINAL, the

@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/causal.h"
-#include "analysis/causal_internal.h"
+#include "causal/causal.h"
+#include "causal/causal_internal.h"
 #include "model/model.h"
 #include "testutil.h"
-#include "trace_load.h"
+#include "loader/loader.h"
 
 /* --- loading traces ------------------------------------------------------ */
 
@@ -1284,40 +1284,33 @@ START_TEST(real_traces)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-	Suite *s = suite_create("causal");
-	TCase *h = tcase_create("rules");
-	tcase_add_test(h, nesting_chain_owners);
-	tcase_add_test(h, idle_gaps_and_float);
-	tcase_add_test(h, improper_nesting);
-	tcase_add_test(h, departure_points);
-	tcase_add_test(h, v1_clamping);
-	tcase_add_test(h, v2_flows);
-	tcase_add_test(h, wait_edges);
-	tcase_add_test(h, binding_ties);
-	tcase_add_test(h, zero_gap_cycle);
-	tcase_add_test(h, step_windows_and_queue);
-	tcase_add_test(h, backward_isolated_device_track);
-	tcase_add_test(h, flows_left_out);
-	tcase_add_test(h, extra_wait_names);
-	tcase_add_test(h, errors);
-	tcase_add_test(h, names);
-	suite_add_tcase(s, h);
-	TCase *p = tcase_create("property");
-	tcase_set_timeout(p, 300);
-	tcase_add_loop_test(p, random_vs_brute_force, 0, 10);
-	tcase_add_loop_test(p, random_wait_targets, 0, 4);
-	tcase_add_loop_test(p, union_failure_runs_windows_alone, 0, 2);
-	suite_add_tcase(s, p);
-	TCase *t = tcase_create("real");
-	tcase_set_timeout(t, 600);
-	tcase_add_test(t, real_traces);
-	suite_add_tcase(s, t);
-	return s;
-}
-
 int main(void)
 {
-	return gt_run_suite(suite());
+	const gt_test rules[] = {
+		GT_TEST(nesting_chain_owners),
+		GT_TEST(idle_gaps_and_float),
+		GT_TEST(improper_nesting),
+		GT_TEST(departure_points),
+		GT_TEST(v1_clamping),
+		GT_TEST(v2_flows),
+		GT_TEST(wait_edges),
+		GT_TEST(binding_ties),
+		GT_TEST(zero_gap_cycle),
+		GT_TEST(step_windows_and_queue),
+		GT_TEST(backward_isolated_device_track),
+		GT_TEST(flows_left_out),
+		GT_TEST(extra_wait_names),
+		GT_TEST(errors),
+		GT_TEST(names),
+		{0},
+	};
+	const gt_test property[] = {
+		GT_LOOP(random_vs_brute_force, 10),
+		GT_LOOP(random_wait_targets, 4),
+		GT_LOOP(union_failure_runs_windows_alone, 2),
+		{0},
+	};
+	const gt_test real[] = {GT_TEST(real_traces), {0}};
+	const gt_tcase cases[] = {{"rules", 0, rules}, {"property", 300, property}, {"real", 600, real}, {0}};
+	return gt_run_cases("causal", cases);
 }

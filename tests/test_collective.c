@@ -1,10 +1,10 @@
-/* Collective matching and stragglers (analysis/collective.h) on summaries
+/* Collective matching and stragglers (collective/collective.h) on summaries
  * built by hand: the lower median, ties, unmatched kernels never paired, a
  * rank without kernels, and against a brute-force reference on random sets. */
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "collective/collective.h"
 #include "testutil.h"
 
 static void add(gt_coll_set *s, int64_t rank, const char *name, uint64_t seq, int64_t b, int64_t e)
@@ -149,11 +149,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("collective");
-	TCase *tc = tcase_create("match");
-	tcase_add_test(tc, lower_median_and_ties);
-	tcase_add_test(tc, unmatched_never_paired);
-	tcase_add_test(tc, random_against_reference);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test match[] = {
+		GT_TEST(lower_median_and_ties),
+		GT_TEST(unmatched_never_paired),
+		GT_TEST(random_against_reference),
+		{0},
+	};
+	const gt_tcase cases[] = {{"match", 0, match}, {0}};
+	return gt_run_cases("collective", cases);
 }

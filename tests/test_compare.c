@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/compare.h"
+#include "compare/compare.h"
 #include "testutil.h"
 
 static gt_rat R(__int128 n, __int128 d)
@@ -127,12 +127,13 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("compare");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, rat_cmp_small);
-	tcase_add_test(tc, rat_cmp_big);
-	tcase_add_test(tc, rat_format);
-	tcase_add_test(tc, cond_parse);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test core[] = {
+		GT_TEST(rat_cmp_small),
+		GT_TEST(rat_cmp_big),
+		GT_TEST(rat_format),
+		GT_TEST(cond_parse),
+		{0},
+	};
+	const gt_tcase cases[] = {{"core", 0, core}, {0}};
+	return gt_run_cases("compare", cases);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cl/cpm_cl.h"
+#include "causal/cpm.h"
 #include "testutil.h"
 
 #define R GT_CP_ROOT
@@ -864,36 +864,29 @@ START_TEST(device_random_large)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-	Suite *s = suite_create("cpm");
-	TCase *h = tcase_create("hand");
-	tcase_set_timeout(h, 120); /* the first device test compiles the kernels (slow under PoCL) */
-	tcase_add_test(h, bind_latest_source_and_ties);
-	tcase_add_test(h, bind_flow_before_wait_then_lowest_source);
-	tcase_add_test(h, float_work_and_idle_lags);
-	tcase_add_test(h, float_several_cross_edges_out);
-	tcase_add_test(h, float_zero_gap_cycle);
-	tcase_add_test(h, lonely_point_and_empty_graph);
-	tcase_add_test(h, malformed_rejected);
-	tcase_add_test(h, float_horizon_per_chain);
-	suite_add_tcase(s, h);
-	TCase *p = tcase_create("property");
-	tcase_set_timeout(p, 120);
-	tcase_add_loop_test(p, random_small_vs_brute_force, 0, 12);
-	tcase_add_loop_test(p, random_medium_vs_brute_force, 0, 4);
-	tcase_add_loop_test(p, random_windows_vs_relaxation, 0, 3);
-	tcase_add_loop_test(p, random_union_vs_parts, 0, 4);
-	tcase_add_test(p, device_rounds_follow_cross_hops);
-	suite_add_tcase(s, p);
-	TCase *d = tcase_create("device");
-	tcase_set_timeout(d, 300);
-	tcase_add_loop_test(d, device_random_large, 0, 8);
-	suite_add_tcase(s, d);
-	return s;
-}
-
 int main(void)
 {
-	return gt_run_suite(suite());
+	const gt_test hand[] = {
+		GT_TEST(bind_latest_source_and_ties),
+		GT_TEST(bind_flow_before_wait_then_lowest_source),
+		GT_TEST(float_work_and_idle_lags),
+		GT_TEST(float_several_cross_edges_out),
+		GT_TEST(float_zero_gap_cycle),
+		GT_TEST(lonely_point_and_empty_graph),
+		GT_TEST(malformed_rejected),
+		GT_TEST(float_horizon_per_chain),
+		{0},
+	};
+	const gt_test property[] = {
+		GT_LOOP(random_small_vs_brute_force, 12),
+		GT_LOOP(random_medium_vs_brute_force, 4),
+		GT_LOOP(random_windows_vs_relaxation, 3),
+		GT_LOOP(random_union_vs_parts, 4),
+		GT_TEST(device_rounds_follow_cross_hops),
+		{0},
+	};
+	const gt_test device[] = {GT_LOOP(device_random_large, 8), {0}};
+	/* timeouts: the first device test compiles the kernels (slow under PoCL) */
+	const gt_tcase cases[] = {{"hand", 120, hand}, {"property", 120, property}, {"device", 300, device}, {0}};
+	return gt_run_cases("cpm", cases);
 }

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cl/critpath_cl.h"
+#include "forest/forest.h"
 #include "testutil.h"
 
 #define R GT_CP_ROOT
@@ -650,38 +650,30 @@ START_TEST(device_choice)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-	Suite *s = suite_create("critpath");
-	TCase *g = tcase_create("golden");
-	tcase_set_timeout(g, 120); /* the first device test compiles the kernels (slow under PoCL) */
-	tcase_add_test(g, golden_clean);
-	tcase_add_test(g, golden_invalid);
-	tcase_add_test(g, golden_overflow);
-	tcase_add_test(g, golden_empty);
-	tcase_add_test(g, device_choice);
-	suite_add_tcase(s, g);
-	TCase *p = tcase_create("property");
-	tcase_set_timeout(p, 120);
-	tcase_add_loop_test(p, random_clean, 0, 9);
-	tcase_add_loop_test(p, random_ties, 0, 2);
-	tcase_add_loop_test(p, random_invalid, 0, 8);
-	tcase_add_loop_test(p, random_overflow, 0, 3);
-	tcase_add_loop_test(p, long_chain, 0, 3);
-	tcase_add_loop_test(p, ordered_forests, 0, 8);
-	tcase_add_loop_test(p, fast_anchor_overflow, 0, 2);
-	tcase_add_loop_test(p, small_pieces, 0, 5);
-	tcase_add_loop_test(p, truncation, 0, 4);
-	suite_add_tcase(s, p);
-	TCase *c = tcase_create("cache");
-	tcase_set_timeout(c, 240);
-	tcase_add_test(c, cache_concurrent);
-	tcase_add_test(c, cache_corrupt);
-	suite_add_tcase(s, c);
-	return s;
-}
-
 int main(void)
 {
-	return gt_run_suite(suite());
+	const gt_test golden[] = {
+		GT_TEST(golden_clean),
+		GT_TEST(golden_invalid),
+		GT_TEST(golden_overflow),
+		GT_TEST(golden_empty),
+		GT_TEST(device_choice),
+		{0},
+	};
+	const gt_test property[] = {
+		GT_LOOP(random_clean, 9),
+		GT_LOOP(random_ties, 2),
+		GT_LOOP(random_invalid, 8),
+		GT_LOOP(random_overflow, 3),
+		GT_LOOP(long_chain, 3),
+		GT_LOOP(ordered_forests, 8),
+		GT_LOOP(fast_anchor_overflow, 2),
+		GT_LOOP(small_pieces, 5),
+		GT_LOOP(truncation, 4),
+		{0},
+	};
+	const gt_test cache[] = {GT_TEST(cache_concurrent), GT_TEST(cache_corrupt), {0}};
+	/* timeouts: the first device test compiles the kernels (slow under PoCL) */
+	const gt_tcase cases[] = {{"golden", 120, golden}, {"property", 120, property}, {"cache", 240, cache}, {0}};
+	return gt_run_cases("critpath", cases);
 }

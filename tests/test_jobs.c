@@ -65,10 +65,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("jobs");
-	TCase *tc = tcase_create("ranges");
-	tcase_add_test(tc, every_index_once);
-	tcase_add_test(tc, first_failure_returned);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test ranges[] = {GT_TEST(every_index_once), GT_TEST(first_failure_returned), {0}};
+	const gt_tcase cases[] = {{"ranges", 0, ranges}, {0}};
+	return gt_run_cases("jobs", cases);
 }

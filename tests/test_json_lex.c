@@ -241,14 +241,15 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("json_lex");
-	TCase *tc = tcase_create("lexer");
-	tcase_add_test(tc, us_exact);
-	tcase_add_test(tc, strings);
-	tcase_add_test(tc, skip_values);
-	tcase_add_test(tc, integers);
-	tcase_add_test(tc, digit_words);
-	tcase_add_test(tc, time_paths);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test lexer[] = {
+		GT_TEST(us_exact),
+		GT_TEST(strings),
+		GT_TEST(skip_values),
+		GT_TEST(integers),
+		GT_TEST(digit_words),
+		GT_TEST(time_paths),
+		{0},
+	};
+	const gt_tcase cases[] = {{"lexer", 0, lexer}, {0}};
+	return gt_run_cases("json_lex", cases);
 }

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/compare.h"
-#include "analysis/mwu.h"
+#include "compare/compare.h"
+#include "compare/mwu.h"
 #include "testutil.h"
 
 /* The exact p by brute force: every way of labelling na of the N pooled
@@ -218,14 +218,14 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("mwu");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, exact_against_enumeration);
-	tcase_add_test(tc, exact_known);
-	tcase_add_test(tc, normal_with_ties);
-	tcase_add_test(tc, step_statistics);
-	tcase_add_test(tc, grammar);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test core[] = {
+		GT_TEST(exact_against_enumeration),
+		GT_TEST(exact_known),
+		GT_TEST(normal_with_ties),
+		GT_TEST(step_statistics),
+		GT_TEST(grammar),
+		{0},
+	};
+	const gt_tcase cases[] = {{"core", 60, core}, {0}};
+	return gt_run_cases("mwu", cases);
 }

@@ -37,10 +37,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("progress");
-	TCase *tc = tcase_create("bar");
-	tcase_add_test(tc, format);
-	tcase_add_test(tc, quiet_and_forced);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test bar[] = {GT_TEST(format), GT_TEST(quiet_and_forced), {0}};
+	const gt_tcase cases[] = {{"bar", 0, bar}, {0}};
+	return gt_run_cases("progress", cases);
 }

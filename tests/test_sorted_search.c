@@ -52,10 +52,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sorted_search");
-	TCase *tc = tcase_create("search");
-	tcase_add_test(tc, every_hint);
-	tcase_add_test(tc, extremes);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test search[] = {GT_TEST(every_hint), GT_TEST(extremes), {0}};
+	const gt_tcase cases[] = {{"search", 0, search}, {0}};
+	return gt_run_cases("sorted_search", cases);
 }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "write/table.h"
 #include "testutil.h"
-#include "utf8.h"
+#include "write/utf8.h"
 
 static char *us(int64_t ns)
 {
@@ -265,14 +265,15 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("table");
-	TCase *tc = tcase_create("writers");
-	tcase_add_test(tc, ns_as_us);
-	tcase_add_test(tc, json_escaping);
-	tcase_add_test(tc, csv_quoting);
-	tcase_add_test(tc, json_rows);
-	tcase_add_test(tc, arrow_layout);
-	tcase_add_test(tc, arrow_bad_dictionary_index);
-	suite_add_tcase(s, tc);
-	return gt_run_suite(s);
+	const gt_test writers[] = {
+		GT_TEST(ns_as_us),
+		GT_TEST(json_escaping),
+		GT_TEST(csv_quoting),
+		GT_TEST(json_rows),
+		GT_TEST(arrow_layout),
+		GT_TEST(arrow_bad_dictionary_index),
+		{0},
+	};
+	const gt_tcase cases[] = {{"writers", 0, writers}, {0}};
+	return gt_run_cases("table", cases);
 }

@@ -7,12 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gtx.h"
-#include "trace_load.h"
+#include "gtx/gtx.h"
+#include "loader/loader.h"
 #include "model/model.h"
 #include "testutil.h"
-#include "analysis/tindex.h"
-#include "cl/tindex_cl.h"
+#include "tindex/tindex.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -617,23 +616,18 @@ START_TEST(auto_level_is_stable)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-	Suite *s = suite_create("tindex");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, random_queries, 0, 4);
-	tcase_add_test(tc, many_groups);
-	tcase_add_test(tc, reach_with_directory);
-	tcase_add_test(tc, corrupted_hierarchy);
-	tcase_add_test(tc, file_round_trip);
-	tcase_add_test(tc, update_equals_rebuild);
-	tcase_add_test(tc, auto_level_is_stable);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return gt_run_suite(suite());
+	const gt_test core[] = {
+		GT_LOOP(random_queries, 4),
+		GT_TEST(many_groups),
+		GT_TEST(reach_with_directory),
+		GT_TEST(corrupted_hierarchy),
+		GT_TEST(file_round_trip),
+		GT_TEST(update_equals_rebuild),
+		GT_TEST(auto_level_is_stable),
+		{0},
+	};
+	const gt_tcase cases[] = {{"core", 600, core}, {0}};
+	return gt_run_cases("tindex", cases);
 }

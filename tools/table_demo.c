@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
-#include "table.h"
+#include "write/outfile.h"
+#include "write/table.h"
 
 struct row {
 	uint32_t id, parent;

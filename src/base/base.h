@@ -1,7 +1,10 @@
 /* base/: what every room of the library uses and nothing else: the error
  * struct the core fills instead of printing (gt_error.h), fault injection
  * for tests (fault.h), the galloping search over sorted runs
- * (sorted_search.h), a deterministic random stream (splitmix.h) and large arrays on huge pages (big_alloc.h). It includes nothing of the project's. */
+ * (sorted_search.h), a deterministic random stream (splitmix.h), large
+ * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h) and
+ * little-endian integers in byte buffers (le_bytes.h). It includes nothing
+ * of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
 
@@ -10,5 +13,7 @@
 #include "fault.h"
 #include "sorted_search.h"
 #include "splitmix.h"
+#include "jobs.h"
+#include "le_bytes.h"
 
 #endif

@@ -1,4 +1,4 @@
-/* The OpenCL runtime (see cl_runtime.h): device enumeration and choice,
+/* The OpenCL runtime (see cl.h): device enumeration and choice,
  * context and profiling queue, and programs built from the embedded kernel
  * sources with an on-disk binary cache. */
 #include <ctype.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cl_runtime.h"
+#include "cl.h"
 #include "base/base.h"
 
 struct gt_kernel_source {

@@ -1,9 +1,9 @@
-/* Copying columns to the device piece by piece on a thread (see upload.h).
+/* Copying columns to the device piece by piece on a thread (see cl.h).
  * The copies are blocking writes from the caller's pageable memory: a
  * driver stages those through its own pinned buffers with the CPU, which
  * is why they go on a thread while the caller's threads fill the next
  * piece. */
-#include "upload.h"
+#include "cl.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -7,7 +7,6 @@
 #include "builder.h"
 #include "ingest.h"
 #include "base/base.h"
-#include "base/jobs.h"
 
 /* Sort key order on a track: start ascending, longer first, earlier id.
  * Per thread: several files of a job are finished at once (trace_load_many). */

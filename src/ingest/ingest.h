@@ -3,8 +3,7 @@
  * raw_event.h), the model builder that turns raw events into the span model
  * in file order and finishes it (builder.h: tracks, nesting, lanes, flows),
  * and the resume state of a parse (resume.h, for pack --update).
- * May use: model/, base/. Never analysis/, cl/ or formats/: the loader
- * above (formats/trace_load.h) opens a path and hands the input here. */
+ * The loader above (loader/) opens a path and hands the input here. */
 #ifndef GT_INGEST_H
 #define GT_INGEST_H
 

@@ -8,7 +8,7 @@
  *
  * model/: these types, freeing, the string pool and synthetic models for
  * tests. It uses base/ only: reading a trace is ingest/'s, the index file
- * formats/', and choosing between them the loader's (formats/trace_load.h). */
+ * gtx/'s, and choosing between them the loader's (loader/). */
 #ifndef GT_MODEL_H
 #define GT_MODEL_H
 

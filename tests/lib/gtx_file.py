@@ -1,4 +1,4 @@
-"""Reads and writes .gtx index files section by section (formats/GTX-FORMAT.md),
+"""Reads and writes .gtx index files section by section (src/gtx/GTX-FORMAT.md),
 so that tests can make files that are well formed but wrong inside: every
 checksum recomputed, the way a buggy writer or a deliberate edit would."""
 import struct

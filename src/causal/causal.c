@@ -1,0 +1,338 @@
+/* The causal critical path's driver: the trace-wide facts once, then the
+ * windows in batches of bounded size: their graphs (windows in parallel
+ * when there are several, a window's tracks in parallel when there is
+ * one), the engine's three graph steps once over the batch's union, and
+ * each window's result. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal_internal.h"
+
+const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait"};
+const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT] = {"no_dependencies", "cycle", "overflow"};
+const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", "not_taking_part",
+									 "other_window"};
+
+/* Windows go to the engine in batches of at most this many points (an
+ * upper bound per window: 2 per span and 1 per flow), so that memory
+ * stays bounded however long the trace. */
+#define BATCH_POINTS ((uint64_t)1 << 26)
+
+typedef struct float_job {
+	const gt_cpm_graph *g;
+	int64_t *lt;
+	gt_cpm_float_stats stats;
+	gt_error err;
+	int rc;
+} float_job;
+
+static void *host_floats(void *arg)
+{
+	float_job *j = arg;
+	j->rc = gt_cpm_float_host_checked(j->g, j->lt, &j->stats, &j->err);
+	return NULL;
+}
+
+/* forest.h's rows in full, for an engine's path or a binding with a
+ * cycle (steps_alloc gives path_duration only). */
+static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
+{
+	gt_cp_rows_free(&s->rows);
+	return gt_cp_rows_alloc(&s->rows, n, err);
+}
+
+/* The path step: the engine's, or on the host the reduced one (critpath's
+ * where the binding holds a cycle, for its flags and invalid rows). */
+static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	if (e && e->path)
+		return full_rows(s, cg->n, err) < 0
+			       ? -1
+			       : e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err);
+	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, s->rows.path_duration);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+	if (rc == 0)
+		return 0;
+	if (!s->bind.gap) { /* the host binding leaves the gaps out */
+		s->bind.gap = gt_big_malloc(cg->n, sizeof *s->bind.gap);
+		if (!s->bind.gap)
+			return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+		for (uint32_t v = 0; v < cg->n; v++)
+			s->bind.gap[v] = s->bind.parent[v] == GT_CP_ROOT ? 0 : cg->time[v] - cg->time[s->bind.parent[v]];
+	}
+	if (full_rows(s, cg->n, err) < 0)
+		return -1;
+	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
+}
+
+static void steps_free(causal_steps *s)
+{
+	gt_big_free(s->bind.parent);
+	gt_big_free(s->bind.gap);
+	gt_big_free(s->bind.kind);
+	gt_big_free(s->bind.edge);
+	gt_big_free(s->rows.path_duration);
+	s->rows.path_duration = NULL;
+	gt_cp_rows_free(&s->rows);
+	gt_big_free(s->lt);
+}
+
+static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats, gt_error *err)
+{
+	*s = (causal_steps){0};
+	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
+	/* the host binding leaves the gaps out where no engine reads them */
+	s->bind.gap = gaps ? gt_big_malloc(points, sizeof *s->bind.gap) : NULL;
+	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
+	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
+	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
+	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
+	if (!s->bind.parent || (gaps && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
+	    !s->rows.path_duration)
+		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
+	return 0;
+}
+
+/* A batch of windows [first, first + count): their graphs, and where
+ * each window's result and error go. */
+typedef struct batch {
+	const causal_trace *t;
+	const gt_causal_options *opt;
+	const gt_causal_engine *eng;
+	unsigned threads;
+	uint32_t first, count;
+	causal_graph *graphs;     /* count */
+	gt_causal_window *out;    /* every window's */
+	gt_error *errs;           /* every window's */
+	/* the union being filled in: its first graph, the union, its steps */
+	uint32_t at;
+	const causal_union *u;
+	const causal_steps *s;
+} batch;
+
+typedef struct batch_job {
+	batch *b;
+	void (*fn)(batch *b, uint32_t i);
+	atomic_uint *next;
+	uint32_t end;
+} batch_job;
+
+static void *batch_worker(void *arg)
+{
+	batch_job *j = arg;
+	for (uint32_t i; (i = atomic_fetch_add(j->next, 1)) < j->end;)
+		j->fn(j->b, i);
+	return NULL;
+}
+
+/* fn(b, i) for i in [0, end), on up to b->threads threads. */
+static void for_each_window(batch *b, uint32_t end, void (*fn)(batch *b, uint32_t i))
+{
+	atomic_uint next = 0;
+	unsigned k = b->threads < end ? b->threads : end;
+	batch_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (batch_job){b, fn, &next, end};
+	gt_run_jobs(batch_worker, jobs, sizeof *jobs, k ? k : 1);
+}
+
+static void build_graph(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + i;
+	/* one window alone has the threads for its tracks */
+	unsigned threads = b->count == 1 ? b->threads : 1;
+	causal_graph_build(b->t, w, threads, &b->graphs[i], &b->out[w], &b->errs[w]);
+}
+
+static void fill_path(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + b->at + i;
+	causal_steps view;
+	if (causal_union_view(b->u, b->s, i, true, &view, &b->errs[w]) == 0)
+		causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]);
+}
+
+static void fill_rows(batch *b, uint32_t i)
+{
+	uint32_t w = b->first + b->at + i;
+	causal_steps view;
+	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, &view, &b->errs[w]) == 0)
+		causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]);
+}
+
+/* fn over the union's windows: on this thread alone (one window, or the
+ * float has the other threads), else on all. */
+static void each_window(batch *b, uint32_t count, bool alone, void (*fn)(batch *b, uint32_t i))
+{
+	if (count == 1 || alone)
+		for (uint32_t i = 0; i < count; i++)
+			fn(b, i);
+	else
+		for_each_window(b, count, fn);
+}
+
+/* The graphs [at, at + count) as one union through the engine's steps,
+ * and each window's result: the binding, the path, the windows' paths,
+ * then their rows. The float only the rows read: on the host it runs on a
+ * thread of its own from the start, beside all but the rows. Fails (with
+ * err, and no result left filled) only where the union's steps do; a
+ * window's own failure goes to its error. */
+static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
+{
+	const gt_causal_engine *e = b->eng;
+	bool floats = b->opt->rows, host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
+	causal_union u;
+	causal_steps s = {0};
+	int rc = causal_union_build(&u, b->graphs + at, count, err);
+	if (rc == 0)
+		rc = steps_alloc(&s, u.cpm.n, !host_bind || (e && e->path), floats, err);
+	/* the host steps share one check of the graph, of its ranges alone:
+	 * causal_graph builds the shape */
+	if (rc == 0 && (host_bind || host_floats_))
+		rc = gt_cpm_check_range(&u.cpm, host_floats_, err);
+	float_job fj = {&u.cpm, s.lt, {0}, {0}, 0};
+	pthread_t tid;
+	bool beside = rc == 0 && host_floats_ && b->threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
+	if (rc == 0)
+		rc = host_bind ? gt_cpm_bind_host_checked(&u.cpm, &s.bind, err) : e->bind(e->ctx, &u.cpm, &s.bind, err);
+	if (rc == 0)
+		rc = run_path(e, &u.cpm, &s, err);
+	b->at = at;
+	b->u = &u;
+	b->s = &s;
+	if (rc == 0)
+		each_window(b, count, beside, fill_path);
+	if (beside) {
+		pthread_join(tid, NULL);
+		if (rc == 0 && fj.rc < 0)
+			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
+	} else if (rc == 0 && floats) {
+		rc = host_floats_ ? gt_cpm_float_host_checked(&u.cpm, s.lt, &fj.stats, err)
+				  : e->floats(e->ctx, &u.cpm, s.lt, &fj.stats, err);
+	}
+	if (rc == 0 && floats)
+		each_window(b, count, false, fill_rows);
+	/* the rounds of the one float call, told once */
+	b->out[b->first + at].float_rounds = rc == 0 ? fj.stats.rounds : 0;
+	for (uint32_t i = 0; rc < 0 && i < count; i++)
+		causal_result_undo(&b->out[b->first + at + i]);
+	steps_free(&s);
+	causal_union_free(&u);
+	return rc;
+}
+
+static bool failed(const batch *b, uint32_t i)
+{
+	return b->errs[b->first + i].status != 0;
+}
+
+/* Builds the batch's graphs, runs them through the engine as one union
+ * and fills the results. The graphs before the first that failed to build
+ * go on (an earlier window's error is the one reported); where the
+ * union's steps fail, each window runs alone, so that the error is the
+ * first failing window's as it would be one window at a time. */
+static void analyze_batch(batch *b)
+{
+	if (b->count == 1)
+		build_graph(b, 0);
+	else
+		for_each_window(b, b->count, build_graph);
+	uint32_t built = 0;
+	while (built < b->count && !failed(b, built))
+		built++;
+	gt_error err = {0};
+	if (built && run_union(b, 0, built, &err) < 0) {
+		if (built == 1)
+			b->errs[b->first] = err;
+		for (uint32_t i = 0; built > 1 && i < built; i++) {
+			b->errs[b->first + i] = (gt_error){0}; /* what the union's windows had said */
+			run_union(b, i, 1, &b->errs[b->first + i]);
+		}
+	}
+	for (uint32_t i = 0; i < b->count; i++)
+		causal_graph_free(&b->graphs[i]);
+}
+
+/* Points a window can have at most: B and E of each span, a departure
+ * point per flow. */
+static uint64_t points_bound(const causal_trace *t, uint32_t w)
+{
+	return 2 * (uint64_t)(t->span_first[w + 1] - t->span_first[w]) + (t->flow_first[w + 1] - t->flow_first[w]);
+}
+
+static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
+			   gt_causal_result *out, gt_error *err)
+{
+	uint64_t budget = opt->batch_points ? opt->batch_points : BATCH_POINTS;
+	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
+	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
+	if (!errs || !graphs) {
+		free(errs), free(graphs);
+		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
+	}
+	batch b = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS), .graphs = graphs,
+		   .out = out->windows, .errs = errs};
+	int rc = 0;
+	for (uint32_t w = 0; w < t->window_count && rc == 0;) {
+		uint64_t points = points_bound(t, w);
+		uint32_t end = w + 1;
+		for (; end < t->window_count && points + points_bound(t, end) <= budget; end++)
+			points += points_bound(t, end);
+		b.first = w;
+		b.count = end - w;
+		analyze_batch(&b);
+		for (; w < end && rc == 0; w++)
+			if (errs[w].status)
+				rc = gt_fail(err, errs[w].status, "%s", errs[w].msg);
+	}
+	free(errs);
+	free(graphs);
+	return rc;
+}
+
+static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		   gt_causal_result *out, gt_error *err)
+{
+	causal_trace t;
+	if (causal_trace_init(&t, m, opt, err) < 0) {
+		causal_trace_free(&t);
+		return -1;
+	}
+	out->device_track_spans_left_out = t.device_track_spans_left_out;
+	out->spans_taking_part = t.spans_taking_part;
+	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
+	if (!out->windows) {
+		causal_trace_free(&t);
+		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);
+	}
+	out->window_count = t.window_count;
+	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
+	int rc = analyze_windows(&t, opt, eng, out, err);
+	causal_trace_free(&t);
+	return rc;
+}
+
+int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		      gt_causal_result *out, gt_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = analyze(m, opt, eng, out, err);
+	gt_big_trim(); /* the working arrays kept for reuse between the steps */
+	if (rc < 0)
+		gt_causal_result_free(out);
+	return rc;
+}
+
+void gt_causal_result_free(gt_causal_result *r)
+{
+	for (uint32_t w = 0; r->windows && w < r->window_count; w++) {
+		free(r->windows[w].hops);
+		free(r->windows[w].breakdown);
+		free(r->windows[w].rows);
+	}
+	free(r->windows);
+	memset(r, 0, sizeof *r);
+}

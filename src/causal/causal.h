@@ -1,0 +1,220 @@
+/* causal/: the causal critical path: what bounds a window's wall time.
+ * Host reference: causal*.c, with the graph steps of cpm.h (cpm.c); device
+ * half: causal_cl.c and cpm_cl.c with kernels/cpm.cl, and forest/'s walk.
+ *
+ * The model (the contract; man/gputrace.1 says the same):
+ *
+ * Taking part: spans of kind X and B/E on thread tracks (not instants, async
+ * spans or counters). Device spans: category, case-insensitive, one of
+ * kernel, gpu_memcpy, gpu_memset, memcpy, memset. On a device track (a
+ * thread track holding a device span) only device spans take part; the
+ * others are counted (device_track_spans_left_out).
+ *
+ * Points: B(s) at ts, E(s) at ts + dur, and departure points (flows). Point
+ * ids are dense per window: by span id; within a span B, then its
+ * departure points by time, then E.
+ *
+ * Edges u -> v with gap t(v) - t(u):
+ *  chain  on each track its points in time order, equal times in the order
+ *         of a depth-first walk of the track's nesting forest (B(p), the
+ *         children's points, E(p)); consecutive points joined. The gap is
+ *         work of the latest-started span open across it (its owner), or
+ *         idle when none is open.
+ *  flow   each bound flow from its departure to B(target). A v1 flow departs
+ *         at its start event's ts clamped into [B(src), E(src)], a v2
+ *         flow_out at E(src). A departure strictly inside the source span
+ *         becomes a departure point (one per distinct time per span). Flows
+ *         from a span to itself, or whose source or target does not take
+ *         part in the window, are left out and counted.
+ *  wait   a span W whose name matches the blocking-wait pattern (or a
+ *         --wait-name) gets E(k) -> E(W), k the device span, among the
+ *         targets of flows whose source span is in W's process and departs
+ *         at or before B(W), with the latest end <= E(W) (ties: lowest id).
+ *  collective  in a job read from several files (m->rank_count > 1), each
+ *         collective matched across the ranks (collective.h) gives
+ *         B(k_j) -> E(k_r) for every two of its kernels on ranks j != r:
+ *         it cannot end before its last rank entered. Both kernels must be
+ *         in the window. They are wait edges (binding, float and waits as
+ *         for them; the hop is a wait of k_r), counted as collective_edges.
+ * An edge with a negative gap is dropped and counted (backward_edges).
+ *
+ * Isolated tracks: where a window has any flow or wait edge, tracks with
+ * none are left out (isolated_tracks); else every track is kept and the
+ * window is flagged no_dependencies.
+ *
+ * Binding, path and float: cpm.h binds every point to its critical
+ * predecessor; forest.h walks that forest (path_duration = the sum of the
+ * gaps to the root; endpoint: the largest, ties the lowest point id); cpm.h
+ * gives the latest times, float(v) = LT(v) - t(v), a span's float its E's.
+ *
+ * Queue: a flow hop on the path whose target's previous span on its device
+ * track lies outside the window and ends after the departure is split at
+ * that end: the part before is kind queue (keyed by the track).
+ *
+ * Waits: a point bound by a flow or wait edge waited t(source) - t(its
+ * chain predecessor) when positive; its span waited that long, the source
+ * point's span caused it.
+ *
+ * Windows: --window A:B (relative to the trace's first span) or --step GLOB
+ * (each span, on a track that is not a device track, whose name matches:
+ * one window [B, E], in span order). A flow target belongs to the window its
+ * flow departs in, and to no other; every other span to the window its B
+ * lies in. Without either, the window is the whole trace. */
+#ifndef GT_CAUSAL_H
+#define GT_CAUSAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "cl/cl.h"
+#include "cpm.h"
+#include "forest/forest.h"
+#include "model/model.h"
+
+/* Hop and breakdown kinds. */
+enum gt_causal_kind {
+	GT_CAUSAL_WORK = 0,
+	GT_CAUSAL_IDLE,
+	GT_CAUSAL_FLOW,
+	GT_CAUSAL_QUEUE,
+	GT_CAUSAL_WAIT,
+	GT_CAUSAL_KIND_COUNT
+};
+extern const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT]; /* "work", ... */
+
+/* Window flags. */
+enum gt_causal_flag {
+	GT_CAUSAL_NO_DEPENDENCIES = 1, /* no flow or wait edge: the longest track */
+	GT_CAUSAL_CYCLE = 2,           /* zero-gap bindings closed a cycle */
+	GT_CAUSAL_OVERFLOW = 4,        /* a path sum passed 2^63-1 */
+};
+#define GT_CAUSAL_FLAG_COUNT 3
+extern const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT];
+
+enum gt_causal_by { GT_CAUSAL_BY_CAT = 0, GT_CAUSAL_BY_NAME = 1 };
+
+/* The pluggable steps, so that cl/ can run them on a device while this
+ * module stays plain C. NULL members (or a NULL engine) use the host
+ * references. Each returns 0 or -1 with err set. */
+typedef struct gt_causal_engine {
+	void *ctx;
+	int (*bind)(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
+	int (*path)(void *ctx, const uint32_t *parent, const int64_t *gap, uint32_t n, gt_cp_rows *out,
+		    gt_cp_summary *sum, gt_error *err);
+	int (*floats)(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
+} gt_causal_engine;
+
+typedef struct gt_causal_options {
+	bool has_window;
+	int64_t window_begin_ns, window_end_ns; /* relative to m->start_ns */
+	const char *step_glob;                  /* NULL: no --step */
+	const char *const *wait_names;          /* extra POSIX EREs, unanchored */
+	uint32_t wait_name_count;
+	uint8_t by;                             /* enum gt_causal_by */
+	bool rows;                              /* fill per-span rows (only they need the float) */
+	unsigned threads;                       /* 0: one per core */
+	uint32_t batch_points;                  /* windows per engine call: at most about this
+	                                         * many points (0: 64M); results do not depend on it */
+} gt_causal_options;
+
+/* A point, named for output. */
+typedef struct gt_causal_point {
+	uint32_t point; /* dense id in its window */
+	uint32_t span;
+	char which;     /* 'B', 'D' (departure) or 'E' */
+	int64_t ts_ns;  /* absolute */
+} gt_causal_point;
+
+typedef struct gt_causal_hop {
+	gt_causal_point from, to;
+	uint8_t kind;        /* enum gt_causal_kind */
+	uint32_t owner;      /* span: the owner for work, the source for flow, W for
+	                      * wait, the previous span for queue; GT_NONE for idle */
+	uint32_t track;      /* work, idle: the chain's track; flow, queue: the
+	                      * target's track; wait: W's */
+	uint32_t flow;       /* flow hops: index into m->flows; else GT_NONE */
+	int64_t duration_ns;
+} gt_causal_hop;
+
+typedef struct gt_causal_share {
+	uint8_t kind;       /* enum gt_causal_kind */
+	uint32_t key;       /* work: cat or name string id; flow: the flow's cat;
+	                     * queue: track index; idle, wait: GT_NONE */
+	int64_t critical_ns; /* share of path_duration: critical_ns / path_duration_ns */
+} gt_causal_share;
+
+typedef struct gt_causal_row { /* 40 bytes: a million spans, a million rows */
+	uint32_t span;
+	bool on_path;
+	int64_t float_ns;
+	int64_t critical_ns;    /* its work on the path */
+	int64_t waited_ns;
+	int64_t caused_wait_ns;
+} gt_causal_row;
+
+enum gt_causal_left_out {
+	GT_CAUSAL_FLOW_SELF = 0,         /* source and target the same span */
+	GT_CAUSAL_FLOW_NOT_TAKING_PART,  /* source or target not taking part */
+	GT_CAUSAL_FLOW_OTHER_WINDOW,     /* source span not in the target's window */
+	GT_CAUSAL_LEFT_OUT_COUNT
+};
+extern const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT];
+
+typedef struct gt_causal_window {
+	uint32_t step_span;     /* --step: the matched span; else GT_NONE */
+	int64_t begin_ns, end_ns; /* the window's bounds, absolute */
+	int64_t wall_ns;        /* last point minus first point */
+	int64_t path_duration_ns;
+	gt_causal_point endpoint, root;
+	uint32_t points, spans, tracks;
+	uint64_t chain_edges, flow_edges, wait_edges;
+	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
+	uint64_t backward_edges, isolated_tracks;
+	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
+	uint32_t flags;         /* GT_CAUSAL_* */
+	uint32_t float_rounds;  /* the rounds of the float call that took this window
+	                         * (several windows go in one call: on its first, 0 on
+	                         * the others; no call, 0, without opt->rows) */
+	gt_causal_hop *hops;    /* root first */
+	uint32_t hop_count;
+	gt_causal_share *breakdown; /* by kind, then critical_ns descending, then key */
+	uint32_t breakdown_count;
+	gt_causal_row *rows;    /* opt->rows: one per taking-part span, by id */
+	uint32_t row_count;
+} gt_causal_window;
+
+typedef struct gt_causal_result {
+	gt_causal_window *windows;
+	uint32_t window_count;
+	uint64_t device_track_spans_left_out;
+	uint64_t spans_taking_part;
+} gt_causal_result;
+
+/* Runs the analysis; eng may be NULL (host). Errors (GT_EINPUT): no
+ * thread-track span takes part, an empty window, a --step glob matching
+ * nothing; GT_EUSAGE: a bad --wait-name regex. */
+int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
+		      gt_causal_result *out, gt_error *err);
+void gt_causal_result_free(gt_causal_result *r);
+
+/* The graph steps on an OpenCL device: binding and float (cpm.h) and the
+ * forest walk (forest/), plugged into the engine above. Results equal the
+ * host's byte for byte. */
+
+/* Device time and launches of every step run through one engine. */
+typedef struct gt_causal_cl_stats {
+	uint64_t bind_ns, path_ns, float_ns; /* kernel time, from profiling events */
+	uint32_t launches;
+	uint32_t float_rounds;
+} gt_causal_cl_stats;
+
+typedef struct gt_causal_cl_engine {
+	gt_causal_engine engine; /* pass &engine to gt_causal_analyze */
+	gt_cl *cl;
+	gt_causal_cl_stats stats;
+} gt_causal_cl_engine;
+
+void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl);
+
+#endif

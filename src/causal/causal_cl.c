@@ -1,0 +1,51 @@
+/* The engine that runs the causal path's graph steps on a device. */
+#include "causal.h"
+
+#include <stddef.h>
+
+static gt_causal_cl_engine *engine_of(void *ctx)
+{
+	return ctx;
+}
+
+static int bind_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	gt_cpm_cl_stats st = {0};
+	int rc = gt_cpm_bind_cl(e->cl, g, out, &st, err);
+	e->stats.bind_ns += st.kernel_ns;
+	e->stats.launches += st.launches;
+	return rc;
+}
+
+static int path_step(void *ctx, const uint32_t *parent, const int64_t *gap, uint32_t n, gt_cp_rows *out,
+		     gt_cp_summary *sum, gt_error *err)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	gt_cp_stats st = {0};
+	int rc = gt_critpath_cl(e->cl, parent, gap, n, NULL, out, sum, &st, err);
+	e->stats.path_ns += st.kernel_ns;
+	e->stats.launches += st.launches;
+	return rc;
+}
+
+static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *fs, gt_error *err)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	gt_cpm_cl_stats st = {0};
+	int rc = gt_cpm_float_cl(e->cl, g, lt, fs, &st, err);
+	e->stats.float_ns += st.kernel_ns;
+	e->stats.launches += st.launches;
+	if (rc == 0 && fs)
+		e->stats.float_rounds += fs->rounds;
+	return rc;
+}
+
+void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl)
+{
+	*e = (gt_causal_cl_engine){
+		.engine = {.bind = bind_step, .path = path_step, .floats = float_step},
+		.cl = cl,
+	};
+	e->engine.ctx = e;
+}

@@ -1,0 +1,185 @@
+/* Shared between the causal analysis' files (not a public header):
+ *   causal_sort.c    stable radix sorts the steps use instead of qsort
+ *   causal_jobs.c    running pieces of a step on several threads
+ *   causal_window.c  taking part, device tracks, windows and membership
+ *   causal_wait.c    the wait edges of a window
+ *   causal_wait_ordered.c  the same where no two waits of a process overlap
+ *   causal_graph.c   one window's points and cross edges
+ *   causal_chain.c   ... and its chains
+ *   causal_union.c   several windows' graphs as one for the graph steps
+ *   causal_path.c    the path step on the host, as the result needs it
+ *   causal_result.c  hops, breakdown and rows from the graph steps' output
+ *   causal.c         the driver */
+#ifndef GT_CAUSAL_INTERNAL_H
+#define GT_CAUSAL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causal.h"
+#include "base/base.h"
+
+static inline int64_t causal_end(const gt_span *s)
+{
+	return s->ts_ns + s->dur_ns;
+}
+
+/* --- causal_sort.c --------------------------------------------------- */
+
+/* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
+void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
+
+/* --- causal_window.c ------------------------------------------------- */
+
+enum {
+	CAUSAL_TAKES_PART = 1,
+	CAUSAL_DEVICE = 2, /* a device span (taking part or not) */
+	CAUSAL_WAIT = 4,   /* its name matches the blocking-wait pattern */
+};
+
+/* What every window reads: facts about the whole trace. */
+typedef struct causal_trace {
+	const gt_model *m;
+	uint8_t *span_class;    /* per span: CAUSAL_* bits */
+	uint8_t *track_device;  /* per track: 1 when it holds a device span */
+	int64_t *departure;     /* per flow: its departure, clamped into a bound source */
+	uint32_t *window_of;    /* per span: its window, GT_NONE */
+	uint32_t *local_of;     /* per span: its index in its window's graph (scratch) */
+	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
+	uint32_t window_count;
+	gt_causal_window *windows; /* bounds and step_span set */
+	uint32_t *span_first;   /* window_count + 1 offsets into spans_by_window */
+	uint32_t *spans_by_window; /* member spans, window after window, by id */
+	uint32_t *flow_first;   /* window_count + 1 offsets into flows_by_window */
+	uint32_t *flows_by_window; /* the flows each window judges, by index */
+	uint64_t device_track_spans_left_out;
+	uint64_t spans_taking_part;
+	/* jobs: collective edges B(coll_src[i]) -> E(coll_dst[i]), global spans,
+	 * by the dst's window (coll_first: window_count + 1 offsets) */
+	uint32_t *coll_src, *coll_dst, *coll_first;
+	uint64_t coll_count;
+} causal_trace;
+
+static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
+{
+	return span != GT_NONE && (t->span_class[span] & CAUSAL_TAKES_PART);
+}
+
+int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
+void causal_trace_free(causal_trace *t);
+
+/* --- causal_collective.c --------------------------------------------- */
+
+/* A job's collective edges (coll_*), windows placed. */
+int causal_collective_edges(causal_trace *t, gt_error *err);
+
+/* --- causal_wait.c --------------------------------------------------- */
+
+/* For each wait span waits[i] (global ids), the device span it waits for
+ * (GT_NONE when none) among the targets of the flows cand[0..nc) (global
+ * flow indices, each with a device target and a source taking part). */
+int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
+			uint32_t nw, uint32_t *target, gt_error *err);
+
+/* --- causal_wait_ordered.c ------------------------------------------- */
+
+/* The same where in every process the waits by begin end in order too
+ * (the common case, without sorting the candidates): 0, -1 with err, or 1
+ * where that does not hold (nothing written). */
+int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
+				uint32_t nw, uint32_t *target, gt_error *err);
+
+/* --- causal_graph.c -------------------------------------------------- */
+
+/* One window's dependency graph. Local spans are the window's graph spans
+ * by id; span l's points are first_point[l] (B), its departure points, and
+ * first_point[l + 1] - 1 (E). */
+typedef struct causal_graph {
+	uint32_t nspans;
+	uint32_t *span;         /* local -> global span id */
+	uint32_t *first_point;  /* nspans + 1 */
+	uint32_t n;             /* points */
+	int64_t *time;          /* n, absolute */
+	uint32_t *point_span;   /* n: local span */
+	uint32_t tracks;
+	uint32_t *track;        /* local -> global track */
+	uint32_t *chain;        /* n point ids, track after track */
+	uint32_t *chain_start;  /* tracks + 1 */
+	uint8_t *work;          /* n, by chain position */
+	uint32_t *owner_in;     /* n, by point: the owner (local span) of the gap from its chain
+	                         * predecessor, GT_NONE when idle or first */
+	uint32_t m;             /* cross edges */
+	uint32_t *edge_src, *edge_dst;
+	uint8_t *edge_kind;
+	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span) */
+	int64_t first_time, last_time;
+} causal_graph;
+
+static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
+{
+	return g->first_point[local + 1] - 1;
+}
+
+/* causal_chain.c: the chains (chain, chain_start, work, owner_in) of a
+ * graph whose points are made, local_track[l] the local track of span l. */
+int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err);
+
+/* Builds window w's graph and fills its counters (w->points ... flags). */
+int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
+		       gt_causal_window *win, gt_error *err);
+void causal_graph_free(causal_graph *g);
+
+/* --- causal_union.c -------------------------------------------------- */
+
+/* Windows' graphs as one disjoint union, so that each graph step is one
+ * engine call however many windows there are: point ids (and so chain
+ * positions), tracks and cross edges offset by the windows before, each
+ * chain's T its window's last time. One graph is used as it is. */
+typedef struct causal_union {
+	gt_cpm_graph cpm;
+	uint32_t count;
+	uint32_t *point_base; /* count + 1: window i's points start here */
+	uint32_t *edge_base;  /* count + 1: and its cross edges here */
+	int64_t *time, *horizon; /* owned (count > 1) */
+	uint32_t *chain, *chain_start, *edge_src, *edge_dst;
+	uint8_t *work, *edge_kind;
+} causal_union;
+
+int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, gt_error *err);
+void causal_union_free(causal_union *u);
+
+/* --- causal_path.c --------------------------------------------------- */
+
+/* path_duration of every point of a binding (forest.h's, where every gap
+ * is time[v] - time[parent]); 1 where it holds a cycle, -1 out of memory. */
+int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration);
+
+/* What the graph steps gave: for the union, and as a window's view of it.
+ * Of the rows only path_duration is read (the others may be NULL). */
+typedef struct causal_steps {
+	gt_cpm_binding bind;
+	gt_cp_rows rows;
+	gt_cp_summary sum;
+	int64_t *lt;
+	uint32_t point_base, edge_base; /* a view: the ids bind.parent and bind.edge
+	                                 * hold are the window's plus these */
+} causal_steps;
+
+/* Window i's view of the union's steps (s: the union's); with_summary:
+ * and the summary forest.h gives for the window alone. */
+int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, bool with_summary,
+		      causal_steps *view, gt_error *err);
+
+/* --- causal_result.c ------------------------------------------------- */
+
+/* Fills the window's path, hops and breakdown (from the binding and the
+ * path: s->lt is not read), then (opt->rows) its rows (after the float). */
+int causal_result_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err);
+int causal_result_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		       gt_causal_window *win, gt_error *err);
+/* Drops what the two filled in, so that the window can be filled again. */
+void causal_result_undo(gt_causal_window *win);
+
+#endif

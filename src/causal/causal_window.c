@@ -1,0 +1,506 @@
+/* The trace-wide part of the causal analysis: which spans take part, which
+ * tracks are device tracks, the windows, and which window each span and
+ * flow belongs to (the rules are in causal.h). */
+#include <fnmatch.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "causal_internal.h"
+
+/* The blocking waits every trace knows; --wait-name adds to them. */
+static const char default_wait_pattern[] =
+	"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D|WithStream|DtoH|Peer)?$"
+	"|^cu(Ctx|Stream|Event)Synchronize$";
+
+static bool device_category(const char *cat)
+{
+	static const char *const names[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcasecmp(cat, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static void *alloc(size_t n, size_t size)
+{
+	return gt_big_malloc(n, size);
+}
+
+static void *zalloc(size_t n, size_t size)
+{
+	return gt_big_calloc(n, size);
+}
+
+typedef struct wait_patterns {
+	regex_t *re;
+	uint32_t count;
+} wait_patterns;
+
+static void wait_patterns_free(wait_patterns *w)
+{
+	for (uint32_t i = 0; i < w->count; i++)
+		regfree(&w->re[i]);
+	gt_big_free(w->re);
+}
+
+static int wait_patterns_init(wait_patterns *w, const gt_causal_options *opt, gt_error *err)
+{
+	w->count = 0;
+	w->re = alloc((size_t)opt->wait_name_count + 1, sizeof *w->re);
+	if (!w->re)
+		return gt_fail(err, GT_EINPUT, "out of memory for the wait patterns");
+	for (uint32_t i = 0; i <= opt->wait_name_count; i++) {
+		const char *p = i == 0 ? default_wait_pattern : opt->wait_names[i - 1];
+		int rc = regcomp(&w->re[i], p, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			char why[256];
+			regerror(rc, &w->re[i], why, sizeof why);
+			wait_patterns_free(w);
+			return gt_fail(err, GT_EUSAGE, "--wait-name '%s': %s", p, why);
+		}
+		w->count++;
+	}
+	return 0;
+}
+
+static bool wait_name(const wait_patterns *w, const char *name)
+{
+	for (uint32_t i = 0; i < w->count; i++)
+		if (regexec(&w->re[i], name, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Per string id memo of a yes/no question: 0 not asked, 1 no, 2 yes. */
+typedef struct memo {
+	uint8_t *v;
+} memo;
+
+/* Device spans and tracks, taking part, and the wait names. */
+static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_error *err)
+{
+	const gt_model *m = t->m;
+	wait_patterns wp;
+	if (wait_patterns_init(&wp, opt, err) < 0)
+		return -1;
+	memo device = {zalloc(m->strings.count, 1)}, waits = {zalloc(m->strings.count, 1)};
+	t->span_class = zalloc(m->span_count, 1);
+	t->track_device = zalloc(m->track_count, 1);
+	if (!device.v || !waits.v || !t->span_class || !t->track_device) {
+		gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
+		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
+	}
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
+			continue;
+		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
+			continue;
+		uint8_t *d = &device.v[s->cat];
+		if (!*d)
+			*d = device_category(gt_model_str(m, s->cat)) ? 2 : 1;
+		t->span_class[i] = CAUSAL_TAKES_PART | (*d == 2 ? CAUSAL_DEVICE : 0);
+		if (*d == 2)
+			t->track_device[s->track] = 1;
+	}
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		uint8_t *c = &t->span_class[i];
+		if (!*c)
+			continue;
+		const gt_span *s = &m->spans[i];
+		if (t->track_device[s->track] && !(*c & CAUSAL_DEVICE)) {
+			*c = 0; /* a device track's host-side spans: its timeline is the device's */
+			t->device_track_spans_left_out++;
+			continue;
+		}
+		t->spans_taking_part++;
+		uint8_t *w = &waits.v[s->name];
+		if (!*w)
+			*w = wait_name(&wp, gt_model_str(m, s->name)) ? 2 : 1;
+		if (*w == 2)
+			*c |= CAUSAL_WAIT;
+	}
+	gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
+	if (!t->spans_taking_part)
+		return gt_fail(err, GT_EINPUT,
+			       "%s: no thread-track span takes part (only instants, async spans or counters)",
+			       m->source ? m->source : "the trace");
+	return 0;
+}
+
+static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t begin, int64_t end)
+{
+	if (t->window_count == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 16;
+		gt_causal_window *p = gt_fault_hit("alloc") ? NULL : realloc(t->windows, (size_t)c * sizeof *p);
+		if (!p)
+			return -1;
+		t->windows = p;
+		*cap = c;
+	}
+	gt_causal_window *w = &t->windows[t->window_count++];
+	memset(w, 0, sizeof *w);
+	w->step_span = step;
+	w->begin_ns = begin;
+	w->end_ns = end;
+	return 0;
+}
+
+static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error *err)
+{
+	const gt_model *m = t->m;
+	uint32_t cap = 0;
+	if (opt->has_window && opt->step_glob)
+		return gt_fail(err, GT_EUSAGE, "--window and --step exclude each other");
+	if (opt->has_window) {
+		int64_t b, e;
+		if (opt->window_begin_ns > opt->window_end_ns)
+			return gt_fail(err, GT_EUSAGE, "--window: the start (%lld ns) is after the end (%lld ns)",
+				       (long long)opt->window_begin_ns, (long long)opt->window_end_ns);
+		if (__builtin_add_overflow(m->start_ns, opt->window_begin_ns, &b) ||
+		    __builtin_add_overflow(m->start_ns, opt->window_end_ns, &e))
+			return gt_fail(err, GT_EUSAGE, "--window: the bounds are out of range");
+		if (add_window(t, &cap, GT_NONE, b, e) < 0)
+			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+		return 0;
+	}
+	if (!opt->step_glob) {
+		if (add_window(t, &cap, GT_NONE, m->start_ns, m->end_ns) < 0)
+			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+		return 0;
+	}
+	memo match = {zalloc(m->strings.count, 1)};
+	if (!match.v)
+		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *s = &m->spans[i];
+		if (!causal_takes_part(t, i) || t->track_device[s->track])
+			continue;
+		uint8_t *k = &match.v[s->name];
+		if (!*k)
+			*k = fnmatch(opt->step_glob, gt_model_str(m, s->name), 0) == 0 ? 2 : 1;
+		if (*k == 2 && add_window(t, &cap, i, s->ts_ns, causal_end(s)) < 0) {
+			gt_big_free(match.v);
+			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+		}
+	}
+	gt_big_free(match.v);
+	if (!t->window_count)
+		return gt_fail(err, GT_EINPUT, "--step '%s' matches no span of a host track", opt->step_glob);
+	return 0;
+}
+
+/* Finding the window of a time: the windows by (begin, index descending),
+ * their begins, and the running maximum of their ends so that a search
+ * stops early. Spans come roughly in time order, so each search gallops
+ * from where the last one ended. */
+typedef struct window_finder {
+	const causal_trace *t;
+	uint32_t *order;
+	int64_t *begin;
+	int64_t *max_end;
+	uint32_t hint;
+} window_finder;
+
+static const gt_causal_window *sort_windows_of;
+
+static int cmp_window(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const gt_causal_window *wa = &sort_windows_of[a], *wb = &sort_windows_of[b];
+	if (wa->begin_ns != wb->begin_ns)
+		return wa->begin_ns < wb->begin_ns ? -1 : 1;
+	return a > b ? -1 : a < b;
+}
+
+static int finder_init(window_finder *f, const causal_trace *t)
+{
+	f->t = t;
+	f->hint = 0;
+	f->order = alloc(t->window_count, sizeof *f->order);
+	f->begin = alloc(t->window_count, sizeof *f->begin);
+	f->max_end = alloc(t->window_count, sizeof *f->max_end);
+	if (!f->order || !f->begin || !f->max_end)
+		return -1;
+	for (uint32_t i = 0; i < t->window_count; i++)
+		f->order[i] = i;
+	sort_windows_of = t->windows; /* windows are few: qsort's global is fine here */
+	qsort(f->order, t->window_count, sizeof *f->order, cmp_window);
+	for (uint32_t i = 0; i < t->window_count; i++) {
+		const gt_causal_window *w = &t->windows[f->order[i]];
+		f->begin[i] = w->begin_ns;
+		f->max_end[i] = i && f->max_end[i - 1] > w->end_ns ? f->max_end[i - 1] : w->end_ns;
+	}
+	return 0;
+}
+
+static void finder_free(window_finder *f)
+{
+	gt_big_free(f->order);
+	gt_big_free(f->begin);
+	gt_big_free(f->max_end);
+}
+
+/* The window whose [begin, end] holds ts, the latest begun (ties: the
+ * lowest index), or GT_NONE. */
+static uint32_t window_at(window_finder *f, int64_t ts)
+{
+	const gt_causal_window *w = f->t->windows;
+	uint32_t lo = gt_search_from(f->begin, f->t->window_count, ts, true, f->hint); /* first begin > ts */
+	f->hint = lo;
+	for (uint32_t k = lo; k > 0 && f->max_end[k - 1] >= ts; k--)
+		if (w[f->order[k - 1]].end_ns >= ts)
+			return f->order[k - 1];
+	return GT_NONE;
+}
+
+static int64_t departure_of(const gt_model *m, const gt_flow *f)
+{
+	if (f->src == GT_NONE)
+		return f->src_ts_ns;
+	const gt_span *s = &m->spans[f->src];
+	if (f->src_ts_ns >= causal_end(s))
+		return causal_end(s);
+	return f->src_ts_ns <= s->ts_ns ? s->ts_ns : f->src_ts_ns;
+}
+
+/* A flow that can place its target: both ends take part, not a self-loop. */
+static bool placing_flow(const causal_trace *t, const gt_flow *f)
+{
+	return f->src != f->dst && causal_takes_part(t, f->src) && causal_takes_part(t, f->dst);
+}
+
+/* Counting sort of items 0..n-1 into buckets key(i) (GT_NONE: none). */
+static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **first, uint32_t **items)
+{
+	*first = zalloc((size_t)buckets + 1, sizeof **first);
+	uint32_t *fill = alloc(buckets, sizeof *fill);
+	uint32_t total = 0;
+	if (!*first || !fill) {
+		gt_big_free(fill);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (key[i] != GT_NONE)
+			(*first)[key[i] + 1]++, total++;
+	for (uint32_t b = 0; b < buckets; b++)
+		(*first)[b + 1] += (*first)[b];
+	*items = alloc(total, sizeof **items);
+	if (!*items) {
+		gt_big_free(fill);
+		return -1;
+	}
+	memcpy(fill, *first, (size_t)buckets * sizeof *fill);
+	for (uint32_t i = 0; i < n; i++)
+		if (key[i] != GT_NONE)
+			(*items)[fill[key[i]]++] = i;
+	gt_big_free(fill);
+	return 0;
+}
+
+typedef struct span_window_job {
+	causal_trace *t;
+	window_finder f; /* its own hint */
+	const uint32_t *placed_by;
+	bool whole;
+	uint32_t begin, end;
+} span_window_job;
+
+static void *span_windows(void *arg)
+{
+	span_window_job *j = arg;
+	causal_trace *t = j->t;
+	for (uint32_t i = j->begin; i < j->end; i++) {
+		if (!causal_takes_part(t, i))
+			t->window_of[i] = GT_NONE;
+		else if (j->whole)
+			t->window_of[i] = 0;
+		else
+			t->window_of[i] = window_at(&j->f, j->placed_by[i] != GT_NONE ? t->departure[j->placed_by[i]]
+										 : t->m->spans[i].ts_ns);
+	}
+	return NULL;
+}
+
+/* Each span's window, and the window each flow is judged in. */
+static int place(causal_trace *t, unsigned threads, gt_error *err)
+{
+	const gt_model *m = t->m;
+	window_finder f = {0};
+	uint32_t *placed_by = alloc(m->span_count, sizeof *placed_by);
+	uint32_t *flow_window = alloc(m->flow_count, sizeof *flow_window);
+	t->departure = alloc(m->flow_count, sizeof *t->departure);
+	t->window_of = alloc(m->span_count, sizeof *t->window_of);
+	t->local_of = alloc(m->span_count, sizeof *t->local_of);
+	if (!placed_by || !flow_window || !t->departure || !t->window_of || !t->local_of || finder_init(&f, t) < 0) {
+		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f);
+		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
+	}
+	memset(placed_by, 0xff, (size_t)m->span_count * sizeof *placed_by);
+	/* a flow target belongs where its earliest flow departs (ties: the
+	 * lowest flow index): a kernel goes with the step that launched it */
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *fl = &m->flows[i];
+		t->departure[i] = departure_of(m, fl);
+		if (!placing_flow(t, fl))
+			continue;
+		uint32_t *p = &placed_by[fl->dst];
+		if (*p == GT_NONE || t->departure[i] < t->departure[*p])
+			*p = i;
+	}
+	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
+		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
+	/* spans in ranges, one a thread, each searching from its own hint */
+	unsigned k = threads > 1 && !whole && m->span_count >= 65536 ? threads : 1;
+	span_window_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (span_window_job){t, f, placed_by, whole, (uint32_t)((uint64_t)m->span_count * j / k),
+					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
+	gt_run_jobs(span_windows, jobs, sizeof *jobs, k);
+	/* a flow is judged (kept or counted) in its target's window, else its
+	 * source's, else the one it departs in */
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *fl = &m->flows[i];
+		uint32_t w = causal_takes_part(t, fl->dst) ? t->window_of[fl->dst] : GT_NONE;
+		if (w == GT_NONE && causal_takes_part(t, fl->src))
+			w = t->window_of[fl->src];
+		if (w == GT_NONE)
+			w = whole ? 0 : window_at(&f, t->departure[i]);
+		flow_window[i] = w;
+	}
+	gt_big_free(placed_by);
+	finder_free(&f);
+	int rc = bucket(m->span_count, t->window_of, t->window_count, &t->span_first, &t->spans_by_window);
+	if (rc == 0)
+		rc = bucket(m->flow_count, flow_window, t->window_count, &t->flow_first, &t->flows_by_window);
+	gt_big_free(flow_window);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
+	for (uint32_t w = 0; w < t->window_count; w++)
+		if (t->span_first[w] == t->span_first[w + 1])
+			return gt_fail(err, GT_EINPUT, "the window [%lld, %lld] ns holds no span that takes part",
+				       (long long)(t->windows[w].begin_ns - m->start_ns),
+				       (long long)(t->windows[w].end_ns - m->start_ns));
+	return 0;
+}
+
+/* The previous span of each device span on its track, in track order
+ * (start, longer first, id): what a launched kernel queues behind. */
+static int find_previous_device_spans(causal_trace *t, gt_error *err)
+{
+	const gt_model *m = t->m;
+	uint32_t *track_of = alloc(m->span_count, sizeof *track_of);
+	uint32_t *first = NULL, *items = NULL;
+	t->prev_device = alloc(m->span_count, sizeof *t->prev_device);
+	if (!track_of || !t->prev_device)
+		goto oom;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		track_of[i] = t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i) ? m->spans[i].track : GT_NONE;
+		t->prev_device[i] = GT_NONE;
+	}
+	if (bucket(m->span_count, track_of, m->track_count, &first, &items) < 0)
+		goto oom;
+	uint32_t total = first[m->track_count];
+	uint64_t *key = alloc(total, sizeof *key), *tk = alloc(total, sizeof *tk);
+	uint32_t *tv = alloc(total, sizeof *tv);
+	if (!key || !tk || !tv) {
+		gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
+		goto oom;
+	}
+	for (uint32_t tr = 0; tr < m->track_count; tr++) {
+		uint32_t *v = items + first[tr], n = first[tr + 1] - first[tr];
+		uint64_t *k = key + first[tr];
+		if (!n)
+			continue;
+		/* by id already; often in track order too (traces list a stream's
+		 * kernels as they ran), else sort by longer first, then (stably)
+		 * by start */
+		bool sorted = true;
+		for (uint32_t i = 1; i < n && sorted; i++) {
+			const gt_span *a = &m->spans[v[i - 1]], *b = &m->spans[v[i]];
+			sorted = a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->dur_ns >= b->dur_ns);
+		}
+		for (uint32_t i = 0; sorted && i + 1 < n; i++)
+			t->prev_device[v[i + 1]] = v[i];
+		if (sorted)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
+		causal_sort_u64(k, v, n, tk, tv);
+		int64_t base = m->spans[v[0]].ts_ns;
+		for (uint32_t i = 0; i < n; i++)
+			base = m->spans[v[i]].ts_ns < base ? m->spans[v[i]].ts_ns : base;
+		for (uint32_t i = 0; i < n; i++)
+			k[i] = (uint64_t)(m->spans[v[i]].ts_ns - base);
+		causal_sort_u64(k, v, n, tk, tv);
+		for (uint32_t i = 1; i < n; i++)
+			t->prev_device[v[i]] = v[i - 1];
+	}
+	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
+	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
+	return 0;
+oom:
+	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
+	return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
+}
+
+typedef struct previous_job {
+	causal_trace *t;
+	gt_error err;
+	int rc;
+} previous_job;
+
+static void *previous_device_spans(void *arg)
+{
+	previous_job *j = arg;
+	j->rc = find_previous_device_spans(j->t, &j->err);
+	return NULL;
+}
+
+int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err)
+{
+	memset(t, 0, sizeof *t);
+	t->m = m;
+	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
+	if (classify_spans(t, opt, err) < 0)
+		return -1;
+	/* the previous device spans need only the classes: they are found
+	 * beside the windows (the whole trace has nothing outside it to queue
+	 * behind); the windows' error comes first, as one after the other */
+	bool whole = !opt->has_window && !opt->step_glob;
+	previous_job pj = {t, {0}, 0};
+	pthread_t tid;
+	bool beside = !whole && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
+	int rc = make_windows(t, opt, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
+	if (beside)
+		pthread_join(tid, NULL);
+	else if (!whole && rc == 0)
+		previous_device_spans(&pj);
+	if (rc == 0 && pj.rc < 0)
+		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
+	if (rc == 0 && m->rank_count > 1)
+		rc = causal_collective_edges(t, err);
+	return rc;
+}
+
+void causal_trace_free(causal_trace *t)
+{
+	gt_big_free(t->span_class);
+	gt_big_free(t->track_device);
+	gt_big_free(t->departure);
+	gt_big_free(t->window_of);
+	gt_big_free(t->local_of);
+	gt_big_free(t->prev_device);
+	gt_big_free(t->windows);
+	gt_big_free(t->span_first);
+	gt_big_free(t->spans_by_window);
+	gt_big_free(t->flow_first);
+	gt_big_free(t->flows_by_window);
+	free(t->coll_src);
+	free(t->coll_dst);
+	free(t->coll_first);
+	memset(t, 0, sizeof *t);
+}

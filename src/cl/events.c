@@ -1,0 +1,36 @@
+/* A run's kernel events, kept for their device time (see cl.h). */
+#include "cl.h"
+
+#include <stdlib.h>
+
+int gt_cl_events_keep(gt_cl_events *e, cl_event ev, gt_error *err)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		cl_event *grown = gt_fault_hit("alloc") ? NULL : realloc(e->ev, cap * sizeof *grown);
+		if (!grown) {
+			clReleaseEvent(ev);
+			return gt_fail(err, GT_EDEVICE, "out of memory for OpenCL events");
+		}
+		e->ev = grown;
+		e->cap = cap;
+	}
+	e->ev[e->n++] = ev;
+	return 0;
+}
+
+uint64_t gt_cl_events_ns(const gt_cl_events *e)
+{
+	uint64_t ns = 0;
+	for (size_t i = 0; i < e->n; i++)
+		ns += gt_cl_event_ns(e->ev[i]);
+	return ns;
+}
+
+void gt_cl_events_release(gt_cl_events *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		clReleaseEvent(e->ev[i]);
+	free(e->ev);
+	*e = (gt_cl_events){0};
+}

@@ -1,0 +1,19 @@
+/* write/: everything that writes a result out. The tables of every data
+ * command in every format (table.h: JSON, NDJSON, CSV, Arrow IPC), JSON
+ * documents written as they go (jsonw.h) and line by line on threads
+ * (jline.h), text made valid UTF-8 and escaped (utf8.h), the FlatBuffers
+ * codec of Arrow's metadata (flatbuf.h), compressed sinks (zsink.h), and
+ * output files replaced atomically (outfile.h).
+ * May use: model/, base/. */
+#ifndef GT_WRITE_H
+#define GT_WRITE_H
+
+#include "flatbuf.h"
+#include "jline.h"
+#include "jsonw.h"
+#include "outfile.h"
+#include "table.h"
+#include "utf8.h"
+#include "zsink.h"
+
+#endif
