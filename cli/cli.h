@@ -100,6 +100,12 @@ void gt_usage(const struct gt_command *cmd, FILE *f);
 int gt_usage_error(const struct gt_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int gt_report(const gt_error *err);
+/* gt_report naming the command's input as given, "gputrace: INPUT: msg":
+ * for the errors of an analysis, which knows the model, not the path. */
+int gt_report_input(const char *input, const gt_error *err);
+/* How messages name a command's TRACE operands: the one file or folder
+ * given, or "FIRST (+N more)" (buf holds it). */
+const char *gt_input_label(char *const *operands, int n, char *buf, size_t len);
 void gt_notice(const struct gt_common *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A notice printed only with -v (and never with -q). */

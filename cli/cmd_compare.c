@@ -35,6 +35,7 @@ static const char *const by_names[] = {"name", "cat", "group"};
 
 /* One side: the model and its critical path. */
 struct side {
+	const char *input; /* the path given */
 	gt_model m;
 	gt_cp_rows rows;       /* forest */
 	gt_cp_summary sum;     /* forest */
@@ -85,7 +86,7 @@ static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
 	if (cl)
 		gt_causal_cl_engine_init(&dev, cl);
 	if (gt_causal_analyze(&s->m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
-		return gt_report(&err);
+		return gt_report_input(s->input, &err);
 	uint32_t n = s->m.span_count;
 	s->on_path = calloc(n ? n : 1, 1);
 	s->critical_ns = calloc(n ? n : 1, sizeof *s->critical_ns);
@@ -113,8 +114,9 @@ static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
 
 /* The per-step values of one side: the causal model's --step windows. */
 static int step_windows(gt_cl *cl, const struct gt_common *c, const char *glob, gt_compare *cmp, int side,
-			const gt_model *m)
+			const struct side *s)
 {
+	const gt_model *m = &s->m;
 	gt_error err = {0};
 	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob};
 	gt_causal_result r;
@@ -122,7 +124,7 @@ static int step_windows(gt_cl *cl, const struct gt_common *c, const char *glob, 
 	if (cl)
 		gt_causal_cl_engine_init(&dev, cl);
 	if (gt_causal_analyze(m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
-		return gt_report(&err);
+		return gt_report_input(s->input, &err);
 	int rc = gt_compare_steps(cmp, side, m, &r, &err) < 0 ? gt_report(&err) : 0;
 	gt_causal_result_free(&r);
 	return rc;
@@ -574,8 +576,10 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		rc = GT_EINPUT;
 	if (rc == 0)
 		gt_cli_device_prefetch(&c, forest_model ? "critpath" : "cpm");
-	for (int k = 0; rc == 0 && k < 2; k++)
+	for (int k = 0; rc == 0 && k < 2; k++) {
+		s[k].input = st.operands[k];
 		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
+	}
 	gt_cl *cl = NULL;
 	if (rc == 0) {
 		gt_error err = {0};
@@ -593,7 +597,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			rc = gt_report(&err);
 	}
 	for (int k = 0; rc == 0 && step && k < 2; k++)
-		rc = step_windows(cl, &c, step, &cmp, k, &s[k].m);
+		rc = step_windows(cl, &c, step, &cmp, k, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_steps_whole(&cmp, &err) < 0)

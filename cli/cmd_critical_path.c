@@ -142,7 +142,7 @@ static int causal_analyze(gt_cl *cl, const gt_model *m, const gt_causal_options 
 }
 
 static int run_causal(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a, struct gt_stages *st,
-		      gt_model *m)
+		      gt_model *m, const char *input)
 {
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
@@ -183,7 +183,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	}
 	gt_cl_close(cl);
 	if (rc < 0)
-		return gt_report(&err);
+		return err.status == GT_EINPUT ? gt_report_input(input, &err) : gt_report(&err);
 	/* the overlay is written first and renamed into place last: a failure
 	 * of either output leaves neither */
 	gt_outfile ov = {0};
@@ -242,8 +242,9 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	if (rc)
 		return rc;
 	gt_stages_mark(&stages, GT_STAGE_LOAD);
+	char label[600];
 	rc = a.forest_model ? gt_cli_forest_run(&c, &m, NULL, &a.forest_opt, a.with_rows, &stages)
-			    : run_causal(cmd, &c, &a, &stages, &m);
+			    : run_causal(cmd, &c, &a, &stages, &m, gt_input_label(st.operands, st.noperands, label, sizeof label));
 	gt_model_free(&m);
 	return rc;
 }

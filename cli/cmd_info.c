@@ -283,7 +283,9 @@ static const char *id_str(const gt_id *id, char *buf, size_t n)
 static const char *row_kind(const void *ctx, uint64_t row)
 {
 	(void)ctx;
-	return lanes_model->tracks[lanes_rows[row].track].kind == GT_TRACK_THREAD ? "thread" : "async";
+	static const char *const kinds[] = {[GT_TRACK_THREAD] = "thread", [GT_TRACK_ASYNC] = "async",
+					    [GT_TRACK_INSTANT] = "instant"};
+	return kinds[lanes_model->tracks[lanes_rows[row].track].kind];
 }
 
 static const char *row_pid(const void *ctx, uint64_t row)

@@ -65,7 +65,8 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 }
 
 /* The causal critical path of the whole trace, on the query's device. */
-static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m, gt_causal_result *r)
+static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m, gt_causal_result *r,
+			 const char *input)
 {
 	gt_error err = {0};
 	gt_causal_options o = {.threads = c->threads};
@@ -73,7 +74,7 @@ static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m
 	if (cl)
 		gt_causal_cl_engine_init(&dev, cl);
 	if (gt_causal_analyze(m, &o, cl ? &dev.engine : NULL, r, &err) < 0)
-		return gt_report(&err);
+		return gt_report_input(input, &err);
 	return 0;
 }
 
@@ -126,6 +127,8 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
 	double t_start = now_ms();
 	gt_cli_device_prefetch(&r.c, "tindex");
+	char label[600];
+	const char *input = gt_input_label(st.operands, st.noperands, label, sizeof label);
 	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	double t_loaded = now_ms();
 	if (rc == 0 && groups_arg && gt_parse_groups(groups_arg, &r.x.m, &q.groups, &why) < 0)
@@ -155,7 +158,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = query(&r, &q, cand, &ncand);
 	double t_queried = now_ms();
 	if (rc == 0 && want_path)
-		rc = critical_path(r.cl, &r.c, &r.x.m, &cp);
+		rc = critical_path(r.cl, &r.c, &r.x.m, &cp, input);
 	double t_path = now_ms();
 	gt_render_stats rs = {0};
 	if (rc == 0) {
@@ -178,14 +181,19 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		    gt_render_svg(out.fp, &r.x.m, r.x.ix, cand, ncand, &o, &rs, &err) < 0) {
 			gt_outfile_abort(&out);
 			rc = gt_report(&err);
+		} else if (rs.spans == 0 && r.x.m.span_count == 0) {
+			gt_outfile_abort(&out);
+			fprintf(stderr, "gputrace: %s: the trace has no span to draw\n", input);
+			rc = GT_EINPUT;
 		} else if (rs.spans == 0) {
-			/* an empty picture is a window that missed the trace: say where the trace is */
+			/* an empty picture is a viewport that missed the trace: say where the trace is */
 			gt_outfile_abort(&out);
 			char t0[40], t1[40], s0[40], s1[40];
 			fprintf(stderr,
-				"gputrace: the window @%s:@%s holds no span; the trace's spans run from @%s to @%s "
+				"gputrace: %s: the %s @%s:@%s holds no span; the trace's spans run from @%s to @%s "
 				"(absolute microseconds, as spans prints ts_us; relative windows count from @%s)\n",
-				us_text(t0, q.t0), us_text(t1, q.t1), us_text(s0, r.x.m.start_ns), us_text(s1, r.x.m.end_ns), s0);
+				input, time_arg ? "window" : "viewport (lanes and groups) over", us_text(t0, q.t0),
+				us_text(t1, q.t1), us_text(s0, r.x.m.start_ns), us_text(s1, r.x.m.end_ns), s0);
 			rc = GT_EINPUT;
 		} else if (gt_outfile_commit(&out, &err) < 0) {
 			rc = gt_report(&err);

@@ -7,14 +7,6 @@
 
 #include "progress.h"
 
-/* Whether a warning of this kind makes --strict exit 4: the ones that
- * mean an event was left out or its text changed. */
-static bool strict_kind(int k)
-{
-	return gt_warning_skips_event(k) || k == GT_WARN_LONG_PHASE || k == GT_WARN_NONSTANDARD_NUMBER ||
-	       k == GT_WARN_INVALID_UTF8 || k == GT_WARN_TRUNCATED_INPUT;
-}
-
 /* One file's notice: its skipped events and where it is cut short, on one
  * line; whence says how to list where they are. */
 static void notice_file(const char *path, const gt_ingest_stats *st, uint64_t cut_at, const char *whence)
@@ -43,11 +35,14 @@ static void notice_file(const char *path, const gt_ingest_stats *st, uint64_t cu
 	fprintf(stderr, "%s; %s lists where (warning_examples)\n", trunc, whence);
 }
 
-/* The warning kind that makes --strict fail a file, or -1. */
+/* The warning kind that makes --strict fail a file, or -1: any kind, the
+ * repairs of the span model (an E closing a B of another name, an X
+ * without dur run to the end, an unbound flow) as much as a skipped event:
+ * each means the model is not what the file says. */
 static int strict_warning(const gt_ingest_stats *st)
 {
 	for (int k = 0; k < GT_WARN_COUNT; k++)
-		if (strict_kind(k) && st->warnings[k])
+		if (st->warnings[k])
 			return k;
 	return -1;
 }

@@ -243,6 +243,20 @@ int gt_report(const gt_error *err)
 	return err->status ? err->status : GT_EINPUT;
 }
 
+int gt_report_input(const char *input, const gt_error *err)
+{
+	fprintf(stderr, "gputrace: %s: %s\n", input, err->msg[0] ? err->msg : "unknown error");
+	return err->status ? err->status : GT_EINPUT;
+}
+
+const char *gt_input_label(char *const *operands, int n, char *buf, size_t len)
+{
+	if (n <= 1)
+		return n ? operands[0] : "-";
+	snprintf(buf, len, "%s (+%d more)", operands[0], n - 1);
+	return buf;
+}
+
 void gt_notice(const struct gt_common *c, const char *fmt, ...)
 {
 	if (c && c->quiet)

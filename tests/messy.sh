@@ -46,11 +46,32 @@ unknown_phase.json 4 2 4 {"missing_phase":1,"unknown_phase":1}
 object_truncated.json 1 1 4 {"truncated_input":1,"unfinished_complete":1}
 cut_array.json 2 2 4 {"truncated_input":1}
 kineto_meta.json 1 1 0 {}
-graph_flows.json 13 6 0 {"unbound_flow":1}
-chrome_rules.json 8 6 0 {"mismatched_end_name":1,"unfinished_complete":1}
+graph_flows.json 13 6 4 {"unbound_flow":1}
+chrome_rules.json 8 6 4 {"mismatched_end_name":1,"unfinished_complete":1}
+instant_scopes.json 8 8 0 {}
+async_ids.json 9 4 4 {"invalid_id":2,"unclosed_async":1,"unmatched_async_end":1}
+counter_ids.json 5 1 0 {}
+flow_v2_steps.json 5 5 4 {"unbound_flow":2}
 LIST
 
 # what the rules keep, beyond the counts
+# instants: thread-scoped ones nest in their thread, "p" ones share their
+# process's instant track, "g" ones the trace's one global track
+got=$("$bin" spans -q -f csv $d/instant_scopes.json | awk -F, 'NR > 1 { printf "%s:%s:%s ", $3, $8, $10 }')
+[ "$got" = "task:0:0 thread mark:0:1 no scope:0:1 process mark:1:0 Iteration Start:1:0 global mark:2:0 global from 1:2:0 other:3:0 " ] ||
+	{ echo "FAIL: instant scopes (name:track:depth): $got"; fail=1; }
+[ "$("$bin" info -q $d/instant_scopes.json -t lanes -f csv | grep -c ',instant,')" = 2 ] ||
+	{ echo "FAIL: instant tracks in the lanes table"; fail=1; }
+# async: a plain id and id2.global match across processes, id2.local not
+got=$("$bin" spans -q -f csv $d/async_ids.json | awk -F, 'NR > 1 { printf "%s:%s ", $3, $15 }')
+[ "$got" = "InputLatency::MouseUp:17000 local:310000 global2:10000 end:10000 " ] ||
+	{ echo "FAIL: async ids (name:dur_ns): $got"; fail=1; }
+# counters: one series per (name, id, key); numeric strings are samples
+[ "$("$bin" info -q $d/counter_ids.json | jq -c '[.counters, .counter_samples]')" = "[3,4]" ] ||
+	{ echo "FAIL: counter series by id, numeric-string values"; fail=1; }
+# v2 steps: a chain starts only at a flow_out-only span
+[ "$("$bin" spans -q -f csv $d/flow_v2_steps.json | awk -F, 'NR > 1 { printf "%s ", $11 }')" = "   2 3 " ] ||
+	{ echo "FAIL: v2 flow steps (parents): $("$bin" spans -q -f csv $d/flow_v2_steps.json | cut -d, -f11 | tr '\n' ' ')"; fail=1; }
 [ "$("$bin" info -q $d/perfetto_bad_values.json -t lanes -f csv | grep -c 'main\|worker')" = 2 ] ||
 	{ echo "FAIL: metadata events without or with a null ts lose their thread names"; fail=1; }
 [ "$("$bin" info -q $d/nan_in_args.json | jq .counter_samples)" = 3 ] || { echo "FAIL: NaN counter samples"; fail=1; }

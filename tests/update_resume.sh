@@ -97,14 +97,15 @@ cmp -s "$tmp/z.gtx" "$tmp/z2.gtx" && ok || bad "unchanged gzip update differs"
 
 # a version 3 index (CRC-32 section checksums, packed by gputrace before
 # XXH3 section sums; testdata/gtx): loads and verifies with its CRC-32s, reads
-# as the version 4 pack of its source does, and a corrupt byte is caught
+# as today's pack of its source does (version 5: section sums as version 4),
+# and a corrupt byte is caught
 "$bin" pack -q testdata/gtx/v1-source.json -o "$tmp/v4.gtx" >/dev/null
 [ "$("$bin" verify --device host testdata/gtx/v3.gtx | jq -r '[.version, .ok, ([.checksums[].checksum_kind] | unique)[]] | join(" ")')" = "3 true crc32" ] &&
 	ok || bad "a version 3 index does not verify with its CRC-32s"
-[ "$("$bin" verify --device host "$tmp/v4.gtx" | jq -r '[.version, .ok, ([.checksums[] | .checksum | length] | unique)[]] | join(" ")')" = "4 true 16" ] &&
-	ok || bad "a version 4 index does not list 64-bit section sums"
+[ "$("$bin" verify --device host "$tmp/v4.gtx" | jq -r '[.version, .ok, ([.checksums[] | .checksum | length] | unique)[]] | join(" ")')" = "5 true 16" ] &&
+	ok || bad "a version 5 index does not list 64-bit section sums"
 "$bin" spans -f csv testdata/gtx/v3.gtx >"$tmp/v3.csv" && "$bin" spans -f csv "$tmp/v4.gtx" >"$tmp/v4.csv" &&
-	cmp -s "$tmp/v3.csv" "$tmp/v4.csv" && ok || bad "a version 3 index reads differently from a version 4 pack"
+	cmp -s "$tmp/v3.csv" "$tmp/v4.csv" && ok || bad "a version 3 index reads differently from a version 5 pack"
 for f in testdata/gtx/v3.gtx "$tmp/v4.gtx"; do
 	cp "$f" "$tmp/flip.gtx"
 	# the last byte of the string data (a NUL, inside a section)
@@ -127,6 +128,12 @@ printf ',\n{"ph":"X","name":"new","cat":"kernel","pid":2,"tid":7,"ts":400,"dur":
 grep -q "gputrace: reading all of.*predates" "$tmp/upd.err" && ok || bad "version 1: no notice"
 "$bin" pack "$tmp/trace.json" -o "$tmp/f.gtx" >/dev/null
 cmp -s "$tmp/v1.gtx" "$tmp/f.gtx" && ok || bad "update of a version 1 index differs from a full pack"
+# a version 3 index (resumable, but packed by the reading rules before
+# version 5): --update rereads the whole trace, saying why
+cp testdata/gtx/v3.gtx "$tmp/v3u.gtx"
+"$bin" pack --update "$tmp/v3u.gtx" "$tmp/trace.json" >/dev/null 2>"$tmp/upd.err" || bad "update of a version 3 index"
+grep -q "gputrace: reading all of.*earlier reading rules" "$tmp/upd.err" && ok || bad "version 3: no notice ($(cat "$tmp/upd.err"))"
+cmp -s "$tmp/v3u.gtx" "$tmp/f.gtx" && ok || bad "update of a version 3 index differs from a full pack"
 
 # real traces: cut after the Nth event (closers added back), pack, put the
 # rest back, update

@@ -125,9 +125,7 @@ static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_erro
 	}
 	gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
 	if (!t->spans_taking_part)
-		return gt_fail(err, GT_EINPUT,
-			       "%s: no thread-track span takes part (only instants, async spans or counters)",
-			       m->source ? m->source : "the trace");
+		return gt_fail(err, GT_EINPUT, "no thread-track span takes part (only instants, async spans or counters)");
 	return 0;
 }
 

@@ -268,7 +268,9 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 /* Cross-checks the INFO counts against the sections and views the index. */
 static int check_info(gt_gtx *g, const char *path, gt_error *err)
 {
-	if (sec_count(g, GTX_INFO) < GI_COUNT || sec_count(g, GTX_STATS) != GTX_STATS_COUNT ||
+	bool all_warnings = g->version >= GTX_VERSION_READING;
+	if (sec_count(g, GTX_INFO) < GI_COUNT ||
+	    sec_count(g, GTX_STATS) != (all_warnings ? GTX_STATS_COUNT : GTX_STATS_COUNT_V4) ||
 	    sec_count(g, GTX_GROUPS) != GT_MAX_GROUPS)
 		return bad(path, err, "info, stats or groups section has the wrong length");
 	const uint64_t *v = sec_data(g, GTX_INFO);
@@ -295,7 +297,8 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 	    v[GI_EPOCH_SPANS] > UINT32_MAX || v[GI_HAS_METADATA] > 1 || v[GI_SOURCE_PREFIX_CRC] > UINT32_MAX)
 		return bad(path, err, "info values out of range");
 	if (g->version != GTX_VERSION_NO_RESUME) {
-		const uint64_t *r = sec_count(g, GTX_RESUME) == RI_COUNT ? sec_data(g, GTX_RESUME) : NULL;
+		uint64_t want = all_warnings ? RI_COUNT : RI_COUNT_V4;
+		const uint64_t *r = sec_count(g, GTX_RESUME) == want ? sec_data(g, GTX_RESUME) : NULL;
 		if (!r || r[RI_RESUMABLE] > 1 || r[RI_POINTS] != sec_count(g, GTX_RESUME_POINTS) ||
 		    r[RI_BINDS] != sec_count(g, GTX_RESUME_BINDS) || r[RI_TRACKS] != sec_count(g, GTX_RESUME_TRACKS) ||
 		    r[RI_POINT_KINDS] != sec_count(g, GTX_RESUME_POINT_KINDS) ||
@@ -437,6 +440,8 @@ static const char *check_refs(const gt_gtx *g, const gt_model *m)
 			return "a track refers past its tables";
 		if (t->lane_base > m->lane_count || t->lane_count > m->lane_count - t->lane_base)
 			return "a track's lanes are past the lane count";
+		if (t->kind > GT_TRACK_INSTANT)
+			return "a track is of no known kind";
 	}
 	for (uint32_t i = 0; i < m->process_count; i++) {
 		const gt_process *p = &m->processes[i];
@@ -573,7 +578,7 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 	m->stats.format = (uint8_t)st[0], m->stats.compression = (uint8_t)st[1];
 	m->stats.file_bytes = st[2], m->stats.bytes = st[3], m->stats.events = st[4];
 	memcpy(m->stats.phases, st + 5, sizeof m->stats.phases);
-	memcpy(m->stats.warnings, st + 5 + 128, GT_WARN_STORED * sizeof m->stats.warnings[0]);
+	memcpy(m->stats.warnings, st + 5 + 128, gtx_warnings_stored(g->version) * sizeof m->stats.warnings[0]);
 	/* Strings: interning them in order must give back their ids. */
 	const uint64_t *so = sec_data(g, GTX_STR_OFFSETS);
 	const char *sd = sec_data(g, GTX_STR_DATA);
@@ -707,6 +712,9 @@ int gt_gtx_resume(const gt_gtx *g, gt_resume *rs, gt_error *err)
 	rs->point_count = (uint32_t)r[RI_POINTS], rs->bind_count = (uint32_t)r[RI_BINDS];
 	rs->track_count = (uint32_t)r[RI_TRACKS], rs->kind_count = (uint32_t)r[RI_POINT_KINDS];
 	memcpy(rs->warnings, r + RI_WARNINGS, GT_WARN_STORED * sizeof rs->warnings[0]);
+	if (g->version >= GTX_VERSION_READING)
+		memcpy(rs->warnings + GT_WARN_STORED, r + RI_WARNINGS_REST,
+		       (GT_WARN_COUNT - GT_WARN_STORED) * sizeof rs->warnings[0]);
 	memcpy(rs->long_phase_count, r + RI_LONG_PHASE_COUNT, sizeof rs->long_phase_count);
 	memcpy(rs->long_phase, names, sizeof rs->long_phase);
 	return 0;

@@ -12,8 +12,10 @@
 #include "gtx.h"
 
 #define GTX_MAGIC "GPUTRIDX"
-#define GTX_VERSION 4u              /* section checksums: chunked XXH3-64 */
+#define GTX_VERSION 5u              /* instant tracks; every warning count stored */
+#define GTX_VERSION_READING GT_GTX_VERSION_READING
 #define GTX_VERSION_XXH3 GT_GTX_VERSION_XXH3
+#define GTX_VERSION_SOME_WARNINGS 4u /* still read: ten warning counts, chunked XXH3-64 sums */
 #define GTX_VERSION_CRC32 3u        /* still read: lanes by numeric tails, CRC-32 sections */
 #define GTX_VERSION_TEXT_LANES 2u   /* still read: lanes as packed, string ids as text */
 #define GTX_VERSION_NO_RESUME 1u    /* still read: no resume sections (lanes as v2) */
@@ -68,7 +70,9 @@ enum gtx_resume_info {
 	RI_WARNINGS,
 	RI_LONG_PHASE_COUNT = RI_WARNINGS + GT_WARN_STORED,
 	RI_LONG_PHASE = RI_LONG_PHASE_COUNT + 8,
-	RI_COUNT = RI_LONG_PHASE + 24
+	RI_COUNT_V4 = RI_LONG_PHASE + 24, /* versions 2 to 4 end here */
+	RI_WARNINGS_REST = RI_COUNT_V4,   /* version 5: the warnings from GT_WARN_STORED on */
+	RI_COUNT = RI_WARNINGS_REST + GT_WARN_COUNT - GT_WARN_STORED
 };
 
 /* Fixed record sizes. Spans, flows, series, batches, nodes and levels are
@@ -78,7 +82,17 @@ enum gtx_resume_info {
 #define GTX_PROCESS_SIZE 32u
 #define GTX_SAMPLE_SIZE 24u
 #define GTX_GROUP_SIZE 16u
-#define GTX_STATS_COUNT (5u + 128u + (uint32_t)GT_WARN_STORED)
+/* Ingest stats: format, compression, file_bytes, bytes, events, phases[128]
+ * and the warnings: every kind from version 5, the first GT_WARN_STORED
+ * before. A new warning kind changes the layout: a new version. */
+#define GTX_STATS_COUNT (5u + 128u + (uint32_t)GT_WARN_COUNT)
+#define GTX_STATS_COUNT_V4 (5u + 128u + (uint32_t)GT_WARN_STORED)
+_Static_assert(GT_WARN_COUNT == 22, "a new warning kind needs a new index version");
+/* How many warning counts a file of this version stores. */
+static inline unsigned gtx_warnings_stored(uint32_t version)
+{
+	return version >= GTX_VERSION_READING ? GT_WARN_COUNT : GT_WARN_STORED;
+}
 
 _Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span layout");
 _Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");

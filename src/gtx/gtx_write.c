@@ -93,7 +93,7 @@ static uint64_t *encode_stats(const gt_model *m)
 	const gt_ingest_stats *s = &m->stats;
 	v[0] = s->format, v[1] = s->compression, v[2] = s->file_bytes, v[3] = s->bytes, v[4] = s->events;
 	memcpy(v + 5, s->phases, sizeof s->phases);
-	memcpy(v + 5 + 128, s->warnings, GT_WARN_STORED * sizeof s->warnings[0]);
+	memcpy(v + 5 + 128, s->warnings, GT_WARN_COUNT * sizeof s->warnings[0]);
 	return v;
 }
 
@@ -128,6 +128,8 @@ static uint64_t *encode_resume(const gt_resume *rs)
 	v[RI_POINTS] = rs->point_count, v[RI_BINDS] = rs->bind_count, v[RI_TRACKS] = rs->track_count;
 	v[RI_POINT_KINDS] = rs->kind_count;
 	memcpy(v + RI_WARNINGS, rs->warnings, GT_WARN_STORED * sizeof rs->warnings[0]);
+	memcpy(v + RI_WARNINGS_REST, rs->warnings + GT_WARN_STORED,
+	       (GT_WARN_COUNT - GT_WARN_STORED) * sizeof rs->warnings[0]);
 	memcpy(v + RI_LONG_PHASE_COUNT, rs->long_phase_count, sizeof rs->long_phase_count);
 	_Static_assert(sizeof rs->long_phase == 24 * 8, "long phase names fill 24 words");
 	memcpy(v + RI_LONG_PHASE, rs->long_phase, sizeof rs->long_phase);

@@ -6,6 +6,8 @@
 #include "base/base.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,8 +313,10 @@ static uint32_t async_track(gt_builder *b, const raw_event *ev, uint32_t cat, gt
 	uint32_t scope = gt_builder_intern(b, &ev->scope, err, ev);
 	if (scope == GT_NONE)
 		return GT_NONE;
-	bool global = ev->flags & REV_ID2_GLOBAL;
-	/* id2.global ids are process-independent */
+	/* a plain id and id2.global are process-independent (Chrome's
+	 * InputLatency slices begin and end in different processes, as both
+	 * Perfetto and catapult read them); only id2.local is per process */
+	bool global = !(ev->flags & REV_ID2_LOCAL);
 	uint64_t pw = global ? UINT32_MAX : proc;
 	gt_key k = {{3 | pw << 8 | ikind << 48 | (uint64_t)global << 56, (uint64_t)cat << 32 | scope, ival, 0}};
 	bool found;
@@ -331,6 +335,31 @@ static uint32_t async_track(gt_builder *b, const raw_event *ev, uint32_t cat, gt
 	tr->cat = cat;
 	tr->async_id = ival;
 	tr->async_scope = global;
+	*slot = t + 1;
+	return t;
+}
+
+/* The instant track of ev's process ("s":"p"), or the trace's global one
+ * ("s":"g"); both live in the asyncs map under their own key kind. */
+static uint32_t instant_track(gt_builder *b, const raw_event *ev, bool global, gt_error *err)
+{
+	uint32_t proc = process_of(b, ev, err);
+	if (proc == GT_NONE)
+		return GT_NONE;
+	gt_key k = {{7 | (uint64_t)(global ? UINT32_MAX : proc) << 8, 0, 0, 0}};
+	bool found;
+	uint32_t *slot = gt_keymap_slot(&b->asyncs, &k, &found);
+	if (!slot) {
+		fail_at(b, err, ev, "out of memory");
+		return GT_NONE;
+	}
+	if (found)
+		return *slot - 1;
+	uint32_t t = new_track(b, ev, proc, err);
+	if (t == GT_NONE)
+		return GT_NONE;
+	b->m->tracks[t].kind = GT_TRACK_INSTANT;
+	b->m->tracks[t].async_scope = global;
 	*slot = t + 1;
 	return t;
 }
@@ -575,6 +604,53 @@ static cJSON *parse_args(gt_builder *b, const raw_event *ev, bool *skip, gt_erro
 	return j;
 }
 
+/* A counter's series name: the event's name, and with an id "NAME id: ID"
+ * (Perfetto's naming), so that two instances of one counter stay apart. */
+static uint32_t counter_name(gt_builder *b, const raw_event *ev, gt_error *err)
+{
+	uint32_t name = gt_builder_intern(b, &ev->name, err, ev);
+	if (name == GT_NONE || !ev->id.kind)
+		return name;
+	char num[24];
+	const char *id = num;
+	if (ev->id.kind == RID_NUM) {
+		snprintf(num, sizeof num, "%lld", (long long)ev->id.num);
+	} else {
+		uint32_t s = gt_builder_intern(b, &ev->id.str, err, ev);
+		if (s == GT_NONE)
+			return GT_NONE;
+		id = gt_strpool_get(&b->m->strings, s);
+	}
+	const char *n = gt_strpool_get(&b->m->strings, name);
+	size_t len = strlen(n) + strlen(" id: ") + strlen(id);
+	char *full = gt_fault_hit("alloc") ? NULL : malloc(len + 1);
+	if (!full) {
+		fail_at(b, err, ev, "out of memory");
+		return GT_NONE;
+	}
+	snprintf(full, len + 1, "%s id: %s", n, id);
+	uint32_t s = gt_strpool_intern(&b->m->strings, full, len);
+	free(full);
+	if (s == GT_NONE)
+		fail_at(b, err, ev, "out of memory");
+	return s;
+}
+
+/* A counter value: a number, or a string that is one whole (as Perfetto
+ * reads "25.7"; ts takes them too). */
+static bool counter_value(const cJSON *a, double *v)
+{
+	if (cJSON_IsNumber(a)) {
+		*v = a->valuedouble;
+		return true;
+	}
+	if (!cJSON_IsString(a) || !a->valuestring[0])
+		return false;
+	char *end;
+	*v = strtod(a->valuestring, &end);
+	return *end == '\0' && isfinite(*v);
+}
+
 static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 {
 	gt_model *m = b->m;
@@ -585,11 +661,12 @@ static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 	if (!args)
 		return skip ? 0 : -1;
 	uint32_t proc = process_of(b, ev, err);
-	uint32_t name = gt_builder_intern(b, &ev->name, err, ev);
+	uint32_t name = counter_name(b, ev, err);
 	if (proc == GT_NONE || name == GT_NONE)
 		goto fail;
 	for (cJSON *a = args->child; a; a = a->next) {
-		if (!cJSON_IsNumber(a) || !a->string)
+		double value;
+		if (!a->string || !counter_value(a, &value))
 			continue;
 		uint32_t key = gt_strpool_intern(&m->strings, a->string, strlen(a->string));
 		if (key == GT_NONE)
@@ -613,7 +690,7 @@ static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 			m->samples = p;
 			b->samples_cap = c;
 		}
-		m->samples[m->sample_count++] = (gt_counter_sample){sid, ev->ts_ns, a->valuedouble};
+		m->samples[m->sample_count++] = (gt_counter_sample){sid, ev->ts_ns, value};
 		m->series[sid].sample_count++;
 	}
 	cJSON_Delete(args);
@@ -795,7 +872,8 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	case 'i':
 	case 'I':
 	case 'R': /* marks: navigationStart, user timing */
-		track = thread_track(b, ev, err);
+		track = ph != 'X' && ph != 'B' && (ev->s == 'p' || ev->s == 'g') ? instant_track(b, ev, ev->s == 'g', err)
+										  : thread_track(b, ev, err);
 		if (track == GT_NONE)
 			return -1;
 		span = new_span(b, ev, track,
@@ -826,6 +904,10 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 	case 'n':
 	case 'S':
 	case 'F': {
+		if (!ev->id.kind) { /* no id and no usable id2: nothing to match it by */
+			warn_event(b, GT_WARN_INVALID_ID, ev, false);
+			return 0;
+		}
 		uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
 		if (cat == GT_NONE)
 			return -1;

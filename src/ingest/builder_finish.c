@@ -221,13 +221,17 @@ static int bind_points(const gt_builder *b, const track_index *ti, uint32_t *spa
 	return rc;
 }
 
+/* By key, then span; a step event's flow_in before its flow_out (it takes
+ * the flow, then passes it on). */
 static int cmp_bind(const void *x, const void *y)
 {
 	const flow_bind *a = x, *b = y;
 	int c = memcmp(&a->key, &b->key, sizeof a->key);
 	if (c)
 		return c;
-	return a->span < b->span ? -1 : a->span > b->span;
+	if (a->span != b->span)
+		return a->span < b->span ? -1 : 1;
+	return a->out < b->out ? -1 : a->out > b->out;
 }
 
 static int cmp_point(const void *x, const void *y)
@@ -319,26 +323,29 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	}
 	free(span_of);
 	/* v2: every flow_out span links to the flow_in spans of the same id that
-	 * follow it; group by key, in span order. */
+	 * follow it; group by key, in span order. A chain starts only at a
+	 * flow_out-only event: a step (flow_in and flow_out) with nothing
+	 * before it to take is unbound and starts nothing (Perfetto drops it so). */
 	if (b->nbinds)
 		qsort(b->binds, b->nbinds, sizeof *b->binds, cmp_bind);
 	for (uint32_t i = 0; i < b->nbinds;) {
 		uint32_t j = i;
 		while (j < b->nbinds && memcmp(&b->binds[j].key, &b->binds[i].key, sizeof(gt_key)) == 0)
 			j++;
-		uint32_t src = GT_NONE;
+		uint32_t src = GT_NONE, unbound = GT_NONE;
 		for (uint32_t k = i; k < j; k++) {
 			const flow_bind *fb = &b->binds[k];
 			if (!fb->out) {
 				if (src == GT_NONE) {
 					m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
+					unbound = fb->span;
 					continue;
 				}
 				/* a flow_out leaves at its slice's end (as Perfetto draws it) */
 				if (push_flow(b, src, fb->span, fb->key.w[1], 0, 0,
 					      m->spans[src].ts_ns + m->spans[src].dur_ns, m->spans[fb->span].ts_ns) < 0)
 					return -1;
-			} else {
+			} else if (fb->span != unbound) {
 				src = fb->span;
 			}
 		}
@@ -437,9 +444,9 @@ static int cmp_track(const void *x, const void *y)
 	if (a->process != b->process)
 		return a->process < b->process ? -1 : 1; /* caller sorts within a process */
 	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1; /* threads, then async tracks */
-	if (a->kind == GT_TRACK_ASYNC)
-		return ia < ib ? -1 : ia > ib; /* async: first appearance */
+		return a->kind < b->kind ? -1 : 1; /* threads, then async tracks, then instants */
+	if (a->kind != GT_TRACK_THREAD)
+		return ia < ib ? -1 : ia > ib; /* async, instants: first appearance */
 	int64_t sa = a->has_sort_index ? a->sort_index : 0, sb = b->has_sort_index ? b->sort_index : 0;
 	if (sa != sb)
 		return sa < sb ? -1 : 1;

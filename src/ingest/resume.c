@@ -142,6 +142,8 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 		gt_key k;
 		if (tr->kind == GT_TRACK_THREAD) {
 			k = (gt_key){{2 | (uint64_t)tr->process << 8 | id_kind(&tr->tid) << 40, id_value(&tr->tid), 0, 0}};
+		} else if (tr->kind == GT_TRACK_INSTANT) { /* as builder.c's instant_track */
+			k = (gt_key){{7 | (uint64_t)(tr->async_scope ? UINT32_MAX : tr->process) << 8, 0, 0, 0}};
 		} else {
 			uint64_t global = tr->async_scope != 0;
 			uint64_t pw = global ? UINT32_MAX : tr->process;

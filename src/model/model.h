@@ -58,7 +58,11 @@ typedef struct gt_id {
 	bool is_str;
 } gt_id;
 
-enum gt_track_kind { GT_TRACK_THREAD = 0, GT_TRACK_ASYNC = 1 };
+/* Instant tracks hold the instants of "s":"p" (one per process) and of
+ * "s":"g" (one for the trace, with the first process that emits one: a
+ * track has a process), as Perfetto and catapult keep them apart from the
+ * emitting thread; thread-scoped instants stay on their thread. */
+enum gt_track_kind { GT_TRACK_THREAD = 0, GT_TRACK_ASYNC = 1, GT_TRACK_INSTANT = 2 };
 
 typedef struct gt_track {
 	uint32_t process;    /* index into model->processes */
@@ -67,7 +71,8 @@ typedef struct gt_track {
 	uint32_t name;       /* thread_name, or the async track's name; GT_NONE */
 	uint32_t cat;        /* async tracks: category string id */
 	uint64_t async_id;   /* async tracks: the id (hashed when a string) */
-	uint8_t async_scope; /* async tracks: 0 local, 1 global (id2.global) */
+	uint8_t async_scope; /* async tracks: 0 local (id2.local), 1 global (id, id2.global);
+	                      * instant tracks: 0 a process's, 1 the global one */
 	bool has_sort_index;
 	int64_t sort_index;
 	uint32_t lane_base;
@@ -98,7 +103,7 @@ typedef struct gt_flow {
 
 typedef struct gt_counter_series {
 	uint32_t process;
-	uint32_t name; /* event name */
+	uint32_t name; /* event name; with an id, "NAME id: ID" */
 	uint32_t key;  /* args key */
 	uint32_t sample_count;
 } gt_counter_series;
@@ -127,13 +132,14 @@ enum gt_warning {
 	GT_WARN_UNBOUND_FLOW,
 	GT_WARN_MISSING_TS,
 	GT_WARN_UNKNOWN_PHASE, /* named missing_phase: no ph, or an empty one */
-	/* The index file (.gtx) stores the counts above; those below are found
-	 * while reading a trace and are not stored. */
+	/* Index files before version 5 store the counts above only; those below
+	 * are found while reading a trace. */
 	GT_WARN_STORED,
 	GT_WARN_INVALID_TS = GT_WARN_STORED, /* skipped: ts unusable */
 	GT_WARN_INVALID_DUR,         /* skipped: an X's dur unusable, or ts + dur out of range */
 	GT_WARN_NEGATIVE_DUR,        /* skipped: an X with dur < 0 */
-	GT_WARN_INVALID_ID,          /* skipped: pid, tid, id or bind_id neither integer nor string */
+	GT_WARN_INVALID_ID,          /* skipped: pid, tid, id or bind_id neither integer nor string,
+	                              * or an async event (b e n S F) with no id and no usable id2 */
 	GT_WARN_INVALID_FIELD,       /* skipped: ph, name, cat, s, bp, scope, id2 or a flow flag of the wrong type */
 	GT_WARN_INVALID_ARGS,        /* skipped: an M or C event whose args cannot be used */
 	GT_WARN_LONG_PHASE,          /* named unknown_phase: a phase of several characters */

@@ -346,7 +346,7 @@ static void put_lane_label(FILE *f, const gt_model *m, const gt_track *t)
 	else if (t->kind == GT_TRACK_THREAD)
 		put_id(f, m, "tid", &t->tid);
 	else
-		fputs("async", f);
+		fputs(t->kind == GT_TRACK_ASYNC ? "async" : t->async_scope ? "global instants" : "instants", f);
 }
 
 static const char *group_name(const gt_model *m, uint32_t g)

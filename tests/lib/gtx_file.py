@@ -27,7 +27,26 @@ def section_sum(version, data):
     return struct.pack("<Q8x", xxhash.xxh3_64_intdigest(chunks))
 
 
+STATS, RESUME = 13, 25
+STATS_V4, RESUME_V4 = 5 + 128 + 10, 53  # u64 words before version 5
+
+
+def as_version(version, secs):
+    """The sections as a file of that version holds them: before version 5
+    the ingest stats and the resume state keep ten warning counts."""
+    if version >= 5:
+        return secs
+    out = []
+    for sid, rs, cnt, data in secs:
+        keep = {STATS: STATS_V4, RESUME: RESUME_V4}.get(sid)
+        if keep is not None and cnt > keep:  # both end with the later warnings
+            data, cnt = data[:8 * keep], keep
+        out.append([sid, rs, cnt, data])
+    return out
+
+
 def write(path, version, secs):
+    secs = as_version(version, secs)
     table = bytearray()
     off = 128 + 48 * len(secs)
     for sid, rs, cnt, data in secs:
