@@ -7,6 +7,7 @@
 
 #include "device_open.h"
 #include "cli.h"
+#include "causal_edges.h"
 #include "compare_report.h"
 #include "causal/causal.h"
 #include "cl/cl.h"
@@ -27,6 +28,7 @@ static const struct gt_opt compare_opts[] = {
 	{"top", 0, "K", OPT_TOP, "list the K keys first in the --sort order (default 20, 0: all)"},
 	{"sort", 0, "ORDER", OPT_SORT, "key order: self (default: |self time change|), total, cp or change (|relative|)"},
 	{"format", 'f', "FMT", OPT_FORMAT, "json (default), text, markdown, ndjson, csv, arrow or arrow-stream"},
+	GT_OPT_EDGES,
 	GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_DEVICE, GT_OPT_STRICT, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -77,10 +79,11 @@ static int forest_path(gt_cl *cl, struct side *s)
 
 /* The causal path over the whole trace (one window): each span's time on
  * it, for the per-key cp_ns. */
-static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
+static int causal_path(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, struct side *s)
 {
 	gt_error err = {0};
 	gt_causal_options o = {.rows = true, .threads = c->threads};
+	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
 	gt_causal_cl_engine dev;
 	if (cl)
@@ -113,12 +116,13 @@ static int causal_path(gt_cl *cl, const struct gt_common *c, struct side *s)
 }
 
 /* The per-step values of one side: the causal model's --step windows. */
-static int step_windows(gt_cl *cl, const struct gt_common *c, const char *glob, gt_compare *cmp, int side,
-			const struct side *s)
+static int step_windows(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, const char *glob,
+			gt_compare *cmp, int side, const struct side *s)
 {
 	const gt_model *m = &s->m;
 	gt_error err = {0};
 	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob};
+	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
 	gt_causal_cl_engine dev;
 	if (cl)
@@ -503,7 +507,14 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
 	int id, rc = 0;
+	struct gt_causal_edges edges;
+	gt_causal_edges_init(&edges);
 	while (rc == 0 && (id = gt_opt_next(&st, &arg)) > 0) {
+		int edge = gt_causal_edges_option(cmd, &edges, id, arg);
+		if (edge) {
+			rc = edge < 0 ? GT_EUSAGE : 0;
+			continue;
+		}
 		switch (id) {
 		case OPT_FAIL_IF: {
 			size_t pos;
@@ -590,14 +601,14 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 			gt_device_notice(&c, chosen);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &s[k]);
+		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &edges, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
 			rc = gt_report(&err);
 	}
 	for (int k = 0; rc == 0 && step && k < 2; k++)
-		rc = step_windows(cl, &c, step, &cmp, k, &s[k]);
+		rc = step_windows(cl, &c, &edges, step, &cmp, k, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_steps_whole(&cmp, &err) < 0)

@@ -9,6 +9,7 @@
 #include "cl/cl.h"
 #include "forest/forest.h"
 #include "cli.h"
+#include "causal_edges.h"
 #include "critpath_causal.h"
 #include "critpath_forest.h"
 #include "critpath_overlay.h"
@@ -30,6 +31,7 @@ static const struct gt_opt cp_opts[] = {
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
 	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
 	{"overlay", 0, "FILE", OPT_OVERLAY, "causal: also write the trace with the path marked, for Perfetto UI (.json, .gz, .zst)"},
+	GT_OPT_EDGES,
 	{"rows", 0, NULL, OPT_ROWS, "also the per-span (causal) or per-row (forest) table; in table formats instead of the path"},
 	{"forest", 0, "FILE", OPT_FOREST, "forest: read the forest from a CSV with header 'parent,duration' instead of a trace"},
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
@@ -47,12 +49,16 @@ struct cp_args {
 	uint32_t wait_name_count;
 	int by, table;
 	gt_cp_options forest_opt;
+	struct gt_causal_edges edges;
 };
 
 /* The command's own options; 1 handled, 0 not ours, -1 usage error. */
 static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, const char *arg)
 {
 	unsigned long long v;
+	int edge = gt_causal_edges_option(cmd, &a->edges, id, arg);
+	if (edge)
+		return edge;
 	switch (id) {
 	case OPT_MODEL:
 		if (strcmp(arg, "causal") && strcmp(arg, "forest"))
@@ -148,6 +154,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
 			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS || a->overlay,
 			       .threads = c->threads};
+	gt_causal_edges_apply(&a->edges, &o);
 	if (a->window) {
 		const char *why;
 		if (gt_time_window_resolve(a->window, m->start_ns, &o.window_begin_ns, &o.window_end_ns, &why) < 0 ||
@@ -215,6 +222,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	struct cp_args a = {0};
+	gt_causal_edges_init(&a.edges);
 	const char *arg;
 	int id;
 	while ((id = gt_opt_next(&st, &arg)) > 0) {

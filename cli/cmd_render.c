@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "device_open.h"
+#include "causal_edges.h"
 #include "cli.h"
 #include "index_open.h"
 #include "causal/causal.h"
@@ -28,6 +29,7 @@ static const struct gt_opt render_opts[] = {
 	{"critical-path", 0, NULL, OPT_CRITICAL_PATH, "draw the causal critical path as time-ordered hops, its spans outlined"},
 	{"title", 0, "TEXT", OPT_TITLE, "title shown at the top (default: the file name and window)"},
 	{"threads", 'j', "N", OPT_THREADS, "ingest and drawing threads (default: one per core)"},
+	GT_OPT_EDGES,
 	GT_OPT_OUTPUT, GT_OPT_DEVICE, GT_OPT_PARENTS, GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_VERBOSE,
 	GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -65,11 +67,12 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 }
 
 /* The causal critical path of the whole trace, on the query's device. */
-static int critical_path(gt_cl *cl, const struct gt_common *c, const gt_model *m, gt_causal_result *r,
-			 const char *input)
+static int critical_path(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, const gt_model *m,
+			 gt_causal_result *r, const char *input)
 {
 	gt_error err = {0};
 	gt_causal_options o = {.threads = c->threads};
+	gt_causal_edges_apply(edges, &o);
 	gt_causal_cl_engine dev;
 	if (cl)
 		gt_causal_cl_engine_init(&dev, cl);
@@ -88,11 +91,18 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	const char *time_arg = NULL, *lanes_arg = NULL, *groups_arg = NULL, *title = NULL;
 	unsigned long long width = 1200;
 	bool want_path = false;
+	struct gt_causal_edges edges;
+	gt_causal_edges_init(&edges);
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
 	int id;
 	while ((id = gt_opt_next(&st, &arg)) > 0) {
+		int edge = gt_causal_edges_option(cmd, &edges, id, arg);
+		if (edge < 0)
+			return GT_EUSAGE;
+		if (edge)
+			continue;
 		switch (id) {
 		case OPT_TIME: time_arg = arg; break;
 		case OPT_LANES: lanes_arg = arg; break;
@@ -158,7 +168,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 		rc = query(&r, &q, cand, &ncand);
 	double t_queried = now_ms();
 	if (rc == 0 && want_path)
-		rc = critical_path(r.cl, &r.c, &r.x.m, &cp, input);
+		rc = critical_path(r.cl, &r.c, &edges, &r.x.m, &cp, input);
 	double t_path = now_ms();
 	gt_render_stats rs = {0};
 	if (rc == 0) {

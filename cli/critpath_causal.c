@@ -115,7 +115,8 @@ static void json_flags(gt_jsonw *w, uint32_t flags)
 	gt_jsonw_end_array(w);
 }
 
-static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, uint32_t index)
+static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result *r, const gt_causal_window *win,
+			 uint32_t index)
 {
 	gt_jsonw_key(w, "summary");
 	gt_jsonw_begin_object(w);
@@ -157,6 +158,10 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_window 
 	if (m->rank_count) { /* a job's */
 		gt_jsonw_key(w, "collective");
 		gt_jsonw_u64(w, win->collective_edges);
+	}
+	if (r->stream_wait_slack_ns) {
+		gt_jsonw_key(w, "inferred_stream_wait");
+		gt_jsonw_u64(w, win->inferred_stream_waits);
 	}
 	gt_jsonw_end_object(w);
 	gt_jsonw_key(w, "backward_edges");
@@ -514,6 +519,8 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_u64(&w, r->spans_taking_part);
 	gt_jsonw_key(&w, "device_track_spans_left_out");
 	gt_jsonw_u64(&w, r->device_track_spans_left_out);
+	if (r->stream_wait_slack_ns)
+		json_ns(&w, "stream_wait_slack_ns", r->stream_wait_slack_ns);
 	gt_jsonw_key(&w, "aggregate");
 	gt_jsonw_begin_object(&w);
 	gt_jsonw_key(&w, "windows");
@@ -534,7 +541,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
 		const gt_causal_window *win = &r->windows[i];
 		gt_jsonw_begin_object(&w);
-		json_summary(&w, m, win, i);
+		json_summary(&w, m, r, win, i);
 		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns);
 		lines_rc = json_lines(&w, m, win, false, &lw);
 		if (with_rows && lines_rc == 0)

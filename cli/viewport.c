@@ -98,6 +98,18 @@ int gt_parse_time_window_ex(const char *s, int64_t *a_ns, int64_t *b_ns, bool *a
 	return *b_ns < *a_ns ? -1 : 0;
 }
 
+int gt_parse_duration(const char *s, int64_t *ns, const char **why)
+{
+	int neg, fd;
+	uint64_t ip, frac;
+	int64_t unit;
+	*why = "expected a duration such as 5us, 2.5ms or 0";
+	if (!s || parse_time(s, strlen(s), &neg, &ip, &frac, &fd, &unit) < 0 || neg)
+		return -1;
+	*why = "the duration is finer than 1 ns or out of range";
+	return to_ns(0, ip, frac, fd, unit ? unit : 1000, ns);
+}
+
 int gt_parse_time_window(const char *s, int64_t *a_ns, int64_t *b_ns, const char **why)
 {
 	bool absolute;

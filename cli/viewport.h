@@ -20,6 +20,8 @@ int gt_parse_time_window_ex(const char *s, int64_t *a_ns, int64_t *b_ns, bool *a
 /* A window (either kind) as absolute times t0, t1 of a trace whose first
  * span starts at start_ns. */
 int gt_time_window_resolve(const char *s, int64_t start_ns, int64_t *t0, int64_t *t1, const char **why);
+/* A duration >= 0 with the same units (default us): "5us", "2.5ms", "0". */
+int gt_parse_duration(const char *s, int64_t *ns, const char **why);
 /* "L0:L1" (half-open); an empty side means 0 or no limit. */
 int gt_parse_lane_window(const char *s, uint32_t *l0, uint32_t *l1, const char **why);
 /* A 32-bit mask (decimal or 0x hex) or comma-separated group names of m. */

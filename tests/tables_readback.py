@@ -76,6 +76,9 @@ def compare(label, got, want):
             ok = g[k] == w[k] or (k in ID_COLS and w[k] is not None and str(g[k]) == str(w[k]))
             # a float64 column (a share) against the JSON's decimal text
             ok = ok or (isinstance(g[k], float) and isinstance(w[k], Decimal) and g[k] == float(w[k]))
+            # ... and its CSV text, the shortest that reads back (2e-06 for 0.000002)
+            ok = ok or (isinstance(g[k], str) and isinstance(w[k], str) and k == "share" and g[k] and w[k]
+                        and float(g[k]) == float(w[k]))
             if not ok or (isinstance(w[k], bool) != isinstance(g[k], bool)):
                 sys.exit(f"{label}: row {i} column {k}: got {g[k]!r}, want {w[k]!r}")
 

@@ -149,11 +149,11 @@ static void check_result(const gt_model *m, const gt_causal_result *r)
 }
 
 /* The hop kinds of the path, as a string ("wiFqW"...): w work, i idle,
- * f flow, q queue, W wait. */
+ * f flow, q queue, W wait, S stream wait. */
 static const char *hop_kinds(const gt_causal_window *w)
 {
 	static char s[256];
-	static const char letter[] = "wifqW";
+	static const char letter[] = "wifqWS";
 	uint32_t n = w->hop_count < sizeof s - 1 ? w->hop_count : sizeof s - 1;
 	for (uint32_t i = 0; i < n; i++)
 		s[i] = letter[w->hops[i].kind];
@@ -403,6 +403,70 @@ START_TEST(wait_edges)
 }
 END_TEST
 
+
+START_TEST(stream_waits_inferred)
+{
+	/* host thread (tid 1) launches k1 on stream 7 (nccl, [2, 10]) and k2
+	 * on stream 20, which arrives at 2 but starts at 12: held, and k1
+	 * ended 2 us before it, within the 5 us slack: E(k1) -> B(k2). k3 on
+	 * stream 20 is ready at 20 (k2's end) and starts at 40; the only other
+	 * stream's ends are 10 (before it was ready) and 52 (after it began):
+	 * none. k4 arrives at 45 and starts then: not held. k5, with no launch,
+	 * follows k3 on its stream after 3 us, with k4 ending 1 us before it on
+	 * stream 7: E(k4) -> B(k5) too; k6 right after k5 on its own stream
+	 * only: same-stream ends never count. */
+	gt_model m = load_events(
+		X("l1", "rt", 1, 1, 0, 1) "," X("l2", "rt", 1, 1, 1, 1) "," X("l3", "rt", 1, 1, 3, 1) ","
+		X("l4", "rt", 1, 1, 44, 1) "," K("k1", 7, 2, 8) "," K("k2", 20, 12, 8) "," K("k3", 20, 40, 10) ","
+		K("k4", 7, 45, 7) "," K("k5", 20, 53, 5) "," K("k6", 20, 60, 5) ","
+		FLOW("s", 1, 1, 1, 0) "," FLOW("f", 1, 1, 7, 2) "," FLOW("s", 2, 1, 1, 1) "," FLOW("f", 2, 1, 20, 12) ","
+		FLOW("s", 3, 1, 1, 3) "," FLOW("f", 3, 1, 20, 40) "," FLOW("s", 4, 1, 1, 45) "," FLOW("f", 4, 1, 7, 45));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r); /* off by default in the library */
+	ck_assert_int_eq(r.windows[0].inferred_stream_waits, 0);
+	ck_assert_ptr_null(strchr(hop_kinds(&r.windows[0]), 'S'));
+	gt_causal_result_free(&r);
+	o.stream_wait_slack_ns = 5000;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->inferred_stream_waits, 2);
+	ck_assert_int_eq(r.stream_wait_slack_ns, 5000);
+	/* the path ends at k6 (65): k5's E, k5 since B(k5) bound by E(k4) (52)
+	 * from the stream wait, k4 launched by l4 */
+	ck_assert_int_eq(w->endpoint.span, span_named(&m, "k6"));
+	bool seen = false;
+	for (uint32_t i = 0; i < w->hop_count; i++)
+		if (w->hops[i].kind == GT_CAUSAL_STREAM_WAIT) {
+			ck_assert_int_eq(w->hops[i].from.span, span_named(&m, "k4"));
+			ck_assert_int_eq(w->hops[i].from.which, 'E');
+			ck_assert_int_eq(w->hops[i].to.span, span_named(&m, "k5"));
+			ck_assert_int_eq(w->hops[i].to.which, 'B');
+			ck_assert_int_eq(w->hops[i].owner, span_named(&m, "k5"));
+			ck_assert_int_eq(w->hops[i].duration_ns, 1000);
+			seen = true;
+		}
+	ck_assert(seen);
+	ck_assert_int_eq(row_of(w, span_named(&m, "k5"))->waited_ns, 52000 - 50000);
+	gt_causal_result_free(&r);
+	/* a slack under 1 us: k4 ended 1 us before k5 and k1 2 us before k2: none */
+	o.stream_wait_slack_ns = 999;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].inferred_stream_waits, 0);
+	gt_causal_result_free(&r);
+	/* 2 us: both (k1 ended exactly 2 us before k2: at the edge, kept); just under: k4 -> k5 */
+	o.stream_wait_slack_ns = 2000;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].inferred_stream_waits, 2);
+	gt_causal_result_free(&r);
+	o.stream_wait_slack_ns = 1999;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].inferred_stream_waits, 1);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
 
 START_TEST(binding_ties)
 {
@@ -1123,6 +1187,102 @@ START_TEST(random_wait_targets)
 }
 END_TEST
 
+/* The span d waited for by the stream-wait rule, slowly: its arrival from
+ * every kept flow of its window, its track's previous span by track
+ * order (start, longer first, id), then every device span of the window. */
+static uint32_t brute_stream_wait(const causal_trace *t, uint32_t w, uint32_t d)
+{
+	const gt_model *m = t->m;
+	const gt_span *s = &m->spans[d];
+	int64_t ready = INT64_MIN;
+	for (uint32_t f = 0; f < m->flow_count; f++) {
+		const gt_flow *fl = &m->flows[f];
+		if (fl->dst == d && fl->src != d && causal_takes_part(t, fl->src) && t->window_of[fl->src] == w &&
+		    t->departure[f] <= s->ts_ns && t->departure[f] > ready)
+			ready = t->departure[f];
+	}
+	uint32_t prev = GT_NONE;
+	for (uint32_t i = 0; i < m->span_count; i++) { /* the track order's predecessor */
+		const gt_span *p = &m->spans[i];
+		if (i == d || p->track != s->track || !causal_takes_part(t, i) || !(t->span_class[i] & CAUSAL_DEVICE))
+			continue;
+		bool before = p->ts_ns < s->ts_ns || (p->ts_ns == s->ts_ns && (p->dur_ns > s->dur_ns ||
+										 (p->dur_ns == s->dur_ns && i < d)));
+		if (!before)
+			continue;
+		const gt_span *q = prev == GT_NONE ? NULL : &m->spans[prev];
+		if (!q || p->ts_ns > q->ts_ns || (p->ts_ns == q->ts_ns && (p->dur_ns < q->dur_ns ||
+									    (p->dur_ns == q->dur_ns && i > prev))))
+			prev = i;
+	}
+	if (prev != GT_NONE && causal_end(&m->spans[prev]) > ready)
+		ready = causal_end(&m->spans[prev]);
+	if (ready == INT64_MIN || s->ts_ns <= ready)
+		return GT_NONE;
+	uint32_t best = GT_NONE, proc = m->tracks[s->track].process;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *k = &m->spans[i];
+		int64_t end = causal_end(k);
+		if (!causal_takes_part(t, i) || !(t->span_class[i] & CAUSAL_DEVICE) || t->window_of[i] != w ||
+		    k->track == s->track || m->tracks[k->track].process != proc || end <= ready || end > s->ts_ns ||
+		    s->ts_ns - end > t->stream_wait_slack)
+			continue;
+		if (best == GT_NONE || end > causal_end(&m->spans[best]) || (end == causal_end(&m->spans[best]) && i < best))
+			best = i;
+	}
+	return best;
+}
+
+/* The inferred stream waits of every window against the rule, on random
+ * traces with several streams, whole and per step, at several slacks. */
+START_TEST(random_stream_waits)
+{
+	rng_state = 0x57e40000u + (uint64_t)_i;
+	uint64_t found = 0;
+	for (int round = 0; round < 1000; round++) {
+		char *events = random_trace();
+		gt_model m = load_events(events);
+		gt_causal_options o = options();
+		o.stream_wait_slack_ns = (int64_t)(1 + below(8)) * 1000 * (round % 3 ? 10 : 1);
+		if (round % 2)
+			o.step_glob = "step";
+		causal_trace t;
+		gt_error err = {0};
+		if (causal_trace_init(&t, &m, &o, &err) == 0) {
+			for (uint32_t w = 0; w < t.window_count; w++) {
+				uint32_t *k, *d, n;
+				ck_assert_int_eq(causal_stream_waits(&t, w, &k, &d, &n, &err), 0);
+				uint32_t j = 0;
+				for (uint32_t a = t.span_first[w]; a < t.span_first[w + 1]; a++) {
+					uint32_t s = t.spans_by_window[a];
+					if (!(t.span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(&t, s))
+						continue;
+					uint32_t want = brute_stream_wait(&t, w, s);
+					if (want == GT_NONE)
+						continue;
+					ck_assert_msg(j < n && d[j] == s && k[j] == want, "round %d window %u span %u: %u, want %u",
+						      round, w, s, j < n && d[j] == s ? k[j] : GT_NONE, want);
+					j++;
+				}
+				ck_assert_uint_eq(j, n);
+				found += n;
+				gt_big_free(k), gt_big_free(d);
+			}
+			/* and the analysis stays sound with them */
+			gt_causal_result r;
+			if (gt_causal_analyze(&m, &o, NULL, &r, &err) == 0) {
+				check_result(&m, &r);
+				gt_causal_result_free(&r);
+			}
+		}
+		causal_trace_free(&t);
+		gt_model_free(&m);
+		free(events);
+	}
+	ck_assert_msg(found > 30, "%llu stream waits", (unsigned long long)found);
+}
+END_TEST
+
 /* --- every shared real trace ------------------------------------------------ */
 
 static bool trace_file(const char *name)
@@ -1294,6 +1454,7 @@ int main(void)
 		GT_TEST(v1_clamping),
 		GT_TEST(v2_flows),
 		GT_TEST(wait_edges),
+		GT_TEST(stream_waits_inferred),
 		GT_TEST(binding_ties),
 		GT_TEST(zero_gap_cycle),
 		GT_TEST(step_windows_and_queue),
@@ -1307,6 +1468,7 @@ int main(void)
 	const gt_test property[] = {
 		GT_LOOP(random_vs_brute_force, 10),
 		GT_LOOP(random_wait_targets, 4),
+		GT_LOOP(random_stream_waits, 4),
 		GT_LOOP(union_failure_runs_windows_alone, 2),
 		{0},
 	};

@@ -10,7 +10,8 @@
 
 #include "causal_internal.h"
 
-const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait"};
+const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait",
+								 "stream_wait"};
 const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT] = {"no_dependencies", "cycle", "overflow"};
 const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", "not_taking_part",
 									 "other_window"};
@@ -303,6 +304,7 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
+	out->stream_wait_slack_ns = t.stream_wait_slack;
 	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);

@@ -36,6 +36,18 @@
  *         it cannot end before its last rank entered. Both kernels must be
  *         in the window. They are wait edges (binding, float and waits as
  *         for them; the hop is a wait of k_r), counted as collective_edges.
+ *  stream wait (inferred; opt->stream_wait_slack_ns > 0, the CLI's
+ *         --stream-wait-slack) a device span d is ready at the later of the
+ *         latest departure of its launch flows (edges of the window) and the
+ *         end of the previous device span of its track (in track order);
+ *         with neither it is not judged. Started after it was ready, it was
+ *         held: when a device span k of the window, on another device track
+ *         of d's process (a GPU: one process per device), ended after d was
+ *         ready, at or before B(d) and at most the slack before it, the one
+ *         with the latest end (ties: lowest id) gives E(k) -> B(d): the
+ *         stream waited for k (cudaStreamWaitEvent, a collective on another
+ *         stream). A wait edge for binding and float; its hop is of kind
+ *         stream_wait, owned by d; counted as inferred_stream_waits.
  * An edge with a negative gap is dropped and counted (backward_edges).
  *
  * Isolated tracks: where a window has any flow or wait edge, tracks with
@@ -79,6 +91,7 @@ enum gt_causal_kind {
 	GT_CAUSAL_FLOW,
 	GT_CAUSAL_QUEUE,
 	GT_CAUSAL_WAIT,
+	GT_CAUSAL_STREAM_WAIT, /* an inferred stream wait: E(k) -> B(d) */
 	GT_CAUSAL_KIND_COUNT
 };
 extern const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT]; /* "work", ... */
@@ -116,6 +129,8 @@ typedef struct gt_causal_options {
 	unsigned threads;                       /* 0: one per core */
 	uint32_t batch_points;                  /* windows per engine call: at most about this
 	                                         * many points (0: 64M); results do not depend on it */
+	int64_t stream_wait_slack_ns;           /* inferred stream waits: how long before B(d) the
+	                                         * span held on may end (0: none inferred) */
 } gt_causal_options;
 
 /* A point, named for output. */
@@ -170,6 +185,7 @@ typedef struct gt_causal_window {
 	uint32_t points, spans, tracks;
 	uint64_t chain_edges, flow_edges, wait_edges;
 	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
+	uint64_t inferred_stream_waits; /* E(k) -> B(d), kept as wait edges */
 	uint64_t backward_edges, isolated_tracks;
 	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
 	uint32_t flags;         /* GT_CAUSAL_* */
@@ -189,6 +205,7 @@ typedef struct gt_causal_result {
 	uint32_t window_count;
 	uint64_t device_track_spans_left_out;
 	uint64_t spans_taking_part;
+	int64_t stream_wait_slack_ns; /* as asked: 0 when no stream wait was inferred */
 } gt_causal_result;
 
 /* Runs the analysis; eng may be NULL (host). Errors (GT_EINPUT): no

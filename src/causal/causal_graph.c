@@ -37,6 +37,8 @@ typedef struct window_edges {
 	uint32_t nwaits;
 	uint32_t *coll_j, *coll_r; /* collective edges B(j) -> E(r), global spans */
 	uint32_t ncoll;
+	uint32_t *sw_k, *sw_d; /* inferred stream waits E(k) -> B(d), global spans */
+	uint32_t nsw;
 } window_edges;
 
 static void window_edges_free(window_edges *e)
@@ -46,6 +48,8 @@ static void window_edges_free(window_edges *e)
 	gt_big_free(e->wait_w);
 	gt_big_free(e->coll_j);
 	gt_big_free(e->coll_r);
+	gt_big_free(e->sw_k);
+	gt_big_free(e->sw_d);
 }
 
 /* The window's collective edges whose kernels both take part in it. */
@@ -124,7 +128,9 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 			e->wait_w[e->nwaits++] = waits[i];
 		}
 	gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
-	return rc == 0 ? find_collective_edges(t, w, win, e, err) : rc;
+	if (rc == 0)
+		rc = find_collective_edges(t, w, win, e, err);
+	return rc == 0 ? causal_stream_waits(t, w, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
 }
 
 /* Keeps the window's spans on tracks that have an edge (all of them when
@@ -157,7 +163,11 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		mark[m->spans[e->coll_j[i]].track] |= HAS_EDGE;
 		mark[m->spans[e->coll_r[i]].track] |= HAS_EDGE;
 	}
-	bool any = e->nflows + e->nwaits + e->ncoll > 0;
+	for (uint32_t i = 0; i < e->nsw; i++) {
+		mark[m->spans[e->sw_k[i]].track] |= HAS_EDGE;
+		mark[m->spans[e->sw_d[i]].track] |= HAS_EDGE;
+	}
+	bool any = e->nflows + e->nwaits + e->ncoll + e->nsw > 0;
 	if (!any)
 		win->flags |= GT_CAUSAL_NO_DEPENDENCIES;
 	g->tracks = 0;
@@ -309,7 +319,7 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 
 static int make_cross_edges(const causal_trace *t, const window_edges *e, causal_graph *g, gt_error *err)
 {
-	g->m = e->nflows + e->nwaits + e->ncoll;
+	g->m = e->nflows + e->nwaits + e->ncoll + e->nsw;
 	g->edge_src = alloc(g->m, sizeof *g->edge_src);
 	g->edge_dst = alloc(g->m, sizeof *g->edge_dst);
 	g->edge_kind = alloc(g->m, sizeof *g->edge_kind);
@@ -334,6 +344,13 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, causal
 		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->coll_r[i]]);
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->coll_r[i];
+	}
+	g->first_stream_wait = k;
+	for (uint32_t i = 0; i < e->nsw; i++, k++) {
+		g->edge_src[k] = causal_graph_e(g, t->local_of[e->sw_k[i]]);
+		g->edge_dst[k] = g->first_point[t->local_of[e->sw_d[i]]];
+		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
+		g->edge_ref[k] = e->sw_d[i];
 	}
 	return 0;
 }
@@ -364,6 +381,7 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		win->flow_edges = e.nflows;
 		win->wait_edges = e.nwaits;
 		win->collective_edges = e.ncoll;
+		win->inferred_stream_waits = e.nsw;
 		win->wall_ns = g->last_time - g->first_time;
 	}
 	window_edges_free(&e);

@@ -4,6 +4,7 @@
  *   causal_window.c  taking part, device tracks, windows and membership
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
+ *   causal_stream_wait.c   the inferred stream waits of a window
  *   causal_graph.c   one window's points and cross edges
  *   causal_chain.c   ... and its chains
  *   causal_union.c   several windows' graphs as one for the graph steps
@@ -59,6 +60,9 @@ typedef struct causal_trace {
 	 * by the dst's window (coll_first: window_count + 1 offsets) */
 	uint32_t *coll_src, *coll_dst, *coll_first;
 	uint64_t coll_count;
+	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
+	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
+	                         * it (INT64_MIN: none), as the window judges flows */
 } causal_trace;
 
 static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
@@ -90,6 +94,13 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
 				uint32_t nw, uint32_t *target, gt_error *err);
 
+/* --- causal_stream_wait.c ------------------------------------------- */
+
+/* The inferred stream waits of window w (causal.h): E(k[i]) -> B(d[i]),
+ * global spans, *n of them, by d's id; both arrays are the caller's to
+ * free (gt_big_free). */
+int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k, uint32_t **d, uint32_t *n, gt_error *err);
+
 /* --- causal_graph.c -------------------------------------------------- */
 
 /* One window's dependency graph. Local spans are the window's graph spans
@@ -112,7 +123,9 @@ typedef struct causal_graph {
 	uint32_t m;             /* cross edges */
 	uint32_t *edge_src, *edge_dst;
 	uint8_t *edge_kind;
-	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span) */
+	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span); stream
+	                         * waits: d */
+	uint32_t first_stream_wait; /* edges from here on are stream waits */
 	int64_t first_time, last_time;
 } causal_graph;
 

@@ -81,9 +81,10 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			k += flow_hops(t, g, u, v, g->edge_ref[s->bind.edge[v] - s->edge_base], h);
 			continue;
 		case GT_CPM_EDGE_WAIT: {
-			uint32_t w = g->edge_ref[s->bind.edge[v] - s->edge_base];
-			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_WAIT, w, t->m->spans[w].track,
-					     GT_NONE, g->time[v] - g->time[u]};
+			uint32_t edge = s->bind.edge[v] - s->edge_base, w = g->edge_ref[edge];
+			uint8_t kind = edge >= g->first_stream_wait ? GT_CAUSAL_STREAM_WAIT : GT_CAUSAL_WAIT;
+			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), kind, w, t->m->spans[w].track, GT_NONE,
+					     g->time[v] - g->time[u]};
 			break;
 		}
 		default: {

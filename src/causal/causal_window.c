@@ -458,29 +458,56 @@ static void *previous_device_spans(void *arg)
 	return NULL;
 }
 
+/* Per device span, the latest departure of a flow into it that its window
+ * keeps as an edge (both ends take part in one window, not a span to
+ * itself, not backward): when its launch arrived. */
+static int find_arrivals(causal_trace *t, gt_error *err)
+{
+	const gt_model *m = t->m;
+	t->arrival = alloc(m->span_count, sizeof *t->arrival);
+	if (!t->arrival)
+		return gt_fail(err, GT_EINPUT, "out of memory for %u spans' arrivals", m->span_count);
+	for (uint32_t i = 0; i < m->span_count; i++)
+		t->arrival[i] = INT64_MIN;
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *f = &m->flows[i];
+		if (f->src == f->dst || !causal_takes_part(t, f->src) || !causal_takes_part(t, f->dst) ||
+		    !(t->span_class[f->dst] & CAUSAL_DEVICE) || t->window_of[f->src] != t->window_of[f->dst] ||
+		    t->window_of[f->dst] == GT_NONE || t->departure[i] > m->spans[f->dst].ts_ns)
+			continue;
+		if (t->departure[i] > t->arrival[f->dst])
+			t->arrival[f->dst] = t->departure[i];
+	}
+	return 0;
+}
+
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err)
 {
 	memset(t, 0, sizeof *t);
 	t->m = m;
+	t->stream_wait_slack = opt->stream_wait_slack_ns > 0 ? opt->stream_wait_slack_ns : 0;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
 	if (classify_spans(t, opt, err) < 0)
 		return -1;
 	/* the previous device spans need only the classes: they are found
-	 * beside the windows (the whole trace has nothing outside it to queue
-	 * behind); the windows' error comes first, as one after the other */
-	bool whole = !opt->has_window && !opt->step_glob;
+	 * beside the windows (queue hops need them where there are windows: the
+	 * whole trace has nothing outside it to queue behind; stream waits
+	 * always); the windows' error comes first, as one after the other */
+	bool previous = opt->has_window || opt->step_glob || t->stream_wait_slack;
 	previous_job pj = {t, {0}, 0};
 	pthread_t tid;
-	bool beside = !whole && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
+	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
 	int rc = make_windows(t, opt, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
 	if (beside)
 		pthread_join(tid, NULL);
-	else if (!whole && rc == 0)
+	else if (previous && rc == 0)
 		previous_device_spans(&pj);
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
+	if (rc == 0 && t->stream_wait_slack)
+		rc = find_arrivals(t, err);
 	return rc;
 }
 
@@ -492,6 +519,7 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->window_of);
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
+	gt_big_free(t->arrival);
 	gt_big_free(t->windows);
 	gt_big_free(t->span_first);
 	gt_big_free(t->spans_by_window);

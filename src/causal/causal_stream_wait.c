@@ -1,0 +1,157 @@
+/* The inferred stream waits of a window (the rule is in causal.h): the
+ * window's device spans by (process, end, id); each span d that started
+ * after it was ready looks back from B(d) over the ends within the slack
+ * for the latest one on another track of its process. O(n log n) for the
+ * sort, then the few ends inside each slack. */
+#include "causal_internal.h"
+
+static void *alloc(size_t n, size_t size)
+{
+	return gt_big_malloc(n, size);
+}
+
+/* When d could have started: its launch's arrival and its track's
+ * previous span's end, the later; INT64_MIN when neither is known. */
+static int64_t ready_at(const causal_trace *t, uint32_t d)
+{
+	int64_t ready = t->arrival[d];
+	uint32_t prev = t->prev_device ? t->prev_device[d] : GT_NONE;
+	if (prev != GT_NONE && causal_end(&t->m->spans[prev]) > ready)
+		ready = causal_end(&t->m->spans[prev]);
+	return ready;
+}
+
+/* The devices spans of the window, sorted: order[] by (process, end, id),
+ * end[] their ends in that order. */
+typedef struct by_end {
+	uint32_t n;
+	uint32_t *span;  /* n, in (process, end, id) order */
+	int64_t *end;    /* n */
+	uint32_t *proc;  /* n */
+} by_end;
+
+static void by_end_free(by_end *b)
+{
+	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->proc);
+}
+
+static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, by_end *b)
+{
+	const gt_model *m = t->m;
+	uint32_t n = 0;
+	int64_t base = INT64_MAX;
+	for (uint32_t i = 0; i < ns; i++)
+		if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i])) {
+			n++;
+			int64_t e = causal_end(&m->spans[sp[i]]);
+			base = e < base ? e : base;
+		}
+	b->n = n;
+	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
+	uint32_t *val = alloc(n, sizeof *val), *tv = alloc(n, sizeof *tv), *dev = alloc(n, sizeof *dev);
+	b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->proc = alloc(n, sizeof *b->proc);
+	int rc = key && tk && val && tv && dev && b->span && b->end && b->proc ? 0 : -1;
+	if (rc == 0) {
+		n = 0;
+		for (uint32_t i = 0; i < ns; i++)
+			if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i]))
+				dev[n++] = sp[i]; /* by id */
+		/* stable passes, the minor key first: end, then process */
+		for (uint32_t i = 0; i < n; i++) {
+			key[i] = (uint64_t)(causal_end(&m->spans[dev[i]]) - base);
+			val[i] = i;
+		}
+		causal_sort_u64(key, val, n, tk, tv);
+		for (uint32_t i = 0; i < n; i++)
+			key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
+		causal_sort_u64(key, val, n, tk, tv);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = dev[val[i]];
+			b->span[i] = s;
+			b->end[i] = causal_end(&m->spans[s]);
+			b->proc[i] = (uint32_t)key[i];
+		}
+	}
+	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(dev);
+	return rc;
+}
+
+/* The first position of process p in b (b->n when it has none). */
+static uint32_t first_of(const by_end *b, uint32_t p)
+{
+	uint32_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (b->proc[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The span d waited for, GT_NONE when none: in [lo, hi) (d's process),
+ * the latest end in (ready, B(d)] and >= B(d) - slack on another track,
+ * ties: the lowest id (the earliest of equal ends: ids ascend there). */
+static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uint32_t hi, uint32_t d, int64_t ready)
+{
+	const gt_span *s = &t->m->spans[d];
+	int64_t from;
+	if (__builtin_sub_overflow(s->ts_ns, t->stream_wait_slack, &from) || from <= ready)
+		from = ready == INT64_MAX ? ready : ready + 1;
+	uint32_t a = lo, z = hi; /* the first end after B(d) */
+	while (a < z) {
+		uint32_t mid = a + (z - a) / 2;
+		if (b->end[mid] <= s->ts_ns)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	uint32_t best = GT_NONE;
+	for (uint32_t i = a; i-- > lo && b->end[i] >= from;) {
+		if (best != GT_NONE && b->end[i] != b->end[best])
+			break;
+		if (t->m->spans[b->span[i]].track != s->track)
+			best = i;
+	}
+	return best == GT_NONE ? GT_NONE : b->span[best];
+}
+
+int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uint32_t **d_out, uint32_t *n_out,
+			gt_error *err)
+{
+	*k_out = *d_out = NULL;
+	*n_out = 0;
+	if (t->stream_wait_slack <= 0)
+		return 0;
+	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
+	by_end b = {0};
+	if (sort_by_end(t, sp, ns, &b) < 0) {
+		by_end_free(&b);
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
+	}
+	uint32_t *k = alloc(b.n, sizeof *k), *d = alloc(b.n, sizeof *d), n = 0;
+	if (!k || !d) {
+		by_end_free(&b), gt_big_free(k), gt_big_free(d);
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
+	}
+	const gt_model *m = t->m;
+	for (uint32_t i = 0; i < ns && b.n > 1; i++) {
+		uint32_t s = sp[i];
+		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
+			continue;
+		int64_t ready = ready_at(t, s);
+		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
+			continue; /* not judged, or not held */
+		uint32_t p = m->tracks[m->spans[s].track].process;
+		uint32_t lo = first_of(&b, p), hi = p == UINT32_MAX ? b.n : first_of(&b, p + 1);
+		uint32_t by = held_by(t, &b, lo, hi, s, ready);
+		if (by != GT_NONE) {
+			k[n] = by;
+			d[n++] = s;
+		}
+	}
+	by_end_free(&b);
+	*k_out = k, *d_out = d, *n_out = n;
+	return 0;
+}
