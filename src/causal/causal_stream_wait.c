@@ -39,12 +39,13 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, b
 {
 	const gt_model *m = t->m;
 	uint32_t n = 0;
-	int64_t base = INT64_MAX;
+	int64_t base = INT64_MAX, last = INT64_MIN;
 	for (uint32_t i = 0; i < ns; i++)
 		if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i])) {
 			n++;
 			int64_t e = causal_end(&m->spans[sp[i]]);
 			base = e < base ? e : base;
+			last = e > last ? e : last;
 		}
 	b->n = n;
 	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
@@ -56,20 +57,26 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, b
 		for (uint32_t i = 0; i < ns; i++)
 			if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i]))
 				dev[n++] = sp[i]; /* by id */
-		/* stable passes, the minor key first: end, then process */
+		/* by (process, end), stable: one sort of both when they fit 64 bits
+		 * (ends within 2^40 ns, about 18 minutes), else the minor key first */
+		bool one = n && (uint64_t)(last - base) < (1ull << 40) && m->process_count < (1u << 24);
 		for (uint32_t i = 0; i < n; i++) {
 			key[i] = (uint64_t)(causal_end(&m->spans[dev[i]]) - base);
+			if (one)
+				key[i] |= (uint64_t)m->tracks[m->spans[dev[i]].track].process << 40;
 			val[i] = i;
 		}
 		causal_sort_u64(key, val, n, tk, tv);
-		for (uint32_t i = 0; i < n; i++)
-			key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
-		causal_sort_u64(key, val, n, tk, tv);
+		if (!one) {
+			for (uint32_t i = 0; i < n; i++)
+				key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
+			causal_sort_u64(key, val, n, tk, tv);
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t s = dev[val[i]];
 			b->span[i] = s;
 			b->end[i] = causal_end(&m->spans[s]);
-			b->proc[i] = (uint32_t)key[i];
+			b->proc[i] = m->tracks[m->spans[s].track].process;
 		}
 	}
 	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(dev);
@@ -136,6 +143,7 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uin
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
 	const gt_model *m = t->m;
+	uint32_t seg = UINT32_MAX, lo = 0, hi = 0; /* the last process's positions */
 	for (uint32_t i = 0; i < ns && b.n > 1; i++) {
 		uint32_t s = sp[i];
 		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
@@ -144,7 +152,10 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uin
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */
 		uint32_t p = m->tracks[m->spans[s].track].process;
-		uint32_t lo = first_of(&b, p), hi = p == UINT32_MAX ? b.n : first_of(&b, p + 1);
+		if (p != seg) {
+			seg = p;
+			lo = first_of(&b, p), hi = p == UINT32_MAX ? b.n : first_of(&b, p + 1);
+		}
 		uint32_t by = held_by(t, &b, lo, hi, s, ready);
 		if (by != GT_NONE) {
 			k[n] = by;
