@@ -136,6 +136,18 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result 
 	json_ns(w, "end_ns", win->end_ns);
 	json_ns(w, "wall_ns", win->wall_ns);
 	json_ns(w, "path_duration_ns", win->path_duration_ns);
+	if (win->ranks) { /* a job's step: the union of its ranks' steps */
+		gt_jsonw_key(w, "ranks");
+		gt_jsonw_u64(w, win->ranks);
+		gt_jsonw_key(w, "ranks_missing");
+		gt_jsonw_u64(w, win->ranks_missing);
+		gt_jsonw_key(w, "rank_wall");
+		gt_jsonw_begin_object(w);
+		json_ns(w, "min_ns", win->rank_wall_min_ns);
+		json_ns(w, "median_ns", win->rank_wall_median_ns);
+		json_ns(w, "max_ns", win->rank_wall_max_ns);
+		gt_jsonw_end_object(w);
+	}
 	bool any = win->hop_count > 0 || win->points > 0;
 	json_point(w, "endpoint", &win->endpoint, any);
 	json_point(w, "root", &win->root, any);
@@ -629,6 +641,11 @@ GET_I64(win_left_self, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_SELF])
 GET_I64(win_left_part, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART])
 GET_I64(win_left_window, fw(f, row)->flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW])
 GET_I64(win_flags, fw(f, row)->flags)
+GET_I64(win_ranks, fw(f, row)->ranks)
+GET_I64(win_ranks_missing, fw(f, row)->ranks_missing)
+GET_I64(win_rank_wall_min, fw(f, row)->rank_wall_min_ns)
+GET_I64(win_rank_wall_median, fw(f, row)->rank_wall_median_ns)
+GET_I64(win_rank_wall_max, fw(f, row)->rank_wall_max_ns)
 GET_I64(win_endpoint, fw(f, row)->endpoint.span)
 GET_I64(win_root, fw(f, row)->root.span)
 GET_I64(row_span, fr(f, row)->span)
@@ -723,8 +740,19 @@ static size_t window_columns(gt_column *c, struct flat *f)
 		COL_U64("flows_left_out_other_window", win_left_window), COL_STR("flags", win_flag_text),
 		COL_U32("flag_bits", win_flags),
 	};
+	/* a job's --step windows: their ranks and the ranks' own walls */
+	gt_column job[] = {
+		COL_U32("ranks", win_ranks), COL_U32("ranks_missing", win_ranks_missing),
+		COL_I64("rank_wall_min_ns", win_rank_wall_min), COL_I64("rank_wall_median_ns", win_rank_wall_median),
+		COL_I64("rank_wall_max_ns", win_rank_wall_max),
+	};
+	size_t n = sizeof cols / sizeof cols[0];
 	memcpy(c, cols, sizeof cols);
-	return sizeof cols / sizeof cols[0];
+	if (f->r->window_count && f->r->windows[0].ranks) {
+		memcpy(c + n, job, sizeof job);
+		n += sizeof job / sizeof job[0];
+	}
+	return n;
 }
 
 static size_t row_columns(gt_column *c, struct flat *f)

@@ -69,7 +69,12 @@
  *
  * Windows: --window A:B (relative to the trace's first span) or --step GLOB
  * (each span, on a track that is not a device track, whose name matches:
- * one window [B, E], in span order). A flow target belongs to the window its
+ * one window [B, E], in span order; in a job of several ranks, one window
+ * per matching name, in order of first appearance, over the union of every
+ * rank's spans of that name: from the first rank's B to the last one's E,
+ * each rank's spans placed by its own steps only, so that collective edges
+ * stay inside the window and the path can cross into the rank that held
+ * the step back; a rank without the step is counted, ranks_missing). A flow target belongs to the window its
  * flow departs in, and to no other; every other span to the window its B
  * lies in. Without either, the window is the whole trace. */
 #ifndef GT_CAUSAL_H
@@ -186,6 +191,11 @@ typedef struct gt_causal_window {
 	uint64_t chain_edges, flow_edges, wait_edges;
 	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
 	uint64_t inferred_stream_waits; /* E(k) -> B(d), kept as wait edges */
+	/* a job's --step window: the ranks with a step of its name, the job's
+	 * ranks without one, and the walls of the ranks' own parts (each rank's
+	 * last point minus its first; the lower median); else 0 */
+	uint32_t ranks, ranks_missing;
+	int64_t rank_wall_min_ns, rank_wall_median_ns, rank_wall_max_ns;
 	uint64_t backward_edges, isolated_tracks;
 	uint64_t flows_left_out[GT_CAUSAL_LEFT_OUT_COUNT];
 	uint32_t flags;         /* GT_CAUSAL_* */

@@ -355,6 +355,47 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, causal
 	return 0;
 }
 
+/* A job's step window: each rank's own wall (its graph spans' last end
+ * minus their first start), and their min, lower median and max. */
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int rank_walls(const causal_trace *t, const causal_graph *g, gt_causal_window *win, gt_error *err)
+{
+	const gt_model *m = t->m;
+	int64_t *wall = alloc(m->rank_count, sizeof *wall);
+	if (!wall)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's rank walls");
+	uint32_t n = 0, r = 0;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	for (uint32_t l = 0; l <= g->nspans; l++) { /* graph spans are by id: rank after rank */
+		bool next = l == g->nspans || g->span[l] >= m->ranks[r].span_base + m->ranks[r].span_count;
+		if (next && first <= last)
+			wall[n++] = last - first;
+		if (l == g->nspans)
+			break;
+		if (next) {
+			while (g->span[l] >= m->ranks[r].span_base + m->ranks[r].span_count)
+				r++;
+			first = INT64_MAX, last = INT64_MIN;
+		}
+		const gt_span *s = &m->spans[g->span[l]];
+		first = s->ts_ns < first ? s->ts_ns : first;
+		last = causal_end(s) > last ? causal_end(s) : last;
+	}
+	qsort(wall, n, sizeof *wall, cmp_i64);
+	if (n) {
+		win->rank_wall_min_ns = wall[0];
+		win->rank_wall_median_ns = wall[(n - 1) / 2];
+		win->rank_wall_max_ns = wall[n - 1];
+	}
+	gt_big_free(wall);
+	return 0;
+}
+
 int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
 		       gt_causal_window *win, gt_error *err)
 {
@@ -383,6 +424,8 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		win->collective_edges = e.ncoll;
 		win->inferred_stream_waits = e.nsw;
 		win->wall_ns = g->last_time - g->first_time;
+		if (win->ranks)
+			rc = rank_walls(t, g, win, err);
 	}
 	window_edges_free(&e);
 	if (rc < 0)

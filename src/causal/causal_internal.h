@@ -60,6 +60,10 @@ typedef struct causal_trace {
 	 * by the dst's window (coll_first: window_count + 1 offsets) */
 	uint32_t *coll_src, *coll_dst, *coll_first;
 	uint64_t coll_count;
+	/* a job's --step: windows by step name; each rank's step spans, by id,
+	 * and the window of each (spans of a rank go to its own steps only) */
+	uint32_t *steps, *step_window;
+	uint32_t step_count;
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
 	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
 	                         * it (INT64_MIN: none), as the window judges flows */

@@ -171,23 +171,78 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 		return 0;
 	}
 	memo match = {zalloc(m->strings.count, 1)};
-	if (!match.v)
+	bool job = m->rank_count > 1;
+	uint32_t *by_name = job ? alloc(m->strings.count, sizeof *by_name) : NULL; /* a name's window */
+	if (!match.v || (job && !by_name)) {
+		gt_big_free(match.v), gt_big_free(by_name);
 		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
-	for (uint32_t i = 0; i < m->span_count; i++) {
+	}
+	for (uint32_t i = 0; job && i < m->strings.count; i++)
+		by_name[i] = GT_NONE;
+	uint32_t steps_cap = 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < m->span_count && rc == 0; i++) {
 		const gt_span *s = &m->spans[i];
 		if (!causal_takes_part(t, i) || t->track_device[s->track])
 			continue;
 		uint8_t *k = &match.v[s->name];
 		if (!*k)
 			*k = fnmatch(opt->step_glob, gt_model_str(m, s->name), 0) == 0 ? 2 : 1;
-		if (*k == 2 && add_window(t, &cap, i, s->ts_ns, causal_end(s)) < 0) {
-			gt_big_free(match.v);
-			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+		if (*k != 2)
+			continue;
+		if (!job) {
+			rc = add_window(t, &cap, i, s->ts_ns, causal_end(s));
+			continue;
+		}
+		/* a job: one window per step name, the union of every rank's span of it */
+		uint32_t *w = &by_name[s->name];
+		if (*w == GT_NONE) {
+			rc = add_window(t, &cap, i, s->ts_ns, causal_end(s));
+			*w = t->window_count - 1;
+		} else {
+			gt_causal_window *win = &t->windows[*w];
+			win->begin_ns = s->ts_ns < win->begin_ns ? s->ts_ns : win->begin_ns;
+			win->end_ns = causal_end(s) > win->end_ns ? causal_end(s) : win->end_ns;
+		}
+		if (rc == 0 && t->step_count == steps_cap) {
+			uint32_t c = steps_cap ? steps_cap * 2 : 64;
+			uint32_t *a = gt_fault_hit("alloc") ? NULL : realloc(t->steps, (size_t)c * sizeof *a);
+			uint32_t *b = a ? realloc(t->step_window, (size_t)c * sizeof *b) : NULL;
+			if (a)
+				t->steps = a;
+			if (b)
+				t->step_window = b;
+			rc = a && b ? 0 : -1;
+			steps_cap = rc == 0 ? c : steps_cap;
+		}
+		if (rc == 0) {
+			t->steps[t->step_count] = i;
+			t->step_window[t->step_count++] = *w;
 		}
 	}
-	gt_big_free(match.v);
+	gt_big_free(match.v), gt_big_free(by_name);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 	if (!t->window_count)
 		return gt_fail(err, GT_EINPUT, "--step '%s' matches no span of a host track", opt->step_glob);
+	if (!job)
+		return 0;
+	/* the ranks with each step (steps are by id, so rank after rank; a rank
+	 * with two spans of one name counts once) */
+	uint32_t *seen = alloc(t->window_count, sizeof *seen);
+	if (!seen)
+		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
+	memset(seen, 0xff, (size_t)t->window_count * sizeof *seen);
+	for (uint32_t k = 0, r = 0; k < t->step_count; k++) {
+		while (t->steps[k] >= m->ranks[r].span_base + m->ranks[r].span_count)
+			r++;
+		uint32_t w = t->step_window[k];
+		t->windows[w].ranks += seen[w] != r;
+		seen[w] = r;
+	}
+	gt_big_free(seen);
+	for (uint32_t w = 0; w < t->window_count; w++)
+		t->windows[w].ranks_missing = m->rank_count - t->windows[w].ranks;
 	return 0;
 }
 
@@ -196,7 +251,9 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
  * stops early. Spans come roughly in time order, so each search gallops
  * from where the last one ended. */
 typedef struct window_finder {
-	const causal_trace *t;
+	const gt_causal_window *w; /* the intervals: windows, or a rank's steps */
+	uint32_t n;
+	const uint32_t *window; /* interval -> window; NULL: the identity */
 	uint32_t *order;
 	int64_t *begin;
 	int64_t *max_end;
@@ -214,23 +271,22 @@ static int cmp_window(const void *x, const void *y)
 	return a > b ? -1 : a < b;
 }
 
-static int finder_init(window_finder *f, const causal_trace *t)
+static int finder_init(window_finder *f, const gt_causal_window *w, uint32_t n, const uint32_t *window)
 {
-	f->t = t;
-	f->hint = 0;
-	f->order = alloc(t->window_count, sizeof *f->order);
-	f->begin = alloc(t->window_count, sizeof *f->begin);
-	f->max_end = alloc(t->window_count, sizeof *f->max_end);
+	*f = (window_finder){.w = w, .n = n, .window = window};
+	f->order = alloc(n, sizeof *f->order);
+	f->begin = alloc(n, sizeof *f->begin);
+	f->max_end = alloc(n, sizeof *f->max_end);
 	if (!f->order || !f->begin || !f->max_end)
 		return -1;
-	for (uint32_t i = 0; i < t->window_count; i++)
+	for (uint32_t i = 0; i < n; i++)
 		f->order[i] = i;
-	sort_windows_of = t->windows; /* windows are few: qsort's global is fine here */
-	qsort(f->order, t->window_count, sizeof *f->order, cmp_window);
-	for (uint32_t i = 0; i < t->window_count; i++) {
-		const gt_causal_window *w = &t->windows[f->order[i]];
-		f->begin[i] = w->begin_ns;
-		f->max_end[i] = i && f->max_end[i - 1] > w->end_ns ? f->max_end[i - 1] : w->end_ns;
+	sort_windows_of = w; /* windows are few: qsort's global is fine here */
+	qsort(f->order, n, sizeof *f->order, cmp_window);
+	for (uint32_t i = 0; i < n; i++) {
+		const gt_causal_window *x = &w[f->order[i]];
+		f->begin[i] = x->begin_ns;
+		f->max_end[i] = i && f->max_end[i - 1] > x->end_ns ? f->max_end[i - 1] : x->end_ns;
 	}
 	return 0;
 }
@@ -242,17 +298,71 @@ static void finder_free(window_finder *f)
 	gt_big_free(f->max_end);
 }
 
-/* The window whose [begin, end] holds ts, the latest begun (ties: the
- * lowest index), or GT_NONE. */
+/* The window of the interval whose [begin, end] holds ts, the latest
+ * begun (ties: the lowest index), or GT_NONE. */
 static uint32_t window_at(window_finder *f, int64_t ts)
 {
-	const gt_causal_window *w = f->t->windows;
-	uint32_t lo = gt_search_from(f->begin, f->t->window_count, ts, true, f->hint); /* first begin > ts */
+	uint32_t lo = gt_search_from(f->begin, f->n, ts, true, f->hint); /* first begin > ts */
 	f->hint = lo;
 	for (uint32_t k = lo; k > 0 && f->max_end[k - 1] >= ts; k--)
-		if (w[f->order[k - 1]].end_ns >= ts)
-			return f->order[k - 1];
+		if (f->w[f->order[k - 1]].end_ns >= ts)
+			return f->window ? f->window[f->order[k - 1]] : f->order[k - 1];
 	return GT_NONE;
+}
+
+/* A job's --step: a finder per rank over that rank's step spans. */
+typedef struct rank_finders {
+	uint32_t count;
+	window_finder *f;        /* count */
+	gt_causal_window *steps; /* the step spans as intervals, rank after rank */
+	uint32_t *window;        /* their windows, in the same order */
+} rank_finders;
+
+static void rank_finders_free(rank_finders *r)
+{
+	for (uint32_t i = 0; r->f && i < r->count; i++)
+		finder_free(&r->f[i]);
+	free(r->f), free(r->steps), free(r->window);
+	memset(r, 0, sizeof *r);
+}
+
+static int rank_finders_init(rank_finders *r, const causal_trace *t)
+{
+	const gt_model *m = t->m;
+	memset(r, 0, sizeof *r);
+	r->count = m->rank_count;
+	r->f = calloc(r->count, sizeof *r->f);
+	r->steps = calloc(t->step_count ? t->step_count : 1, sizeof *r->steps);
+	r->window = calloc(t->step_count ? t->step_count : 1, sizeof *r->window);
+	if (gt_fault_hit("alloc") || !r->f || !r->steps || !r->window)
+		return -1;
+	uint32_t k = 0; /* steps are by id, so rank after rank */
+	for (uint32_t i = 0; i < r->count; i++) {
+		const gt_rank_part *p = &m->ranks[i];
+		uint32_t first = k;
+		for (; k < t->step_count && t->steps[k] < p->span_base + p->span_count; k++) {
+			const gt_span *s = &m->spans[t->steps[k]];
+			r->steps[k] = (gt_causal_window){.begin_ns = s->ts_ns, .end_ns = causal_end(s)};
+			r->window[k] = t->step_window[k];
+		}
+		if (finder_init(&r->f[i], r->steps + first, k - first, r->window + first) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The rank of span i (ranks own consecutive ranges of spans). */
+static uint32_t rank_of_span(const gt_model *m, uint32_t i)
+{
+	uint32_t lo = 0, hi = m->rank_count;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->ranks[mid].span_base <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int64_t departure_of(const gt_model *m, const gt_flow *f)
@@ -302,6 +412,7 @@ static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **
 typedef struct span_window_job {
 	causal_trace *t;
 	window_finder f; /* its own hint */
+	const rank_finders *ranks; /* a job's --step: the finders by rank instead */
 	const uint32_t *placed_by;
 	bool whole;
 	uint32_t begin, end;
@@ -311,14 +422,28 @@ static void *span_windows(void *arg)
 {
 	span_window_job *j = arg;
 	causal_trace *t = j->t;
+	uint32_t rank = GT_NONE, rank_end = 0;
+	window_finder f = {0};
 	for (uint32_t i = j->begin; i < j->end; i++) {
-		if (!causal_takes_part(t, i))
+		if (!causal_takes_part(t, i)) {
 			t->window_of[i] = GT_NONE;
-		else if (j->whole)
+			continue;
+		}
+		if (j->whole) {
 			t->window_of[i] = 0;
-		else
-			t->window_of[i] = window_at(&j->f, j->placed_by[i] != GT_NONE ? t->departure[j->placed_by[i]]
-										 : t->m->spans[i].ts_ns);
+			continue;
+		}
+		window_finder *use = &j->f;
+		if (j->ranks) { /* its own rank's steps, each rank's finder with a hint of this job's */
+			if (rank == GT_NONE || i >= rank_end) {
+				rank = rank_of_span(t->m, i);
+				rank_end = t->m->ranks[rank].span_base + t->m->ranks[rank].span_count;
+				f = j->ranks->f[rank];
+			}
+			use = &f;
+		}
+		t->window_of[i] = window_at(use, j->placed_by[i] != GT_NONE ? t->departure[j->placed_by[i]]
+									    : t->m->spans[i].ts_ns);
 	}
 	return NULL;
 }
@@ -333,8 +458,11 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	t->departure = alloc(m->flow_count, sizeof *t->departure);
 	t->window_of = alloc(m->span_count, sizeof *t->window_of);
 	t->local_of = alloc(m->span_count, sizeof *t->local_of);
-	if (!placed_by || !flow_window || !t->departure || !t->window_of || !t->local_of || finder_init(&f, t) < 0) {
-		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f);
+	rank_finders rf = {0};
+	bool by_rank = t->step_count > 0;
+	if (!placed_by || !flow_window || !t->departure || !t->window_of || !t->local_of ||
+	    finder_init(&f, t->windows, t->window_count, NULL) < 0 || (by_rank && rank_finders_init(&rf, t) < 0)) {
+		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
 	memset(placed_by, 0xff, (size_t)m->span_count * sizeof *placed_by);
@@ -355,7 +483,8 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	unsigned k = threads > 1 && !whole && m->span_count >= 65536 ? threads : 1;
 	span_window_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (span_window_job){t, f, placed_by, whole, (uint32_t)((uint64_t)m->span_count * j / k),
+		jobs[j] = (span_window_job){t, f, by_rank ? &rf : NULL, placed_by, whole,
+					    (uint32_t)((uint64_t)m->span_count * j / k),
 					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
 	gt_run_jobs(span_windows, jobs, sizeof *jobs, k);
 	/* a flow is judged (kept or counted) in its target's window, else its
@@ -365,12 +494,14 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 		uint32_t w = causal_takes_part(t, fl->dst) ? t->window_of[fl->dst] : GT_NONE;
 		if (w == GT_NONE && causal_takes_part(t, fl->src))
 			w = t->window_of[fl->src];
+		uint32_t end = fl->src != GT_NONE ? fl->src : fl->dst; /* a job's flows stay in one file */
 		if (w == GT_NONE)
-			w = whole ? 0 : window_at(&f, t->departure[i]);
+			w = whole ? 0 : window_at(by_rank && end != GT_NONE ? &rf.f[rank_of_span(m, end)] : &f, t->departure[i]);
 		flow_window[i] = w;
 	}
 	gt_big_free(placed_by);
 	finder_free(&f);
+	rank_finders_free(&rf);
 	int rc = bucket(m->span_count, t->window_of, t->window_count, &t->span_first, &t->spans_by_window);
 	if (rc == 0)
 		rc = bucket(m->flow_count, flow_window, t->window_count, &t->flow_first, &t->flows_by_window);
@@ -520,6 +651,8 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
 	gt_big_free(t->arrival);
+	free(t->steps);
+	free(t->step_window);
 	gt_big_free(t->windows);
 	gt_big_free(t->span_first);
 	gt_big_free(t->spans_by_window);
