@@ -44,6 +44,8 @@ check "$shared/traces/perfetto__flow_events_json_v2.json" 1
 printf '[{"ph":"X","name":"a\tb","cat":"c","pid":1,"tid":1,"ts":0,"dur":10,"args":{"x":[1,2,],},},\n{"ph":"X","name":"k","cat":"kernel","pid":1,"tid":2,"ts":12,"dur":5,"args":{}},\n{"ph":"s","id":1,"cat":"ac2g","name":"f","pid":1,"tid":1,"ts":3},{"ph":"f","bp":"e","id":1,"cat":"ac2g","name":"f","pid":1,"tid":2,"ts":12}' \
 	>"$tmp/lenient.json"
 check "$tmp/lenient.json" 0
+# NaN, Infinity and -Infinity, which the reader takes: null in the overlay
+check testdata/messy/nan_in_args.json 0
 # the object format after a byte order mark, members around traceEvents, args
 # that are null, escaped keys and strings
 printf '\357\273\277{"displayTimeUnit":"ns","traceEvents":[{"ph":"B","name":"a\\"q","cat":"c","pid":1,"tid":1,"ts":0,"args":null},\n{"ph":"E","pid":1,"tid":1,"ts":9},{"ph":"X","name":"b","cat":"c","pid":1,"tid":1,"ts":2,"dur":3,"\\u0061rgs":{"k":"\\u00e9"},"args":{"x":{"args":1}}}],"otherData":{"v":[1,{"w":"]"}]}}' \

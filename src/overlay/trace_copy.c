@@ -41,6 +41,7 @@ typedef struct copier {
 	char keytext[12];      /* its first bytes, to recognise traceEvents and args */
 	size_t keylen;
 	int next_role;         /* for the value after the key just read */
+	size_t scalar_at;      /* where the scalar being copied starts in out */
 	bool saw_events, events_done;
 	uint64_t events;
 	bool comma;            /* an event was written */
@@ -211,6 +212,24 @@ static long utf8_char(copier *c, const char *p, const char *end, bool eof)
 	return emit(c, "\xef\xbf\xbd", 3) < 0 ? -1 : -k;
 }
 
+/* After a scalar: NaN, Infinity and -Infinity, which gputrace's reader
+ * takes (nonstandard_number) and strict parsers refuse, become null. The
+ * scalar is whole in out: out goes to the sink only at a container's
+ * bounds. */
+static int scalar_ends(copier *c)
+{
+	const char *s = c->out + c->scalar_at;
+	size_t n = c->len - c->scalar_at;
+	if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0) ||
+	    (n == 9 && memcmp(s, "-Infinity", 9) == 0)) {
+		c->len = c->scalar_at;
+		if (emit(c, "null", 4) < 0)
+			return -1;
+	}
+	value_ends(c);
+	return 0;
+}
+
 static bool is_scalar_byte(char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '-' ||
@@ -311,7 +330,8 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 				p++;
 				continue;
 			}
-			value_ends(c);
+			if (scalar_ends(c) < 0)
+				return -1;
 			continue; /* the delimiter, again */
 		case S_START:
 			if ((unsigned char)ch == 0xef && end - p >= 3 && (unsigned char)p[1] == 0xbb &&
@@ -377,6 +397,7 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 				return fail(c, role == R_EVENT ? "an event is not an object" : "traceEvents is not an array");
 			if (role == R_ARGS_PENDING)
 				c->args_at = GT_COPY_ARGS_NOT_OBJECT;
+			c->scalar_at = c->len;
 			if (emit1(c, ch) < 0)
 				return -1;
 			c->state = S_SCALAR;
@@ -391,8 +412,8 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
  * is supplied. */
 static int finish(copier *c)
 {
-	if (c->state == S_SCALAR)
-		value_ends(c);
+	if (c->state == S_SCALAR && scalar_ends(c) < 0)
+		return -1;
 	if (c->state == S_STRING || c->state == S_ESCAPE)
 		return fail(c, "unterminated string");
 	if (c->depth == 1 && c->stack[0].role == R_EVENTS && c->state == S_MAIN) {

@@ -6,8 +6,9 @@
  * The copy keeps every value and member in order, and drops what strict
  * JSON parsers refuse and gputrace's reader accepts: whitespace is removed,
  * trailing commas dropped, raw control characters in strings escaped
- * (\u00XX), invalid UTF-8 replaced by U+FFFD (as the table writers do), a
- * missing ']' of the array format supplied. The input is expected to be one
+ * (\u00XX), invalid UTF-8 replaced by U+FFFD (as the table writers do),
+ * NaN, Infinity and -Infinity written as null, a missing ']' of the array
+ * format supplied. The input is expected to be one
  * gputrace has read without error; anything else fails (GT_EINPUT). */
 #ifndef GT_TRACE_COPY_H
 #define GT_TRACE_COPY_H
