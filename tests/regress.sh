@@ -3,9 +3,9 @@
 # harnesses in fuzz/): each must now give exit 0, or exit 1 with exactly one
 # stderr line starting "gputrace: " -- never a crash, a hang or a sanitizer
 # report. Names say which reader: trace-* go through `info` (and `spans`);
-# other prefixes name the reader's command once it exists (overlay-*: a trace
-# whose critical-path overlay must be strict JSON; compare_cond-*: the file is
-# a --fail-if condition).
+# other prefixes name the reader's command once it exists (causal-*: a trace
+# for critical-path; overlay-*: a trace whose critical-path overlay must be
+# strict JSON; compare_cond-*: the file is a --fail-if condition).
 bin=${GPUTRACE_BIN:-build/gputrace}
 fail=0; n=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -42,6 +42,10 @@ for f in testdata/regress/*; do
 		[ -f cli/cmd_query.c ] || continue
 		[ -f "$tmp/lanes.gtx" ] || "$bin" pack -q -o "$tmp/lanes.gtx" testdata/ingest/lanes.json >/dev/null
 		check "$f" "$bin" query -q --device host --expand --viewports "$f" "$tmp/lanes.gtx" ;;
+	causal-*) # the causal critical path, whole and per step, with rows
+		[ -f cli/cmd_critical_path.c ] || continue
+		check "$f" "$bin" critical-path -q --device host --rows -o /dev/null "$f"
+		check "$f" "$bin" critical-path -q --device host --rows --step 'ProfilerStep*' -o /dev/null "$f" ;;
 	overlay-*) # critical-path --overlay: the overlay, when written, is strict JSON
 		[ -f cli/critpath_overlay.c ] || continue
 		rm -f "$tmp/ov.json"
@@ -56,7 +60,7 @@ json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), parse_constant=bad)' 
 		check "$f" "$bin" compare -q -o /dev/null --fail-if "$(cat "$f")" testdata/compare/base.json testdata/compare/new.json
 		check "$f" "$bin" compare -q -o /dev/null --step 'ProfilerStep*' --fail-if "$(cat "$f")" \
 			testdata/compare/gpu_base.json testdata/compare/gpu_slow.json ;;
-	*) echo "FAIL: $f: no reader for this name (trace-, gtx-, forest-, viewports-, overlay-, compare_cond-)"; fail=1 ;;
+	*) echo "FAIL: $f: no reader for this name (trace-, gtx-, forest-, viewports-, causal-, overlay-, compare_cond-)"; fail=1 ;;
 	esac
 done
 [ $fail = 0 ] && echo "regress: $n runs ok"
