@@ -46,11 +46,13 @@ for f in testdata/regress/*; do
 		[ -f cli/cmd_critical_path.c ] || continue
 		check "$f" "$bin" critical-path -q --device host --rows -o /dev/null "$f"
 		check "$f" "$bin" critical-path -q --device host --rows --step 'ProfilerStep*' -o /dev/null "$f" ;;
-	overlay-*) # critical-path --overlay: the overlay, when written, is strict JSON
+	overlay-*) # critical-path --overlay: a trace the analysis takes has an overlay, strict JSON
 		[ -f cli/critpath_overlay.c ] || continue
 		rm -f "$tmp/ov.json"
 		check "$f" "$bin" critical-path -q --device host -o /dev/null --overlay "$tmp/ov.json" "$f"
-		if [ -f "$tmp/ov.json" ] && ! python3 -c 'import json, sys
+		if [ ! -f "$tmp/ov.json" ] && "$bin" critical-path -q --device host -o /dev/null "$f" 2>/dev/null; then
+			echo "FAIL: $f: analysed, but no overlay written"; fail=1
+		elif [ -f "$tmp/ov.json" ] && ! python3 -c 'import json, sys
 def bad(c): raise ValueError("not JSON: " + c)
 json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), parse_constant=bad)' "$tmp/ov.json" 2>"$tmp/err"; then
 			echo "FAIL: $f: the overlay is not strict JSON:"; tail -1 "$tmp/err"; fail=1
