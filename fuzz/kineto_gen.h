@@ -25,7 +25,7 @@
  *   thread switch to another CPU thread, its time near the one left
  *   idle   time moves on
  *   noise  an instant, a counter, a thread_name, a zero-length span, args
- *          that are not an object, a name with escapes or UTF-8
+ *          that are not an object, a name with escapes, UTF-8 or invalid UTF-8
  *   cross  a flow between two CPU threads
  *   rogue  a kernel straight on a stream (NCCL-like), overlapping its last
  *   back   the thread's time moves back (overlaps, spans out of file order)
@@ -48,7 +48,8 @@
 
 typedef struct kg_open {
 	int64_t ts;
-	const char *name, *cat;
+	char name[40];
+	const char *cat;
 	bool be;   /* a B was written: close with an E */
 	bool step; /* a ProfilerStep */
 } kg_open;
@@ -161,7 +162,7 @@ static void kg_flow_point(kg *g, char ph, int t, int s, int64_t ts, uint64_t id,
 static const char *const kg_ops[] = {"aten::mm", "aten::add_", "aten::copy_", "aten::linear", "aten::relu",
 				     "aten::empty", "aten::to", "autograd::engine::evaluate_function"};
 static const char *const kg_odd_names[] = {"a\\\"q", "caf\\u00e9", "\xe5\x90\x8d\xe5\x89\x8d", "tab\\tnew\\nline",
-					   "", "ProfilerStep#x", "cudaDeviceSynchronize", "back\\\\slash"};
+					   "", "ProfilerStep#x", "cudaDeviceSynchronize", "back\\\\slash\xff\xf0\x9f\x98"};
 
 static int64_t kg_gap(kg *g, uint8_t arg)
 {
@@ -197,11 +198,12 @@ static void kg_open_span(kg *g, int t, const char *name, const char *cat, bool s
 	if (g->depth[t] == KG_DEPTH)
 		kg_close(g, t);
 	kg_open *o = &g->open[t][g->depth[t]++];
-	*o = (kg_open){g->now[t], name, cat, (g->hdr & 128) != 0, step};
+	*o = (kg_open){.ts = g->now[t], .cat = cat, .be = (g->hdr & 128) != 0, .step = step};
+	snprintf(o->name, sizeof o->name, "%s", name);
 	if (o->be) {
 		char a[32];
 		kg_begin_event(g);
-		kg_printf(g, "\"ph\":\"B\",\"cat\":\"%s\",\"name\":\"%s\",", cat, name);
+		kg_printf(g, "\"ph\":\"B\",\"cat\":\"%s\",\"name\":\"%s\",", cat, o->name);
 		kg_where_cpu(g, t);
 		kg_printf(g, ",\"ts\":%s}", kg_us(a, o->ts));
 	}
@@ -413,10 +415,9 @@ static char *kg_generate(const uint8_t *p, size_t n, size_t *len)
 				while (g->depth[t] >= d)
 					kg_close(g, t);
 			} else {
-				static char names[16][24];
-				unsigned k = g->step++ % 16;
-				snprintf(names[k], sizeof names[k], "ProfilerStep#%u", g->step);
-				kg_open_span(g, t, names[k], "user_annotation", true);
+				char name[24];
+				snprintf(name, sizeof name, "ProfilerStep#%u", ++g->step);
+				kg_open_span(g, t, name, "user_annotation", true);
 			}
 			break;
 		}
