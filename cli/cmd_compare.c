@@ -470,8 +470,9 @@ static int write_table(const struct gt_common *cc, const gt_compare *c, size_t t
 	}
 	for (int ch = 0; ch < 4; ch++) {
 		snprintf(names[n], sizeof names[n], "cp_share.%s", gt_cmp_change_names[ch]);
-		cols[n++] = (gt_column){.name = names[n - 1], .type = GT_COL_F64, .data = &rows[0].share[ch],
-					.stride = sizeof *rows};
+		cols[n] = (gt_column){.name = names[n], .type = GT_COL_F64, .data = &rows[0].share[ch],
+				      .stride = sizeof *rows};
+		n++;
 	}
 	gt_table t = {.name = "keys", .cols = cols, .ncols = n, .nrows = top};
 	const char *mk[2], *mv[2];

@@ -220,7 +220,8 @@ typedef struct gt_causal_result {
 
 /* Runs the analysis; eng may be NULL (host). Errors (GT_EINPUT): no
  * thread-track span takes part, an empty window, a --step glob matching
- * nothing; GT_EUSAGE: a bad --wait-name regex. */
+ * nothing; GT_EUSAGE: a bad --wait-name regex, a window with a step glob,
+ * a window whose start is after its end or whose bounds overflow. */
 int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_causal_engine *eng,
 		      gt_causal_result *out, gt_error *err);
 void gt_causal_result_free(gt_causal_result *r);

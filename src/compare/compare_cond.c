@@ -8,6 +8,8 @@
 
 #include "compare.h"
 
+#define I128_MAX ((__int128)(((unsigned __int128)1 << 127) - 1))
+
 struct parser {
 	const char *s;
 	size_t i;
@@ -253,6 +255,9 @@ static int parse_value(struct parser *p, gt_cond *out)
 	for (size_t k = 0; k < 4; k++) {
 		size_t n = strlen(units[k].u);
 		if (strncmp(p->s + p->i, units[k].u, n) == 0 && !isalnum((unsigned char)p->s[p->i + n])) {
+			/* 36 digits fit in 128 bits; times a unit they may not */
+			if (num > I128_MAX / units[k].mul)
+				return fail_at(p, at, "the number is too large for its unit");
 			num *= units[k].mul;
 			p->i += n;
 			time_unit = true;

@@ -41,6 +41,8 @@ typedef struct copier {
 	char keytext[12];      /* its first bytes, to recognise traceEvents and args */
 	size_t keylen;
 	int next_role;         /* for the value after the key just read */
+	size_t scalar_at;      /* where the scalar being copied starts in out */
+	size_t member_at;      /* where the top-level object's last member starts in out */
 	bool saw_events, events_done;
 	uint64_t events;
 	bool comma;            /* an event was written */
@@ -77,7 +79,9 @@ static inline int emit1(copier *c, char ch)
 
 static int flush(copier *c)
 {
-	if (c->in_event || c->len < FLUSH_BYTES)
+	/* after the events, out holds the rest of the top-level object (small:
+	 * a trace's trailing metadata), so that a member cut short can go */
+	if (c->in_event || c->len < FLUSH_BYTES || (c->events_done && c->depth > 0))
 		return 0;
 	int rc = gt_zsink_write(c->z, c->out, c->len, c->err);
 	c->len = 0;
@@ -100,7 +104,8 @@ static int value_begins(copier *c, int *role)
 	}
 	level *l = &c->stack[c->depth - 1];
 	if (l->type == '[') {
-		if (l->count++ && emit1(c, ',') < 0)
+		/* an event's ',' is written when it is complete (see close_container) */
+		if (l->count++ && l->role != R_EVENTS && emit1(c, ',') < 0)
 			return -1;
 		if (l->role == R_EVENTS)
 			*role = R_EVENT;
@@ -171,7 +176,7 @@ static int close_container(copier *c, char ch)
 	if ((l->type == '{') != (ch == '}'))
 		return fail(c, "mismatched close");
 	if (l->role == R_EVENTS) {
-		c->comma = l->count > 0;
+		c->comma = c->events > 0;
 		if (c->h->append) {
 			if (c->len && gt_zsink_write(c->z, c->out, c->len, c->err) < 0)
 				return -1;
@@ -186,6 +191,8 @@ static int close_container(copier *c, char ch)
 	c->depth--;
 	if (l->role == R_EVENT) {
 		c->in_event = false;
+		if (c->events && gt_zsink_write(c->z, ",", 1, c->err) < 0)
+			return -1;
 		int rc = c->h->event(c->h->ctx, c->events, c->out, c->len, c->args_at, c->z, c->err);
 		c->len = 0;
 		c->events++;
@@ -209,6 +216,24 @@ static long utf8_char(copier *c, const char *p, const char *end, bool eof)
 	if (k > 0)
 		return emit(c, p, (size_t)k) < 0 ? -1 : k;
 	return emit(c, "\xef\xbf\xbd", 3) < 0 ? -1 : -k;
+}
+
+/* After a scalar: NaN, Infinity and -Infinity, which gputrace's reader
+ * takes (nonstandard_number) and strict parsers refuse, become null. The
+ * scalar is whole in out: out goes to the sink only at a container's
+ * bounds. */
+static int scalar_ends(copier *c)
+{
+	const char *s = c->out + c->scalar_at;
+	size_t n = c->len - c->scalar_at;
+	if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0) ||
+	    (n == 9 && memcmp(s, "-Infinity", 9) == 0)) {
+		c->len = c->scalar_at;
+		if (emit(c, "null", 4) < 0)
+			return -1;
+	}
+	value_ends(c);
+	return 0;
 }
 
 static bool is_scalar_byte(char ch)
@@ -311,7 +336,8 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 				p++;
 				continue;
 			}
-			value_ends(c);
+			if (scalar_ends(c) < 0)
+				return -1;
 			continue; /* the delimiter, again */
 		case S_START:
 			if ((unsigned char)ch == 0xef && end - p >= 3 && (unsigned char)p[1] == 0xbb &&
@@ -349,6 +375,8 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 			level *l = c->depth ? &c->stack[c->depth - 1] : NULL;
 			c->key = l && l->type == '{' && l->expect_key;
 			if (c->key) {
+				if (c->depth == 1)
+					c->member_at = c->len;
 				if (l->count++ && emit1(c, ',') < 0)
 					return -1;
 				c->keylen = 0;
@@ -377,6 +405,7 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 				return fail(c, role == R_EVENT ? "an event is not an object" : "traceEvents is not an array");
 			if (role == R_ARGS_PENDING)
 				c->args_at = GT_COPY_ARGS_NOT_OBJECT;
+			c->scalar_at = c->len;
 			if (emit1(c, ch) < 0)
 				return -1;
 			c->state = S_SCALAR;
@@ -387,18 +416,42 @@ static long feed(copier *c, const char *p, const char *end, bool eof)
 	return p - start;
 }
 
-/* At the end of input: a scalar ends, a missing ']' of the array format
- * is supplied. */
+/* At the end of input: a scalar ends, a missing ']' of the array format is
+ * supplied. Input cut short (truncated_input: a profiler killed while
+ * writing) keeps what the reader keeps: the events complete before the cut
+ * (an event in progress is all of out), then the event array and the
+ * top-level object are closed; a member of the top-level object cut after
+ * the events is dropped. */
 static int finish(copier *c)
 {
-	if (c->state == S_SCALAR)
-		value_ends(c);
-	if (c->state == S_STRING || c->state == S_ESCAPE)
-		return fail(c, "unterminated string");
-	if (c->depth == 1 && c->stack[0].role == R_EVENTS && c->state == S_MAIN) {
+	if (c->state == S_SCALAR && scalar_ends(c) < 0)
+		return -1;
+	int e = -1; /* the event array's level, while it is open */
+	for (int i = 0; i < c->depth; i++)
+		if (c->stack[i].role == R_EVENTS)
+			e = i;
+	if (e >= 0) {
+		if (c->in_event) {
+			c->len = 0;
+			c->in_event = false;
+		}
+		c->depth = e + 1;
+		c->state = S_MAIN;
 		if (close_container(c, ']') < 0)
 			return -1;
 	}
+	if (c->events_done && c->depth >= 1 && c->stack[0].type == '{') {
+		if (c->depth > 1 || c->state != S_MAIN || !c->stack[0].expect_key) { /* a member cut short */
+			c->len = c->member_at;
+			c->depth = 1;
+			c->stack[0].expect_key = true;
+			c->state = S_MAIN;
+		}
+		if (close_container(c, '}') < 0)
+			return -1;
+	}
+	if (c->state == S_STRING || c->state == S_ESCAPE)
+		return fail(c, "unterminated string");
 	if (c->depth || c->state != S_DONE)
 		return fail(c, "unexpected end of input");
 	if (!c->saw_events)

@@ -6,9 +6,13 @@
  * The copy keeps every value and member in order, and drops what strict
  * JSON parsers refuse and gputrace's reader accepts: whitespace is removed,
  * trailing commas dropped, raw control characters in strings escaped
- * (\u00XX), invalid UTF-8 replaced by U+FFFD (as the table writers do), a
- * missing ']' of the array format supplied. The input is expected to be one
- * gputrace has read without error; anything else fails (GT_EINPUT). */
+ * (\u00XX), invalid UTF-8 replaced by U+FFFD (as the table writers do),
+ * NaN, Infinity and -Infinity written as null, a missing ']' of the array
+ * format supplied; input cut short (the reader's truncated_input) ends after
+ * the events complete before the cut, a top-level member cut after the
+ * events is dropped, and the open brackets are closed. The input is
+ * expected to be one gputrace has read without error; anything else fails
+ * (GT_EINPUT). */
 #ifndef GT_TRACE_COPY_H
 #define GT_TRACE_COPY_H
 
