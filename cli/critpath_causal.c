@@ -531,6 +531,10 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_u64(&w, r->spans_taking_part);
 	gt_jsonw_key(&w, "device_track_spans_left_out");
 	gt_jsonw_u64(&w, r->device_track_spans_left_out);
+	if (r->wrapper_spans_left_out) { /* the profiler's wrapper: said where there is one */
+		gt_jsonw_key(&w, "wrapper_spans_left_out");
+		gt_jsonw_u64(&w, r->wrapper_spans_left_out);
+	}
 	if (r->stream_wait_slack_ns)
 		json_ns(&w, "stream_wait_slack_ns", r->stream_wait_slack_ns);
 	gt_jsonw_key(&w, "aggregate");

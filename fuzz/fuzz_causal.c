@@ -217,6 +217,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       .batch_points = (mode & 64) ? 1 + (w0 & 31) : 0};
 	if (mode & 1)
 		o.step_glob = "ProfilerStep*";
+	/* inferred stream waits: off, at the CLI's 5 us or at 10 us, by the
+	 * input's length (the mode byte's bits are all taken) */
+	o.stream_wait_slack_ns = (int64_t)(size % 3) * 5000;
 	if (mode & 32) {
 		o.wait_names = waits;
 		o.wait_name_count = 1;

@@ -468,6 +468,41 @@ START_TEST(stream_waits_inferred)
 }
 END_TEST
 
+START_TEST(profiler_wrapper)
+{
+	/* Kineto's wrapper: category Trace, alone on its track, over every other
+	 * span: left out and counted. Without the wrapper rule it would be the
+	 * longest track of a window without edges: the whole path. */
+	gt_model m = load_events(X("PyTorch Profiler (0)", "Trace", 1, 99, 0, 1000) "," X("step", "user_annotation", 1, 1,
+		10, 500) "," X("op", "cpu_op", 1, 2, 600, 100));
+	gt_causal_options o = options();
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.wrapper_spans_left_out, 1);
+	ck_assert_int_eq(r.spans_taking_part, 2);
+	ck_assert_int_eq(r.windows[0].path_duration_ns, 500000);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+	/* not a wrapper: it misses a span (ends at 650), shares its track, or is
+	 * of another category */
+	static const char *const kept[] = {
+		X("PyTorch Profiler (0)", "Trace", 1, 99, 0, 650) "," X("step", "user_annotation", 1, 1, 10, 500) ","
+		X("op", "cpu_op", 1, 2, 600, 100),
+		X("PyTorch Profiler (0)", "Trace", 1, 99, 0, 1000) "," X("more", "Trace", 1, 99, 10, 5) ","
+		X("step", "user_annotation", 1, 1, 10, 500),
+		X("outer", "user_annotation", 1, 99, 0, 1000) "," X("step", "user_annotation", 1, 1, 10, 500),
+	};
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		m = load_events(kept[i]);
+		analyze_ok(&m, &o, &r);
+		ck_assert_msg(r.wrapper_spans_left_out == 0, "case %zu", i);
+		gt_causal_result_free(&r);
+		gt_model_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(binding_ties)
 {
 	/* chain before flow: K1's B has K0's E and L's departure, both at 4 */
@@ -1455,6 +1490,7 @@ int main(void)
 		GT_TEST(v2_flows),
 		GT_TEST(wait_edges),
 		GT_TEST(stream_waits_inferred),
+		GT_TEST(profiler_wrapper),
 		GT_TEST(binding_ties),
 		GT_TEST(zero_gap_cycle),
 		GT_TEST(step_windows_and_queue),

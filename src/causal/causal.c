@@ -304,6 +304,7 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	}
 	out->device_track_spans_left_out = t.device_track_spans_left_out;
 	out->spans_taking_part = t.spans_taking_part;
+	out->wrapper_spans_left_out = t.wrapper_spans_left_out;
 	out->stream_wait_slack_ns = t.stream_wait_slack;
 	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {

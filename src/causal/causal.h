@@ -8,7 +8,11 @@
  * spans or counters). Device spans: category, case-insensitive, one of
  * kernel, gpu_memcpy, gpu_memset, memcpy, memset. On a device track (a
  * thread track holding a device span) only device spans take part; the
- * others are counted (device_track_spans_left_out).
+ * others are counted (device_track_spans_left_out). The profiler's own
+ * wrapper does not take part either and is counted
+ * (wrapper_spans_left_out): a span of category Trace (any case), the only
+ * span of its thread track, holding every other span taking part of its
+ * rank (Kineto's "PyTorch Profiler (N)"): it marks when tracing ran.
  *
  * Points: B(s) at ts, E(s) at ts + dur, and departure points (flows). Point
  * ids are dense per window: by span id; within a span B, then its
@@ -214,6 +218,7 @@ typedef struct gt_causal_result {
 	gt_causal_window *windows;
 	uint32_t window_count;
 	uint64_t device_track_spans_left_out;
+	uint64_t wrapper_spans_left_out; /* the profiler's own capture span (below) */
 	uint64_t spans_taking_part;
 	int64_t stream_wait_slack_ns; /* as asked: 0 when no stream wait was inferred */
 } gt_causal_result;

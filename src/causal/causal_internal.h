@@ -55,6 +55,7 @@ typedef struct causal_trace {
 	uint32_t *flow_first;   /* window_count + 1 offsets into flows_by_window */
 	uint32_t *flows_by_window; /* the flows each window judges, by index */
 	uint64_t device_track_spans_left_out;
+	uint64_t wrapper_spans_left_out;
 	uint64_t spans_taking_part;
 	/* jobs: collective edges B(coll_src[i]) -> E(coll_dst[i]), global spans,
 	 * by the dst's window (coll_first: window_count + 1 offsets) */

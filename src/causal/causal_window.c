@@ -79,6 +79,48 @@ typedef struct memo {
 	uint8_t *v;
 } memo;
 
+/* The profiler's own wrapper (Kineto's "PyTorch Profiler (N)", category
+ * Trace, alone on its track, over the whole capture) marks when tracing
+ * ran, not work: a span of category Trace (any case), the only span of its
+ * thread track, that holds every other span taking part of its rank (the
+ * trace, in a job its file) does not take part; counted. */
+static int leave_out_wrappers(causal_trace *t)
+{
+	const gt_model *m = t->m;
+	uint32_t ranks = m->rank_count ? m->rank_count : 1;
+	int64_t *lo = alloc(ranks, sizeof *lo), *hi = alloc(ranks, sizeof *hi);
+	if (!lo || !hi) {
+		gt_big_free(lo), gt_big_free(hi);
+		return -1;
+	}
+	for (uint32_t r = 0; r < ranks; r++)
+		lo[r] = INT64_MAX, hi[r] = INT64_MIN;
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		while (m->rank_count && i >= m->ranks[r].span_base + m->ranks[r].span_count)
+			r++;
+		if (!causal_takes_part(t, i))
+			continue;
+		const gt_span *s = &m->spans[i];
+		lo[r] = s->ts_ns < lo[r] ? s->ts_ns : lo[r];
+		hi[r] = causal_end(s) > hi[r] ? causal_end(s) : hi[r];
+	}
+	r = 0;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		while (m->rank_count && i >= m->ranks[r].span_base + m->ranks[r].span_count)
+			r++;
+		const gt_span *s = &m->spans[i];
+		if (!causal_takes_part(t, i) || (t->span_class[i] & CAUSAL_DEVICE) || m->tracks[s->track].span_count != 1 ||
+		    s->ts_ns > lo[r] || causal_end(s) < hi[r] || strcasecmp(gt_model_str(m, s->cat), "trace") != 0)
+			continue; /* the string compare last: few spans get there */
+		t->span_class[i] = 0;
+		t->spans_taking_part--;
+		t->wrapper_spans_left_out++;
+	}
+	gt_big_free(lo), gt_big_free(hi);
+	return 0;
+}
+
 /* Device spans and tracks, taking part, and the wait names. */
 static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_error *err)
 {
@@ -124,6 +166,8 @@ static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_erro
 			*c |= CAUSAL_WAIT;
 	}
 	gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
+	if (leave_out_wrappers(t) < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
 	if (!t->spans_taking_part)
 		return gt_fail(err, GT_EINPUT, "no thread-track span takes part (only instants, async spans or counters)");
 	return 0;
