@@ -74,20 +74,11 @@ static int launch(struct run *r, cl_kernel k, const char *name, uint64_t items, 
 	size_t global = (size_t)((items + local - 1) / local * local);
 	if (global == 0)
 		return 0;
-	cl_event ev;
-	cl_int rc = clEnqueueNDRangeKernel(r->q, k, 1, NULL, &global, &local, 0, NULL, &ev);
-	if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
-		clReleaseEvent(ev);
-		rc = CL_OUT_OF_RESOURCES;
-	}
-	if (rc != CL_SUCCESS && gt_cl_memory_error(rc) && r->err->status == 0)
-		r->err->cause = GT_CAUSE_DEVICE_MEMORY;
-	if (rc != CL_SUCCESS)
-		return gt_fail(r->err, GT_EDEVICE, "clEnqueueNDRangeKernel (%s) failed: %s (%d) on '%s'", name,
-			       gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
+	if (gt_cl_launch(r->cl, k, name, global, local, &r->events, r->err) < 0)
+		return -1;
 	r->launches++;
 	r->bytes += bytes;
-	return gt_cl_events_keep(&r->events, ev, r->err);
+	return 0;
 }
 
 static int set_args(struct run *r, cl_kernel k, const char *name, int nargs, ...)

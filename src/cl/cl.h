@@ -95,6 +95,12 @@ typedef struct gt_cl_events {
 } gt_cl_events;
 /* Keeps ev; on out of memory releases it and fails with GT_EDEVICE. */
 int gt_cl_events_keep(gt_cl_events *e, cl_event ev, gt_error *err);
+/* Enqueues k (1-D, global a multiple of local) on cl's queue and keeps its
+ * event; GT_EDEVICE naming the kernel when it fails (err->cause
+ * GT_CAUSE_DEVICE_MEMORY for the memory errors, unless err already held
+ * one). */
+int gt_cl_launch(gt_cl *cl, cl_kernel k, const char *name, size_t global, size_t local, gt_cl_events *e,
+		 gt_error *err);
 /* The summed device time of every kept event (they must have finished). */
 uint64_t gt_cl_events_ns(const gt_cl_events *e);
 /* Releases every kept event and the list. */

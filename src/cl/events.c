@@ -1,4 +1,5 @@
-/* A run's kernel events, kept for their device time (see cl.h). */
+/* A run's kernel launches and their events, kept for their device time
+ * (see cl.h). */
 #include "cl.h"
 
 #include <stdlib.h>
@@ -17,6 +18,23 @@ int gt_cl_events_keep(gt_cl_events *e, cl_event ev, gt_error *err)
 	}
 	e->ev[e->n++] = ev;
 	return 0;
+}
+
+int gt_cl_launch(gt_cl *cl, cl_kernel k, const char *name, size_t global, size_t local, gt_cl_events *e,
+		 gt_error *err)
+{
+	cl_event ev;
+	cl_int rc = clEnqueueNDRangeKernel(gt_cl_queue(cl), k, 1, NULL, &global, &local, 0, NULL, &ev);
+	if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
+		clReleaseEvent(ev);
+		rc = CL_OUT_OF_RESOURCES;
+	}
+	if (rc != CL_SUCCESS && gt_cl_memory_error(rc) && err->status == 0)
+		err->cause = GT_CAUSE_DEVICE_MEMORY;
+	if (rc != CL_SUCCESS)
+		return gt_fail(err, GT_EDEVICE, "clEnqueueNDRangeKernel (%s) failed: %s (%d) on '%s'", name,
+			       gt_cl_error_name(rc), (int)rc, gt_cl_device_name(cl));
+	return gt_cl_events_keep(e, ev, err);
 }
 
 uint64_t gt_cl_events_ns(const gt_cl_events *e)

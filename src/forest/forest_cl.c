@@ -44,24 +44,13 @@ static int launch_rows(struct run *r, cl_kernel k, const char *name, uint64_t co
 		uint64_t items = strided && rows > r->resident ? r->resident : rows;
 		size_t global = (size_t)((items + r->local - 1) / r->local * r->local);
 		cl_uint b = (cl_uint)base, e = (cl_uint)(base + rows);
-		cl_event ev;
 		if (gt_cl_check(r->cl, clSetKernelArg(k, 0, sizeof b, &b), "clSetKernelArg", r->err) < 0)
 			return -1;
 		if (strided && gt_cl_check(r->cl, clSetKernelArg(k, 1, sizeof e, &e), "clSetKernelArg", r->err) < 0)
 			return -1;
-		cl_int rc = clEnqueueNDRangeKernel(r->q, k, 1, NULL, &global, &r->local, 0, NULL, &ev);
-		if (rc == CL_SUCCESS && gt_fault_hit("cl")) {
-			clReleaseEvent(ev);
-			rc = CL_OUT_OF_RESOURCES;
-		}
-		if (rc != CL_SUCCESS && gt_cl_memory_error(rc) && r->err->status == 0)
-			r->err->cause = GT_CAUSE_DEVICE_MEMORY;
-		if (rc != CL_SUCCESS)
-			return gt_fail(r->err, GT_EDEVICE, "clEnqueueNDRangeKernel (%s) failed: %s (%d) on '%s'",
-				       name, gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
-		r->launches++;
-		if (gt_cl_events_keep(&r->events, ev, r->err) < 0)
+		if (gt_cl_launch(r->cl, k, name, global, r->local, &r->events, r->err) < 0)
 			return -1;
+		r->launches++;
 	}
 	return 0;
 }
