@@ -175,6 +175,10 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result 
 		gt_jsonw_key(w, "inferred_stream_wait");
 		gt_jsonw_u64(w, win->inferred_stream_waits);
 	}
+	if (r->handoffs) {
+		gt_jsonw_key(w, "handoff");
+		gt_jsonw_u64(w, win->handoff_edges);
+	}
 	gt_jsonw_end_object(w);
 	gt_jsonw_key(w, "backward_edges");
 	gt_jsonw_u64(w, win->backward_edges);

@@ -30,7 +30,7 @@ FIXED = {"cpu_op": 0, "user_annotation": 6, "python_function": 8, "cuda_runtime"
          "toplevel": 8, "v8": 2, "blink": 0, "cc": 5, "gpu": 1,
          "operator": 0, "runtime": 2, "memcpy": 1, "memset": 3}
 KIND_COLOUR = {"work": "#882255", "idle": "#555555", "flow": "#332288", "queue": "#117733", "wait": "#cc3311",
-               "stream_wait": "#ee7733"}
+               "stream_wait": "#ee7733", "handoff": "#009988"}
 
 
 def category_colour(cat):

@@ -153,7 +153,7 @@ static void check_result(const gt_model *m, const gt_causal_result *r)
 static const char *hop_kinds(const gt_causal_window *w)
 {
 	static char s[256];
-	static const char letter[] = "wifqWS";
+	static const char letter[] = "wifqWSH";
 	uint32_t n = w->hop_count < sizeof s - 1 ? w->hop_count : sizeof s - 1;
 	for (uint32_t i = 0; i < n; i++)
 		s[i] = letter[w->hops[i].kind];
@@ -503,6 +503,71 @@ START_TEST(profiler_wrapper)
 }
 END_TEST
 
+/* The share of a kind (key GT_NONE) in a window's breakdown. */
+static int64_t kind_share(const gt_causal_window *w, uint8_t kind)
+{
+	int64_t ns = 0;
+	for (uint32_t i = 0; i < w->breakdown_count; i++)
+		ns += w->breakdown[i].kind == kind ? w->breakdown[i].critical_ns : 0;
+	return ns;
+}
+
+START_TEST(handoffs)
+{
+	/* the main thread (tid 1) runs loss [100, 150] inside `## backward ##`
+	 * [100, 900] and then sits in it; the autograd thread (tid 2) runs the
+	 * backward op [300, 700]: E(loss) -> B(op) and E(op) -> E(backward) */
+#define BWD(op_name, extra)                                                                                     \
+	X("ProfilerStep#1", "user_annotation", 1, 1, 0, 1000) "," X("## backward ##", "user_annotation", 1, 1, 100, \
+	800) "," X("loss", "cpu_op", 1, 1, 100, 50) "," X(op_name, "cpu_op", 1, 2, 300, 400) "," X("aten::mul",   \
+	"cpu_op", 1, 2, 310, 380) extra
+	static const char *const cases[] = {
+		BWD("autograd::engine::evaluate_function: MulBackward0", ""),
+		/* the same op named otherwise, but the target of a fwdbwd flow from
+		 * the forward op */
+		BWD("MulBackward0", "," X("aten::mul fwd", "cpu_op", 1, 1, 20, 40) ","
+		    "{\"ph\":\"s\",\"name\":\"fwdbwd\",\"cat\":\"fwdbwd\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":30},"
+		    "{\"ph\":\"f\",\"name\":\"fwdbwd\",\"cat\":\"fwdbwd\",\"id\":1,\"pid\":1,\"tid\":2,\"ts\":300,"
+		    "\"bp\":\"e\"}"),
+	};
+	for (size_t c = 0; c < 2; c++) {
+		gt_model m = load_events(cases[c]);
+		gt_causal_options o = options();
+		gt_causal_result r;
+		analyze_ok(&m, &o, &r); /* off by default in the library */
+		ck_assert_int_eq(r.windows[0].handoff_edges, 0);
+		gt_causal_result_free(&r);
+		o.handoffs = true;
+		analyze_ok(&m, &o, &r);
+		check_result(&m, &r);
+		const gt_causal_window *w = &r.windows[0];
+		ck_assert_msg(w->handoff_edges == 2, "case %zu: %llu", c, (unsigned long long)w->handoff_edges);
+		ck_assert_int_eq(w->path_duration_ns, 1000000);
+		/* waiting for the hand-over (150 -> 300) and for the hand-back (700 -> 900) */
+		ck_assert_int_eq(kind_share(w, GT_CAUSAL_HANDOFF), 150000 + 200000);
+		uint32_t bwd = span_named(&m, "## backward ##"), seen = 0;
+		for (uint32_t i = 0; i < w->hop_count; i++)
+			if (w->hops[i].kind == GT_CAUSAL_HANDOFF) {
+				ck_assert_int_eq(w->hops[i].owner, bwd);
+				seen++;
+			}
+		ck_assert_int_eq(seen, 2);
+		gt_causal_result_free(&r);
+		gt_model_free(&m);
+	}
+	/* another thread's work that is not backward: no hand-off */
+	gt_model m = load_events(BWD("worker_task", ""));
+	gt_causal_options o = options();
+	o.handoffs = true;
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	ck_assert_int_eq(r.windows[0].handoff_edges, 0);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+#undef BWD
+}
+END_TEST
+
 START_TEST(binding_ties)
 {
 	/* chain before flow: K1's B has K0's E and L's departure, both at 4 */
@@ -824,7 +889,7 @@ typedef struct rspan {
 static void random_nest(text *t, rspan *sp, uint32_t *n, int pid, int tid, int lo, int hi, int depth)
 {
 	static const char *const span_names[] = {"op", "cudaLaunchKernel", "cudaDeviceSynchronize", "cudaStreamSynchronize",
-					    "step", "cudaMemcpy", "wait_here"};
+					    "step", "cudaMemcpy", "wait_here", "autograd::engine::evaluate_function: X"};
 	int at = lo;
 	while (at < hi && *n < 60 && below(3)) {
 		int b = at + (int)below(4), e = b + (int)below(12);
@@ -832,7 +897,7 @@ static void random_nest(text *t, rspan *sp, uint32_t *n, int pid, int tid, int l
 			e = hi;
 		if (b > e)
 			break;
-		const char *name = span_names[below(7)];
+		const char *name = span_names[below(8)];
 		if (depth == 0 && below(2))
 			name = "step";
 		uint32_t bind = below(6);
@@ -1059,6 +1124,8 @@ START_TEST(random_vs_brute_force)
 		gt_causal_options o = options();
 		o.by = (uint8_t)below(2);
 		o.threads = 1 + below(3);
+		o.handoffs = below(2); /* the optional edge kinds too */
+		o.stream_wait_slack_ns = below(2) ? (int64_t)(1 + below(8)) * 1000 : 0;
 		const char *extra[] = {"^wait_here$"};
 		if (below(2)) {
 			o.wait_names = extra;
@@ -1491,6 +1558,7 @@ int main(void)
 		GT_TEST(wait_edges),
 		GT_TEST(stream_waits_inferred),
 		GT_TEST(profiler_wrapper),
+		GT_TEST(handoffs),
 		GT_TEST(binding_ties),
 		GT_TEST(zero_gap_cycle),
 		GT_TEST(step_windows_and_queue),

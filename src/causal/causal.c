@@ -11,7 +11,7 @@
 #include "causal_internal.h"
 
 const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait",
-								 "stream_wait"};
+								 "stream_wait", "handoff"};
 const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT] = {"no_dependencies", "cycle", "overflow"};
 const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", "not_taking_part",
 									 "other_window"};
@@ -306,6 +306,7 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	out->spans_taking_part = t.spans_taking_part;
 	out->wrapper_spans_left_out = t.wrapper_spans_left_out;
 	out->stream_wait_slack_ns = t.stream_wait_slack;
+	out->handoffs = t.handoffs;
 	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);

@@ -52,6 +52,16 @@
  *         stream waited for k (cudaStreamWaitEvent, a collective on another
  *         stream). A wait edge for binding and float; its hop is of kind
  *         stream_wait, owned by d; counted as inferred_stream_waits.
+ *  handoff (opt->handoffs, the CLI's default) a gap of a host track's chain
+ *         u -> v that is work of a span H (its self time), during which
+ *         another host track of H's process begins backward work (a span
+ *         named autograd::engine::..., or a target of a fwdbwd flow of the
+ *         window: PyTorch's main thread in `## backward ##` while its
+ *         autograd thread runs the backward ops): u -> the first B of that
+ *         track strictly inside the gap, and the last E inside it of a span
+ *         that began inside it -> v. Wait edges for binding and float; their
+ *         hops are of kind handoff, owned by H; counted as handoff_edges.
+ *         Both tracks must be in the window's graph.
  * An edge with a negative gap is dropped and counted (backward_edges).
  *
  * Isolated tracks: where a window has any flow or wait edge, tracks with
@@ -101,6 +111,7 @@ enum gt_causal_kind {
 	GT_CAUSAL_QUEUE,
 	GT_CAUSAL_WAIT,
 	GT_CAUSAL_STREAM_WAIT, /* an inferred stream wait: E(k) -> B(d) */
+	GT_CAUSAL_HANDOFF,     /* between a process's host threads (backward) */
 	GT_CAUSAL_KIND_COUNT
 };
 extern const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT]; /* "work", ... */
@@ -140,6 +151,7 @@ typedef struct gt_causal_options {
 	                                         * many points (0: 64M); results do not depend on it */
 	int64_t stream_wait_slack_ns;           /* inferred stream waits: how long before B(d) the
 	                                         * span held on may end (0: none inferred) */
+	bool handoffs;                          /* hand-offs between host threads */
 } gt_causal_options;
 
 /* A point, named for output. */
@@ -195,6 +207,7 @@ typedef struct gt_causal_window {
 	uint64_t chain_edges, flow_edges, wait_edges;
 	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
 	uint64_t inferred_stream_waits; /* E(k) -> B(d), kept as wait edges */
+	uint64_t handoff_edges;         /* u -> f and l -> v, kept as wait edges */
 	/* a job's --step window: the ranks with a step of its name, the job's
 	 * ranks without one, and the walls of the ranks' own parts (each rank's
 	 * last point minus its first; the lower median); else 0 */
@@ -221,6 +234,7 @@ typedef struct gt_causal_result {
 	uint64_t wrapper_spans_left_out; /* the profiler's own capture span (below) */
 	uint64_t spans_taking_part;
 	int64_t stream_wait_slack_ns; /* as asked: 0 when no stream wait was inferred */
+	bool handoffs;                /* as asked */
 } gt_causal_result;
 
 /* Runs the analysis; eng may be NULL (host). Errors (GT_EINPUT): no

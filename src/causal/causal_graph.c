@@ -413,6 +413,9 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		rc = causal_make_chains(g, local_track, threads, err);
 	if (rc == 0)
 		rc = make_cross_edges(t, &e, g, err);
+	uint32_t handoffs = 0;
+	if (rc == 0)
+		rc = causal_handoffs(t, w, g, &handoffs, err);
 	gt_big_free(local_track);
 	if (rc == 0) {
 		win->points = g->n;
@@ -423,6 +426,9 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		win->wait_edges = e.nwaits;
 		win->collective_edges = e.ncoll;
 		win->inferred_stream_waits = e.nsw;
+		win->handoff_edges = handoffs;
+		if (handoffs) /* the window has dependencies after all */
+			win->flags &= ~(uint32_t)GT_CAUSAL_NO_DEPENDENCIES;
 		win->wall_ns = g->last_time - g->first_time;
 		if (win->ranks)
 			rc = rank_walls(t, g, win, err);

@@ -5,6 +5,7 @@
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_stream_wait.c   the inferred stream waits of a window
+ *   causal_handoff.c  hand-offs between a process's host threads
  *   causal_graph.c   one window's points and cross edges
  *   causal_chain.c   ... and its chains
  *   causal_union.c   several windows' graphs as one for the graph steps
@@ -66,6 +67,7 @@ typedef struct causal_trace {
 	uint32_t *steps, *step_window;
 	uint32_t step_count;
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
+	bool handoffs;             /* opt->handoffs */
 	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
 	                         * it (INT64_MIN: none), as the window judges flows */
 } causal_trace;
@@ -130,7 +132,8 @@ typedef struct causal_graph {
 	uint8_t *edge_kind;
 	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span); stream
 	                         * waits: d */
-	uint32_t first_stream_wait; /* edges from here on are stream waits */
+	uint32_t first_stream_wait; /* edges from here on are stream waits, */
+	uint32_t first_handoff;     /* and from here on hand-offs (ref: the handing span) */
 	int64_t first_time, last_time;
 } causal_graph;
 
@@ -147,6 +150,12 @@ int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
 		       gt_causal_window *win, gt_error *err);
 void causal_graph_free(causal_graph *g);
+
+/* --- causal_handoff.c ----------------------------------------------- */
+
+/* Adds window w's hand-off edges (causal.h) to g, whose chains and cross
+ * edges are made, after them: first_handoff says where they start. */
+int causal_handoffs(const causal_trace *t, uint32_t w, causal_graph *g, uint32_t *count, gt_error *err);
 
 /* --- causal_union.c -------------------------------------------------- */
 

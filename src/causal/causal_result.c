@@ -82,7 +82,9 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			continue;
 		case GT_CPM_EDGE_WAIT: {
 			uint32_t edge = s->bind.edge[v] - s->edge_base, w = g->edge_ref[edge];
-			uint8_t kind = edge >= g->first_stream_wait ? GT_CAUSAL_STREAM_WAIT : GT_CAUSAL_WAIT;
+			uint8_t kind = edge >= g->first_handoff       ? GT_CAUSAL_HANDOFF
+				       : edge >= g->first_stream_wait ? GT_CAUSAL_STREAM_WAIT
+								      : GT_CAUSAL_WAIT;
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), kind, w, t->m->spans[w].track, GT_NONE,
 					     g->time[v] - g->time[u]};
 			break;

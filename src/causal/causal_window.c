@@ -661,6 +661,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	memset(t, 0, sizeof *t);
 	t->m = m;
 	t->stream_wait_slack = opt->stream_wait_slack_ns > 0 ? opt->stream_wait_slack_ns : 0;
+	t->handoffs = opt->handoffs;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
 	if (classify_spans(t, opt, err) < 0)
 		return -1;

@@ -49,9 +49,9 @@ const char *gt_category_colour(const char *cat)
 }
 
 /* work: wine, idle: dark grey (dashed), flow: indigo, queue: green,
- * wait: red, stream wait: orange (Tol muted and vibrant). */
+ * wait: red, stream wait: orange, handoff: teal (Tol muted and vibrant). */
 static const char *const kind_colour[GT_CAUSAL_KIND_COUNT] = {
-	"#882255", "#555555", "#332288", "#117733", "#cc3311", "#ee7733",
+	"#882255", "#555555", "#332288", "#117733", "#cc3311", "#ee7733", "#009988",
 };
 
 const char *gt_path_kind_colour(int kind)

@@ -1,0 +1,166 @@
+/* Hand-offs between the host threads of a process (the rule is in
+ * causal.h): PyTorch's main thread sits in `## backward ##` while its
+ * autograd thread runs the backward ops. For each gap of a host track's
+ * chain that is a span's own work, each other host track of its process
+ * that begins a backward span inside the gap is joined to it: u -> the
+ * first B inside, the last E inside -> v. Each point of the other track
+ * falls in one gap of the first, so a pair of tracks costs O(points). */
+#include <string.h>
+
+#include "causal_internal.h"
+
+#define BACKWARD_PREFIX "autograd::engine::"
+
+static void *alloc(size_t n, size_t size)
+{
+	return gt_big_malloc(n, size);
+}
+
+/* Per local span: 1 when it is backward work PyTorch hands over, a target
+ * of a fwdbwd flow of the window or named autograd::engine::... */
+static uint8_t *backward_spans(const causal_trace *t, uint32_t w, const causal_graph *g)
+{
+	const gt_model *m = t->m;
+	uint8_t *bwd = gt_big_calloc(g->nspans ? g->nspans : 1, 1);
+	uint8_t *memo = gt_big_calloc(m->strings.count ? m->strings.count : 1, 1); /* 0 unknown, 1 no, 2 yes */
+	if (!bwd || !memo) {
+		gt_big_free(bwd), gt_big_free(memo);
+		return NULL;
+	}
+	for (uint32_t l = 0; l < g->nspans; l++) {
+		uint32_t name = m->spans[g->span[l]].name;
+		if (!memo[name])
+			memo[name] = strncmp(gt_model_str(m, name), BACKWARD_PREFIX, strlen(BACKWARD_PREFIX)) == 0 ? 2 : 1;
+		bwd[l] = memo[name] == 2;
+	}
+	memset(memo, 0, m->strings.count ? m->strings.count : 1);
+	for (uint32_t i = t->flow_first[w]; i < t->flow_first[w + 1]; i++) {
+		const gt_flow *f = &m->flows[t->flows_by_window[i]];
+		if (f->dst == GT_NONE || f->cat == GT_NONE || !causal_takes_part(t, f->dst))
+			continue;
+		if (!memo[f->cat])
+			memo[f->cat] = strcmp(gt_model_str(m, f->cat), "fwdbwd") == 0 ? 2 : 1;
+		uint32_t l = t->local_of[f->dst];
+		if (memo[f->cat] == 2 && t->window_of[f->dst] == w && l < g->nspans && g->span[l] == f->dst)
+			bwd[l] = 1;
+	}
+	gt_big_free(memo);
+	return bwd;
+}
+
+typedef struct handoffs {
+	uint32_t *src, *dst, *ref; /* points, points, the handing span (global) */
+	uint32_t n, cap;
+} handoffs;
+
+static int push(handoffs *h, uint32_t src, uint32_t dst, uint32_t ref)
+{
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 64;
+		uint32_t *s = alloc(cap, sizeof *s), *d = alloc(cap, sizeof *d), *r = alloc(cap, sizeof *r);
+		if (!s || !d || !r) {
+			gt_big_free(s), gt_big_free(d), gt_big_free(r);
+			return -1;
+		}
+		if (h->n) {
+			memcpy(s, h->src, h->n * sizeof *s);
+			memcpy(d, h->dst, h->n * sizeof *d);
+			memcpy(r, h->ref, h->n * sizeof *r);
+		}
+		gt_big_free(h->src), gt_big_free(h->dst), gt_big_free(h->ref);
+		h->src = s, h->dst = d, h->ref = r, h->cap = cap;
+	}
+	h->src[h->n] = src, h->dst[h->n] = dst, h->ref[h->n++] = ref;
+	return 0;
+}
+
+/* Track a's hand-offs from track k's gaps (two host tracks of a process). */
+static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, uint32_t a, handoffs *h)
+{
+	const uint32_t *kc = g->chain + g->chain_start[k], *ac = g->chain + g->chain_start[a];
+	uint32_t kn = g->chain_start[k + 1] - g->chain_start[k], an = g->chain_start[a + 1] - g->chain_start[a];
+	const uint8_t *kw = g->work + g->chain_start[k];
+	uint32_t j = 0; /* a's chain position, forward only */
+	for (uint32_t i = 0; i + 1 < kn && j < an; i++) {
+		uint32_t u = kc[i], v = kc[i + 1];
+		int64_t tu = g->time[u], tv = g->time[v];
+		if (!kw[i] || tv <= tu)
+			continue; /* idle, or no time inside */
+		while (j < an && g->time[ac[j]] <= tu)
+			j++;
+		/* a's points strictly inside (tu, tv): the first B, the last E
+		 * of a span that began inside, and whether one is backward work */
+		uint32_t first = GT_NONE, last = GT_NONE;
+		bool handed = false;
+		for (; j < an && g->time[ac[j]] < tv; j++) {
+			uint32_t p = ac[j], l = g->point_span[p];
+			bool b = p == g->first_point[l], began = g->time[g->first_point[l]] > tu;
+			if (b && first == GT_NONE)
+				first = p;
+			if (b && bwd[l])
+				handed = true;
+			if (!b && began && p == causal_graph_e(g, l))
+				last = p;
+		}
+		if (!handed || first == GT_NONE)
+			continue;
+		uint32_t owner = g->span[g->owner_in[v]];
+		if (push(h, u, first, owner) < 0 || (last != GT_NONE && push(h, last, v, owner) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+int causal_handoffs(const causal_trace *t, uint32_t w, causal_graph *g, uint32_t *count, gt_error *err)
+{
+	const gt_model *m = t->m;
+	*count = 0;
+	g->first_handoff = g->m;
+	if (!t->handoffs || g->tracks < 2)
+		return 0;
+	uint8_t *bwd = backward_spans(t, w, g);
+	if (!bwd)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs");
+	bool any = false;
+	for (uint32_t l = 0; l < g->nspans && !any; l++)
+		any = bwd[l];
+	handoffs h = {0};
+	int rc = 0;
+	/* local tracks follow the global ones, so a process's tracks are close:
+	 * every ordered pair of host tracks of one process */
+	for (uint32_t k = 0; any && k < g->tracks && rc == 0; k++) {
+		const gt_track *tk = &m->tracks[g->track[k]];
+		if (t->track_device[g->track[k]] || tk->kind != GT_TRACK_THREAD)
+			continue;
+		for (uint32_t a = 0; a < g->tracks && rc == 0; a++) {
+			const gt_track *ta = &m->tracks[g->track[a]];
+			if (a != k && !t->track_device[g->track[a]] && ta->kind == GT_TRACK_THREAD && ta->process == tk->process)
+				rc = join_tracks(g, bwd, k, a, &h);
+		}
+	}
+	gt_big_free(bwd);
+	if (rc == 0 && h.n) {
+		uint32_t n = g->m + h.n;
+		uint32_t *src = alloc(n, sizeof *src), *dst = alloc(n, sizeof *dst), *ref = alloc(n, sizeof *ref);
+		uint8_t *kind = alloc(n, 1);
+		if (src && dst && ref && kind) {
+			memcpy(src, g->edge_src, (size_t)g->m * sizeof *src);
+			memcpy(dst, g->edge_dst, (size_t)g->m * sizeof *dst);
+			memcpy(ref, g->edge_ref, (size_t)g->m * sizeof *ref);
+			memcpy(kind, g->edge_kind, g->m);
+			memcpy(src + g->m, h.src, (size_t)h.n * sizeof *src);
+			memcpy(dst + g->m, h.dst, (size_t)h.n * sizeof *dst);
+			memcpy(ref + g->m, h.ref, (size_t)h.n * sizeof *ref);
+			memset(kind + g->m, GT_CPM_EDGE_WAIT, h.n);
+			gt_big_free(g->edge_src), gt_big_free(g->edge_dst), gt_big_free(g->edge_ref), gt_big_free(g->edge_kind);
+			g->edge_src = src, g->edge_dst = dst, g->edge_ref = ref, g->edge_kind = kind;
+			g->m = n;
+			*count = h.n;
+		} else {
+			gt_big_free(src), gt_big_free(dst), gt_big_free(ref), gt_big_free(kind);
+			rc = -1;
+		}
+	}
+	gt_big_free(h.src), gt_big_free(h.dst), gt_big_free(h.ref);
+	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs") : 0;
+}
