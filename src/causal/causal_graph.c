@@ -415,7 +415,7 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		rc = make_cross_edges(t, &e, g, err);
 	uint32_t handoffs = 0;
 	if (rc == 0)
-		rc = causal_handoffs(t, w, g, &handoffs, err);
+		rc = causal_handoffs(t, g, &handoffs, err);
 	gt_big_free(local_track);
 	if (rc == 0) {
 		win->points = g->n;

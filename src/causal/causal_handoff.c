@@ -16,35 +16,41 @@ static void *alloc(size_t n, size_t size)
 	return gt_big_malloc(n, size);
 }
 
-/* Per local span: 1 when it is backward work PyTorch hands over, a target
- * of a fwdbwd flow of the window or named autograd::engine::... */
-static uint8_t *backward_spans(const causal_trace *t, uint32_t w, const causal_graph *g)
+int causal_mark_backward(causal_trace *t)
 {
 	const gt_model *m = t->m;
-	uint8_t *bwd = gt_big_calloc(g->nspans ? g->nspans : 1, 1);
 	uint8_t *memo = gt_big_calloc(m->strings.count ? m->strings.count : 1, 1); /* 0 unknown, 1 no, 2 yes */
-	if (!bwd || !memo) {
-		gt_big_free(bwd), gt_big_free(memo);
-		return NULL;
-	}
-	for (uint32_t l = 0; l < g->nspans; l++) {
-		uint32_t name = m->spans[g->span[l]].name;
+	if (!memo)
+		return -1;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		uint32_t name = m->spans[i].name;
+		if (!causal_takes_part(t, i))
+			continue;
 		if (!memo[name])
 			memo[name] = strncmp(gt_model_str(m, name), BACKWARD_PREFIX, strlen(BACKWARD_PREFIX)) == 0 ? 2 : 1;
-		bwd[l] = memo[name] == 2;
+		if (memo[name] == 2)
+			t->span_class[i] |= CAUSAL_BACKWARD;
 	}
 	memset(memo, 0, m->strings.count ? m->strings.count : 1);
-	for (uint32_t i = t->flow_first[w]; i < t->flow_first[w + 1]; i++) {
-		const gt_flow *f = &m->flows[t->flows_by_window[i]];
-		if (f->dst == GT_NONE || f->cat == GT_NONE || !causal_takes_part(t, f->dst))
+	for (uint32_t i = 0; i < m->flow_count; i++) {
+		const gt_flow *f = &m->flows[i];
+		if (f->cat == GT_NONE || !causal_takes_part(t, f->dst))
 			continue;
 		if (!memo[f->cat])
 			memo[f->cat] = strcmp(gt_model_str(m, f->cat), "fwdbwd") == 0 ? 2 : 1;
-		uint32_t l = t->local_of[f->dst];
-		if (memo[f->cat] == 2 && t->window_of[f->dst] == w && l < g->nspans && g->span[l] == f->dst)
-			bwd[l] = 1;
+		if (memo[f->cat] == 2)
+			t->span_class[f->dst] |= CAUSAL_BACKWARD;
 	}
 	gt_big_free(memo);
+	return 0;
+}
+
+/* Per local span: 1 when it is backward work (CAUSAL_BACKWARD). */
+static uint8_t *backward_spans(const causal_trace *t, const causal_graph *g)
+{
+	uint8_t *bwd = alloc(g->nspans ? g->nspans : 1, 1);
+	for (uint32_t l = 0; bwd && l < g->nspans; l++)
+		bwd[l] = (t->span_class[g->span[l]] & CAUSAL_BACKWARD) != 0;
 	return bwd;
 }
 
@@ -111,14 +117,14 @@ static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, ui
 	return 0;
 }
 
-int causal_handoffs(const causal_trace *t, uint32_t w, causal_graph *g, uint32_t *count, gt_error *err)
+int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_error *err)
 {
 	const gt_model *m = t->m;
 	*count = 0;
 	g->first_handoff = g->m;
 	if (!t->handoffs || g->tracks < 2)
 		return 0;
-	uint8_t *bwd = backward_spans(t, w, g);
+	uint8_t *bwd = backward_spans(t, g);
 	if (!bwd)
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs");
 	bool any = false;

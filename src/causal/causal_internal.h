@@ -38,6 +38,7 @@ enum {
 	CAUSAL_TAKES_PART = 1,
 	CAUSAL_DEVICE = 2, /* a device span (taking part or not) */
 	CAUSAL_WAIT = 4,   /* its name matches the blocking-wait pattern */
+	CAUSAL_BACKWARD = 8, /* opt->handoffs: backward work (causal_handoff.c) */
 };
 
 /* What every window reads: facts about the whole trace. */
@@ -153,9 +154,13 @@ void causal_graph_free(causal_graph *g);
 
 /* --- causal_handoff.c ----------------------------------------------- */
 
-/* Adds window w's hand-off edges (causal.h) to g, whose chains and cross
+/* Marks the spans that are backward work (CAUSAL_BACKWARD): named
+ * autograd::engine::..., or a fwdbwd flow's target. Once, before the
+ * windows' graphs; -1 out of memory. */
+int causal_mark_backward(causal_trace *t);
+/* Adds the hand-off edges (causal.h) of the window of g, whose chains and cross
  * edges are made, after them: first_handoff says where they start. */
-int causal_handoffs(const causal_trace *t, uint32_t w, causal_graph *g, uint32_t *count, gt_error *err);
+int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_error *err);
 
 /* --- causal_union.c -------------------------------------------------- */
 

@@ -684,6 +684,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = causal_collective_edges(t, err);
 	if (rc == 0 && t->stream_wait_slack)
 		rc = find_arrivals(t, err);
+	if (rc == 0 && t->handoffs && causal_mark_backward(t) < 0)
+		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
 	return rc;
 }
 
