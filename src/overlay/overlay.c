@@ -284,12 +284,48 @@ static int put_meta(overlay *o, bool *comma, const char *what, int64_t tid, cons
 		       : 0;
 }
 
-static int put_hop(overlay *o, bool *comma, uint32_t w, const gt_causal_hop *h, gt_zsink *z, gt_error *err)
+/* Hop slices are drawn at least this long: catapult nests a slice in the
+ * one before it when its end rounds to the same microsecond, so shorter
+ * hops share a slice with their neighbours (see overlay.h). */
+#define MIN_SLICE_NS 1000
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* The end of the group of hops from i: hops until the group is
+ * MIN_SLICE_NS long, and all the rest when the rest would be shorter. */
+static uint32_t group_end(const gt_causal_window *win, uint32_t i, int64_t *dur)
+{
+	int64_t d = 0, rest = 0;
+	uint32_t j = i;
+	while (j < win->hop_count && d < MIN_SLICE_NS)
+		d = add_sat(d, win->hops[j++].duration_ns);
+	for (uint32_t k = j; k < win->hop_count && rest < MIN_SLICE_NS; k++)
+		rest = add_sat(rest, win->hops[k].duration_ns);
+	if (rest < MIN_SLICE_NS)
+		for (; j < win->hop_count; j++)
+			d = add_sat(d, win->hops[j].duration_ns);
+	*dur = d;
+	return j;
+}
+
+/* The X slice of hops [i, j) of window w, dur long: named by its longest
+ * hop (the first of equal ones), with hops: N when there are several. */
+static int put_hop(overlay *o, bool *comma, uint32_t w, uint32_t i, uint32_t j, int64_t d, gt_zsink *z,
+		   gt_error *err)
 {
 	const gt_model *m = o->m;
-	char ts[40], dur[40], kind[24];
-	us_text(ts, sizeof ts, h->from.ts_ns);
-	us_text(dur, sizeof dur, h->duration_ns);
+	const gt_causal_hop *hops = o->r->windows[w].hops, *h = &hops[i];
+	for (uint32_t k = i + 1; k < j; k++)
+		if (hops[k].duration_ns > h->duration_ns)
+			h = &hops[k];
+	char ts[40], dur[40], kind[24], many[32] = "";
+	us_text(ts, sizeof ts, hops[i].from.ts_ns);
+	us_text(dur, sizeof dur, d);
+	if (j - i > 1)
+		snprintf(many, sizeof many, ",\"hops\":%" PRIu32, j - i);
 	snprintf(kind, sizeof kind, "%s%s", gt_causal_kind_names[h->kind], h->owner != GT_NONE ? " " : "");
 	snprintf(o->buf, sizeof o->buf, "{\"ph\":\"X\",\"cat\":\"critical_path\",\"pid\":%" PRId64 ",\"tid\":%" PRIu32
 		 ",\"ts\":%s,\"dur\":%s,\"name\":", o->pid, w + 1, ts, dur);
@@ -297,11 +333,11 @@ static int put_hop(overlay *o, bool *comma, uint32_t w, const gt_causal_hop *h, 
 	    put_json_str2(z, kind, h->owner != GT_NONE ? gt_model_str(m, m->spans[h->owner].name) : "", err) < 0)
 		return -1;
 	if (h->owner != GT_NONE)
-		snprintf(o->buf, sizeof o->buf, ",\"args\":{\"kind\":\"%s\",\"owner\":%" PRIu32 ",\"window\":%" PRIu32 "}}",
-			 gt_causal_kind_names[h->kind], h->owner, w);
+		snprintf(o->buf, sizeof o->buf, ",\"args\":{\"kind\":\"%s\",\"owner\":%" PRIu32 ",\"window\":%" PRIu32 "%s}}",
+			 gt_causal_kind_names[h->kind], h->owner, w, many);
 	else
-		snprintf(o->buf, sizeof o->buf, ",\"args\":{\"kind\":\"%s\",\"window\":%" PRIu32 "}}",
-			 gt_causal_kind_names[h->kind], w);
+		snprintf(o->buf, sizeof o->buf, ",\"args\":{\"kind\":\"%s\",\"window\":%" PRIu32 "%s}}",
+			 gt_causal_kind_names[h->kind], w, many);
 	o->st->hop_slices++;
 	return put(z, o->buf, err);
 }
@@ -341,9 +377,15 @@ static int on_append(void *ctx, bool *comma, gt_zsink *z, gt_error *err)
 		if (put_meta(o, comma, "thread_name", (int64_t)w + 1, step ? "critical path: " : "critical path",
 			     step ? gt_model_str(o->m, o->m->spans[win->step_span].name) : "", z, err) < 0)
 			return -1;
-		for (uint32_t i = 0; i < win->hop_count; i++)
-			if (put_hop(o, comma, w, &win->hops[i], z, err) < 0 || put_flow(o, comma, &win->hops[i], z, err) < 0)
+		for (uint32_t i = 0, j; i < win->hop_count; i = j) {
+			int64_t d;
+			j = group_end(win, i, &d);
+			if (put_hop(o, comma, w, i, j, d, z, err) < 0)
 				return -1;
+			for (uint32_t k = i; k < j; k++)
+				if (put_flow(o, comma, &win->hops[k], z, err) < 0)
+					return -1;
+		}
 	}
 	return 0;
 }

@@ -13,9 +13,9 @@
  *    span's, cat "critical_path", name "critical path", ids 1, 2, ...;
  *  - one process "critical path" (pid: the largest numeric pid + 1) with
  *    one thread per window (tid window + 1), named "critical path" or
- *    "critical path: STEP", holding one X slice per hop, named by its kind
- *    and owner ("work aten::mm", "idle"), cat "critical_path", args kind,
- *    owner (span id) and window.
+ *    "critical path: STEP", holding the window's hops as X slices, cat
+ *    "critical_path", named by kind and owner ("work aten::mm", "idle"),
+ *    args kind, owner (span id) and window.
  *
  * Flow points. Both viewers bind a flow event to the innermost slice of its
  * thread at its time: catapult (chrome://tracing) after turning µs into ms
@@ -42,7 +42,16 @@
  *    which catapult's closed intervals and Perfetto's stack bind to it
  *    unless another slice begins or ends exactly there;
  *  - as exact µs with up to 3 decimals, integers without a fraction (which
- *    Perfetto reads exactly). */
+ *    Perfetto reads exactly).
+ *
+ * Hop slices. A slice is drawn at least 1 µs long: catapult nests a slice
+ * in the one before it when its end rounds (to the µs) to the same time,
+ * and Perfetto nests zero-length slices that touch, each costing the path
+ * track a row. So a hop shorter than 1 µs shares a slice with the hops
+ * after it, until the slice is 1 µs long; a shorter rest at the window's
+ * end joins the slice before it (a window shorter than 1 µs: one slice).
+ * A slice of several hops spans them all, is named by its longest (the
+ * first of equal ones), with that hop's args and hops: N. */
 #ifndef GT_OVERLAY_H
 #define GT_OVERLAY_H
 
