@@ -84,6 +84,12 @@ all-tests: $(BIN) tools $(TEST_BIN)
 check-valgrind: all
 	$(Q)sh scripts/valgrind-tests $(BUILD)
 
+## check-viewer: load the overlays of the largest shared Kineto traces into catapult's viewer (headless Chromium); not in check
+.PHONY: check-viewer
+check-viewer: all
+	$(Q)sh scripts/install-deps viewer
+	$(Q)sh scripts/check-viewer $(BUILD)
+
 ## demo: install what is missing, build, run gputrace on a real trace from testdata/
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -61,6 +61,13 @@ check "$tmp/cut_member.json" 0
 printf '\357\273\277{"displayTimeUnit":"ns","traceEvents":[{"ph":"B","name":"a\\"q","cat":"c","pid":1,"tid":1,"ts":0,"args":null},\n{"ph":"E","pid":1,"tid":1,"ts":9},{"ph":"X","name":"b","cat":"c","pid":1,"tid":1,"ts":2,"dur":3,"\\u0061rgs":{"k":"\\u00e9"},"args":{"x":{"args":1}}}],"otherData":{"v":[1,{"w":"]"}]}}' \
 	>"$tmp/object.json"
 check "$tmp/object.json" 1
+# hops shorter than 1 µs share a slice with the ones after them, a short
+# rest at the end with the slice before (overlay.h)
+printf '[{"ph":"X","name":"a","cat":"c","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","cat":"c","pid":1,"tid":1,"ts":10,"dur":0.3},{"ph":"X","name":"c","cat":"c","pid":1,"tid":1,"ts":10.3,"dur":0.3},{"ph":"X","name":"d","cat":"c","pid":1,"tid":1,"ts":10.6,"dur":9.4},{"ph":"X","name":"e","cat":"c","pid":1,"tid":1,"ts":20,"dur":0},{"ph":"X","name":"f","cat":"c","pid":1,"tid":1,"ts":20,"dur":0.2}]' \
+	>"$tmp/short.json"
+check "$tmp/short.json" 1
+grep -q '"name":"work d","args":{"kind":"work","owner":3,"window":0,"hops":10}}' "$tmp/ov.json" ||
+	{ echo "FAIL: short hops: not one slice of 10 hops named by the longest"; fail=1; }
 # a name longer than any buffer (template-heavy kernel names run to kilobytes)
 long=$(python3 -c "print('k' * 3000)")
 printf '[{"ph":"X","name":"%s","cat":"kernel","pid":1,"tid":1,"ts":0,"dur":10}]' "$long" >"$tmp/long.json"

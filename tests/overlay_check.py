@@ -4,7 +4,8 @@ ORIGINAL is '-' when Python's json cannot read it (gputrace's leniencies).
 The overlay must be strict JSON; its first events the original's with only
 args.critical_path / args.float_us added (the floats and path marks of
 CP.json, critical-path --rows); the rest the added ones: the critical-path
-process, one slice per hop, a v1 flow pair per cross-track hop. gputrace's
+process, one slice per group of hops (hops shorter than 1 µs drawn with
+their neighbours, overlay.h), a v1 flow pair per cross-track hop. gputrace's
 re-read of the overlay must give the original spans, then the hop slices,
 and the flows plus the added pairs."""
 import json
@@ -19,6 +20,29 @@ def bad_constant(name):
 def load_ndjson(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+MIN_SLICE_NS = 1000
+
+
+def groups(path):
+    """overlay.h's hop slices: (first, end) index ranges of the path, each at
+    least MIN_SLICE_NS long but a window's only one; a shorter rest joins
+    the slice before it."""
+    n = len(path)
+    rest = [0] * (n + 1)  # rest[j]: the duration of hops j..n-1
+    for j in range(n - 1, -1, -1):
+        rest[j] = rest[j + 1] + path[j]["duration_ns"]
+    out, i = [], 0
+    while i < n:
+        j = i
+        while j < n and rest[i] - rest[j] < MIN_SLICE_NS:
+            j += 1
+        if rest[j] < MIN_SLICE_NS:
+            j = n
+        out.append((i, j))
+        i = j
+    return out
 
 
 def main():
@@ -109,13 +133,17 @@ def main():
     track_of = {s["id"]: (str(s["pid"]), str(s["tid"])) for s in spans}
     hops = [(wi, h) for wi, w in enumerate(cp["windows"]) for h in w["path"]]
     cross = [h for _, h in hops if track_of[h["from"]["span"]] != track_of[h["to"]["span"]]]
-    if len(slices) != len(hops):
-        err(f"{len(slices)} hop slices, {len(hops)} hops")
-    for (wi, h), e in zip(hops, slices):
+    drawn = [(wi, w["path"][i:j]) for wi, w in enumerate(cp["windows"]) for i, j in groups(w["path"])]
+    if len(slices) != len(drawn):
+        err(f"{len(slices)} hop slices, {len(drawn)} groups of hops")
+    for (wi, g), e in zip(drawn, slices):
+        h = max(g, key=lambda h: h["duration_ns"])  # the first of the longest
         name = h["kind"] + (" " + h["owner_name"] if h.get("owner") is not None else "")
-        if (e["name"], e["tid"], e["pid"], Decimal(e["ts"]) * 1000, Decimal(e["dur"]) * 1000) != (
-                name, wi + 1, cp_pid, h["from"]["ts_ns"], h["duration_ns"]):
-            err(f"hop slice {e} for hop {h}")
+        args = {"kind": h["kind"], **({"owner": h["owner"]} if h.get("owner") is not None else {}), "window": wi,
+                **({"hops": len(g)} if len(g) > 1 else {})}
+        if (e["name"], e["tid"], e["pid"], Decimal(e["ts"]) * 1000, Decimal(e["dur"]) * 1000, e["args"]) != (
+                name, wi + 1, cp_pid, g[0]["from"]["ts_ns"], sum(x["duration_ns"] for x in g), args):
+            err(f"hop slice {e} for hops {g}")
     if len(starts) != len(cross) or len(ends) != len(cross):
         err(f"{len(starts)} flow starts, {len(ends)} ends, {len(cross)} cross-track hops")
     for h, s, f in zip(cross, starts, ends):
@@ -126,12 +154,12 @@ def main():
         err("flow ids repeat")
     # gputrace's re-read: the original spans, then exactly the hop slices
     keys = ("id", "event", "name", "cat", "pid", "tid", "ts_us", "dur_us", "depth", "track")
-    if len(spans_ov) != len(spans) + len(hops):
-        err(f"re-read: {len(spans_ov)} spans, want {len(spans)} + {len(hops)}")
+    if len(spans_ov) != len(spans) + len(drawn):
+        err(f"re-read: {len(spans_ov)} spans, want {len(spans)} + {len(drawn)}")
     for a, b in zip(spans, spans_ov):
         if any(a[k] != b[k] for k in keys):
             err(f"re-read span differs: {a} -> {b}")
-    for (wi, h), s in zip(hops, spans_ov[len(spans):]):
+    for (wi, _), s in zip(drawn, spans_ov[len(spans):]):
         if (s["cat"], str(s["pid"]), str(s["tid"])) != ("critical_path", str(cp_pid), str(wi + 1)):
             err(f"re-read hop span {s}")
     if info_ov["flows"] != info["flows"] + len(cross):
@@ -144,7 +172,7 @@ def main():
         print(e)
     if errors:
         sys.exit(1)
-    print(f"ok: {n} events, {len(want)} floats, {len(hops)} hops, {len(cross)} flows")
+    print(f"ok: {n} events, {len(want)} floats, {len(hops)} hops in {len(drawn)} slices, {len(cross)} flows")
 
 
 main()

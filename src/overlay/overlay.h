@@ -11,13 +11,47 @@
  *  - per cross-track hop (from and to spans on different tracks), a v1
  *    flow: an 's' on the from span's thread, an 'f' with bp "e" on the to
  *    span's, cat "critical_path", name "critical path", ids 1, 2, ...;
- *    each at its point's time moved into its span (a point at a span's end
- *    1 ns before it), so that both viewers bind it to an enclosing slice;
  *  - one process "critical path" (pid: the largest numeric pid + 1) with
  *    one thread per window (tid window + 1), named "critical path" or
- *    "critical path: STEP", holding one X slice per hop, named by its kind
- *    and owner ("work aten::mm", "idle"), cat "critical_path", args kind,
- *    owner (span id) and window. */
+ *    "critical path: STEP", holding the window's hops as X slices, cat
+ *    "critical_path", named by kind and owner ("work aten::mm", "idle"),
+ *    args kind, owner (span id) and window.
+ *
+ * Flow points. Both viewers bind a flow event to the innermost slice of its
+ * thread at its time: catapult (chrome://tracing) after turning µs into ms
+ * as doubles (ts * 0.001; a slice's end is start + dur, rounded again),
+ * Perfetto to the top of the thread's slice stack when the event comes (in
+ * ns: integers exactly, other numbers as llround(µs * 1000.0)), so a child
+ * that has begun holds the point until another slice event pops it. A
+ * point at t on span s is therefore written
+ *  - into s's own part: from its start to the first span of its track that
+ *    starts within it and is not its ancestor (a child, an overlapping
+ *    span; instants of process or global scope do not count), or all of s
+ *    when one starts with s (then the viewers bind the point to whatever
+ *    holds that time);
+ *  - a margin inside that part's ends, t clamped to [start + k, end - k]:
+ *    k = 2^(bits - 50) ns, at least 1 ns, bits the bit length of the larger
+ *    of |start| and |end| of s in ns. That is over 4 steps of the doubles
+ *    there (in ns, µs or ms; under 3 are lost to the viewers' rounding):
+ *    1 ns below 2^50 ns (13 days), 2048 ns at Kineto's epoch times (2^60
+ *    to 2^61 ns);
+ *  - when the part is shorter than 2k, at its middle (to the ns below):
+ *    binding is sure while the part is wider than about 6 steps (1.5 µs at
+ *    2^60 ns); on a narrower one the viewers' rounding may move the point
+ *    onto a neighbour. A span of 0 or 1 ns gets its start, its only time,
+ *    which catapult's closed intervals and Perfetto's stack bind to it
+ *    unless another slice begins or ends exactly there;
+ *  - as exact µs with up to 3 decimals, integers without a fraction (which
+ *    Perfetto reads exactly).
+ *
+ * Hop slices. A slice is drawn at least 1 µs long: catapult nests a slice
+ * in the one before it when its end rounds (to the µs) to the same time,
+ * and Perfetto nests zero-length slices that touch, each costing the path
+ * track a row. So a hop shorter than 1 µs shares a slice with the hops
+ * after it, until the slice is 1 µs long; a shorter rest at the window's
+ * end joins the slice before it (a window shorter than 1 µs: one slice).
+ * A slice of several hops spans them all, is named by its longest (the
+ * first of equal ones), with that hop's args and hops: N. */
 #ifndef GT_OVERLAY_H
 #define GT_OVERLAY_H
 
