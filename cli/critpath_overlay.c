@@ -22,8 +22,9 @@ int gt_cli_causal_overlay(const struct gt_common *c, const gt_model *m, const gt
 	}
 	gt_zsink_free(z);
 	gt_notice(c, "overlay: %" PRIu64 " events copied, %" PRIu64 " spans on the path, %" PRIu64
-		  " floats, %" PRIu64 " flows, %" PRIu64 " hop slices%s", st.events, st.marked, st.floats, st.flows,
-		  st.hop_slices, st.args_not_object ? " (some spans' args are not objects: left as they are)" : "");
+		  " floats, %" PRIu64 " flows (%" PRIu64 " not drawable in time order), %" PRIu64 " hop slices%s", st.events,
+		  st.marked, st.floats, st.flows, st.flows_not_drawn, st.hop_slices,
+		  st.args_not_object ? " (some spans' args are not objects: left as they are)" : "");
 	return 0;
 }
 

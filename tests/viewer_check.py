@@ -159,6 +159,8 @@ def main():
     for (kind, msg), n in list(new.items())[:10]:
         fails.append(f"new import warning ({n}x) {kind}: {msg}")
     got = {f["id"]: f for f in after["flows"]}
+    # a flow no order of points binds is left out of the overlay (overlay_bind.py checked that)
+    expect = [e for e in expect if e["from"] is not None or e["to"] is not None or str(e["id"]) in got]
     present = sum(1 for e in expect if str(e["id"]) in got)
     bound = 0
     for e in expect:

@@ -22,6 +22,7 @@ typedef struct overlay {
 	uint32_t *first;    /* track t's: by_track[first[t] .. first[t + 1]) */
 	uint32_t cursor;   /* the first span whose opening event is not yet copied */
 	int64_t pid;       /* the critical-path process */
+	uint64_t flow_id;  /* the last cross-track hop's flow id (drawn or not) */
 	gt_overlay_stats *st;
 	char buf[512];
 } overlay;
@@ -342,21 +343,36 @@ static int put_hop(overlay *o, bool *comma, uint32_t w, uint32_t i, uint32_t j, 
 	return put(z, o->buf, err);
 }
 
-/* The v1 flow pair along a hop whose ends lie on different tracks. */
+/* The v1 flow pair along a hop whose ends lie on different tracks. Where
+ * its points would come out of time order (the to span's own part ends
+ * before the from span's: a hand-back into a span whose children came
+ * first), the earliest s and the latest f; where even those are out of
+ * order no viewer could draw it, and it is counted instead (ids stay one
+ * per cross-track hop). */
 static int put_flow(overlay *o, bool *comma, const gt_causal_hop *h, gt_zsink *z, gt_error *err)
 {
 	const gt_model *m = o->m;
 	if (m->spans[h->from.span].track == m->spans[h->to.span].track)
 		return 0;
-	uint64_t id = ++o->st->flows;
+	uint64_t id = ++o->flow_id;
+	int64_t t_s = flow_time(o, h->from.span, h->from.ts_ns), t_f = flow_time(o, h->to.span, h->to.ts_ns);
+	if (t_f < t_s) {
+		t_s = flow_time(o, h->from.span, INT64_MIN);
+		t_f = flow_time(o, h->to.span, INT64_MAX);
+	}
+	if (t_f < t_s) {
+		o->st->flows_not_drawn++;
+		return 0;
+	}
+	o->st->flows++;
 	char ts[40];
-	point_text(ts, sizeof ts, flow_time(o, h->from.span, h->from.ts_ns));
+	point_text(ts, sizeof ts, t_s);
 	snprintf(o->buf, sizeof o->buf, "{\"ph\":\"s\",\"cat\":\"critical_path\",\"name\":\"critical path\",\"id\":%" PRIu64
 		 ",\"ts\":%s,", id, ts);
 	if (put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 || put_where(z, m, h->from.span, err) < 0 ||
 	    put(z, "}", err) < 0)
 		return -1;
-	point_text(ts, sizeof ts, flow_time(o, h->to.span, h->to.ts_ns));
+	point_text(ts, sizeof ts, t_f);
 	snprintf(o->buf, sizeof o->buf, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"critical_path\",\"name\":\"critical path\",\"id\":%"
 		 PRIu64 ",\"ts\":%s,", id, ts);
 	return put_sep(z, comma, err) < 0 || put(z, o->buf, err) < 0 || put_where(z, m, h->to.span, err) < 0 ||

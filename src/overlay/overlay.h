@@ -10,7 +10,12 @@
  *    added to the span's opening event (its B for a B/E pair);
  *  - per cross-track hop (from and to spans on different tracks), a v1
  *    flow: an 's' on the from span's thread, an 'f' with bp "e" on the to
- *    span's, cat "critical_path", name "critical path", ids 1, 2, ...;
+ *    span's, cat "critical_path", name "critical path", ids 1, 2, ... (one
+ *    per cross-track hop); where the points below would come out of time
+ *    order, the earliest 's' and the latest 'f' bindable; where even those
+ *    are (a hand-back into a span whose own part came before: both viewers
+ *    drop a flow that ends before it starts), its id is left out and it is
+ *    counted (flows_not_drawn);
  *  - one process "critical path" (pid: the largest numeric pid + 1) with
  *    one thread per window (tid window + 1), named "critical path" or
  *    "critical path: STEP", holding the window's hops as X slices, cat
@@ -65,6 +70,7 @@ typedef struct gt_overlay_stats {
 	uint64_t floats;        /* spans given float_us */
 	uint64_t args_not_object; /* spans left unannotated: their args is not an object */
 	uint64_t flows;         /* flow pairs added */
+	uint64_t flows_not_drawn; /* cross-track hops whose points no viewer could bind in time order */
 	uint64_t hop_slices;    /* X slices added */
 } gt_overlay_stats;
 
