@@ -38,6 +38,7 @@
 #include "model/model.h"
 
 #include "kineto_gen.h"
+#include "fuzz_compress.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s (line %d)\n", #c, __LINE__); abort(); } } while (0)
 
@@ -71,45 +72,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* --- compression of the input, decompression of the output ----------- */
-
-static unsigned char *gzip_bytes(const void *d, size_t n, size_t *out_n)
-{
-	z_stream zs;
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	size_t cap = deflateBound(&zs, n) + 32;
-	unsigned char *buf = malloc(cap);
-	if (buf) {
-		zs.next_in = (Bytef *)d;
-		zs.avail_in = (uInt)n;
-		zs.next_out = buf;
-		zs.avail_out = (uInt)cap;
-		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-			free(buf);
-			buf = NULL;
-		} else {
-			*out_n = cap - zs.avail_out;
-		}
-	}
-	deflateEnd(&zs);
-	return buf;
-}
-
-static unsigned char *zstd_bytes(const void *d, size_t n, size_t *out_n)
-{
-	size_t cap = ZSTD_compressBound(n);
-	unsigned char *buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	size_t r = ZSTD_compress(buf, cap, d, n, 1);
-	if (ZSTD_isError(r)) {
-		free(buf);
-		return NULL;
-	}
-	*out_n = r;
-	return buf;
-}
 
 /* Appends n bytes to a growing buffer. */
 static void put(char **b, size_t *len, size_t *cap, const void *p, size_t n)
@@ -376,27 +338,35 @@ static void check_overlay(const gt_model *m, const gt_causal_result *r, const ch
 	CHECK(root != NULL);
 	const cJSON *events = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
 	CHECK(cJSON_IsArray(events));
-	uint64_t hops = 0, flows = 0;
-	for (uint32_t w = 0; w < r->window_count; w++)
+	uint64_t hops = 0, flows = 0, windows_with_hops = 0;
+	for (uint32_t w = 0; w < r->window_count; w++) {
+		windows_with_hops += r->windows[w].hop_count > 0;
 		for (uint32_t i = 0; i < r->windows[w].hop_count; i++) {
 			const gt_causal_hop *h = &r->windows[w].hops[i];
 			hops++;
 			flows += m->spans[h->from.span].track != m->spans[h->to.span].track;
 		}
-	uint64_t want = m->stats.events + 1 + r->window_count + hops + 2 * flows;
-	uint64_t got = (uint64_t)cJSON_GetArraySize(events);
-	if (got != want) {
-		fprintf(stderr, "%" PRIu64 " events in the overlay, %" PRIu64 " expected (%" PRIu64 " read)\n", got, want,
-			m->stats.events);
-		abort();
 	}
-	uint64_t k = 0;
+	/* added after the input's events: the metadata (the process and a
+	 * thread per window), the hop slices (hops share one below 1 us: at
+	 * least one per window with hops, at most one per hop) and a flow pair
+	 * per cross-track hop, less those no order of points binds */
+	uint64_t got = (uint64_t)cJSON_GetArraySize(events), k = 0, meta = 0, slices = 0, starts = 0, ends = 0;
 	for (const cJSON *e = events->child; e; e = e->next, k++) {
 		CHECK(cJSON_IsObject(e));
-		if (k >= m->stats.events) { /* added: each with its ph */
-			const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
-			CHECK(cJSON_IsString(ph) && strchr("MXsf", ph->valuestring[0]) && ph->valuestring[0]);
-		}
+		if (k < m->stats.events)
+			continue;
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+		CHECK(cJSON_IsString(ph) && strchr("MXsf", ph->valuestring[0]) && ph->valuestring[0]);
+		char c = ph->valuestring[0];
+		meta += c == 'M', slices += c == 'X', starts += c == 's', ends += c == 'f';
+	}
+	if (got < m->stats.events || meta != 1 + r->window_count || slices > hops || slices < windows_with_hops ||
+	    starts != ends || starts > flows) {
+		fprintf(stderr, "%" PRIu64 " events in the overlay for %" PRIu64 " read: %" PRIu64 " metadata, %" PRIu64
+			" hop slices, %" PRIu64 "/%" PRIu64 " flow points, for %u windows, %" PRIu64 " hops, %" PRIu64
+			" cross-track\n", got, m->stats.events, meta, slices, starts, ends, r->window_count, hops, flows);
+		abort();
 	}
 	if (generated) { /* the annotations, where the generator writes plain args keys */
 		uint8_t *seen = calloc(m->span_count ? m->span_count : 1, 1);

@@ -20,47 +20,9 @@
 
 #include "model/model.h"
 #include "loader/loader.h"
+#include "fuzz_compress.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
-
-static unsigned char *gzip_bytes(const uint8_t *d, size_t n, size_t *out_n)
-{
-	z_stream zs;
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	size_t cap = deflateBound(&zs, n) + 32;
-	unsigned char *buf = malloc(cap);
-	if (buf) {
-		zs.next_in = (Bytef *)d;
-		zs.avail_in = (uInt)n;
-		zs.next_out = buf;
-		zs.avail_out = (uInt)cap;
-		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-			free(buf);
-			buf = NULL;
-		} else {
-			*out_n = cap - zs.avail_out;
-		}
-	}
-	deflateEnd(&zs);
-	return buf;
-}
-
-static unsigned char *zstd_bytes(const uint8_t *d, size_t n, size_t *out_n)
-{
-	size_t cap = ZSTD_compressBound(n);
-	unsigned char *buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	size_t r = ZSTD_compress(buf, cap, d, n, 1);
-	if (ZSTD_isError(r)) {
-		free(buf);
-		return NULL;
-	}
-	*out_n = r;
-	return buf;
-}
 
 static void check_model(const gt_model *m)
 {
