@@ -317,9 +317,10 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 	return lo;
 }
 
-static int make_cross_edges(const causal_trace *t, const window_edges *e, causal_graph *g, gt_error *err)
+static int make_cross_edges(const causal_trace *t, const window_edges *e, const causal_handoff_edges *ho,
+			    causal_graph *g, gt_error *err)
 {
-	g->m = e->nflows + e->nwaits + e->ncoll + e->nsw;
+	g->m = e->nflows + e->nwaits + e->ncoll + e->nsw + ho->n;
 	g->edge_src = alloc(g->m, sizeof *g->edge_src);
 	g->edge_dst = alloc(g->m, sizeof *g->edge_dst);
 	g->edge_kind = alloc(g->m, sizeof *g->edge_kind);
@@ -351,6 +352,13 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, causal
 		g->edge_dst[k] = g->first_point[t->local_of[e->sw_d[i]]];
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->sw_d[i];
+	}
+	g->first_handoff = k;
+	for (uint32_t i = 0; i < ho->n; i++, k++) {
+		g->edge_src[k] = ho->src[i];
+		g->edge_dst[k] = ho->dst[i];
+		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
+		g->edge_ref[k] = ho->ref[i];
 	}
 	return 0;
 }
@@ -411,11 +419,13 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	gt_big_free(dep_time);
 	if (rc == 0)
 		rc = causal_make_chains(g, local_track, threads, err);
+	causal_handoff_edges ho = {0};
 	if (rc == 0)
-		rc = make_cross_edges(t, &e, g, err);
-	uint32_t handoffs = 0;
+		rc = causal_handoffs(t, g, &ho, err);
 	if (rc == 0)
-		rc = causal_handoffs(t, g, &handoffs, err);
+		rc = make_cross_edges(t, &e, &ho, g, err);
+	uint32_t handoffs = ho.n;
+	causal_handoffs_free(&ho);
 	gt_big_free(local_track);
 	if (rc == 0) {
 		win->points = g->n;

@@ -54,12 +54,13 @@ static uint8_t *backward_spans(const causal_trace *t, const causal_graph *g)
 	return bwd;
 }
 
-typedef struct handoffs {
-	uint32_t *src, *dst, *ref; /* points, points, the handing span (global) */
-	uint32_t n, cap;
-} handoffs;
+void causal_handoffs_free(causal_handoff_edges *h)
+{
+	gt_big_free(h->src), gt_big_free(h->dst), gt_big_free(h->ref);
+	memset(h, 0, sizeof *h);
+}
 
-static int push(handoffs *h, uint32_t src, uint32_t dst, uint32_t ref)
+static int push(causal_handoff_edges *h, uint32_t src, uint32_t dst, uint32_t ref)
 {
 	if (h->n == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 64;
@@ -81,7 +82,7 @@ static int push(handoffs *h, uint32_t src, uint32_t dst, uint32_t ref)
 }
 
 /* Track a's hand-offs from track k's gaps (two host tracks of a process). */
-static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, uint32_t a, handoffs *h)
+static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, uint32_t a, causal_handoff_edges *h)
 {
 	const uint32_t *kc = g->chain + g->chain_start[k], *ac = g->chain + g->chain_start[a];
 	uint32_t kn = g->chain_start[k + 1] - g->chain_start[k], an = g->chain_start[a + 1] - g->chain_start[a];
@@ -117,11 +118,10 @@ static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, ui
 	return 0;
 }
 
-int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_error *err)
+int causal_handoffs(const causal_trace *t, const causal_graph *g, causal_handoff_edges *h, gt_error *err)
 {
 	const gt_model *m = t->m;
-	*count = 0;
-	g->first_handoff = g->m;
+	memset(h, 0, sizeof *h);
 	if (!t->handoffs || g->tracks < 2)
 		return 0;
 	uint8_t *bwd = backward_spans(t, g);
@@ -130,7 +130,6 @@ int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_
 	bool any = false;
 	for (uint32_t l = 0; l < g->nspans && !any; l++)
 		any = bwd[l];
-	handoffs h = {0};
 	int rc = 0;
 	/* local tracks follow the global ones, so a process's tracks are close:
 	 * every ordered pair of host tracks of one process */
@@ -141,32 +140,13 @@ int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_
 		for (uint32_t a = 0; a < g->tracks && rc == 0; a++) {
 			const gt_track *ta = &m->tracks[g->track[a]];
 			if (a != k && !t->track_device[g->track[a]] && ta->kind == GT_TRACK_THREAD && ta->process == tk->process)
-				rc = join_tracks(g, bwd, k, a, &h);
+				rc = join_tracks(g, bwd, k, a, h);
 		}
 	}
 	gt_big_free(bwd);
-	if (rc == 0 && h.n) {
-		uint32_t n = g->m + h.n;
-		uint32_t *src = alloc(n, sizeof *src), *dst = alloc(n, sizeof *dst), *ref = alloc(n, sizeof *ref);
-		uint8_t *kind = alloc(n, 1);
-		if (src && dst && ref && kind) {
-			memcpy(src, g->edge_src, (size_t)g->m * sizeof *src);
-			memcpy(dst, g->edge_dst, (size_t)g->m * sizeof *dst);
-			memcpy(ref, g->edge_ref, (size_t)g->m * sizeof *ref);
-			memcpy(kind, g->edge_kind, g->m);
-			memcpy(src + g->m, h.src, (size_t)h.n * sizeof *src);
-			memcpy(dst + g->m, h.dst, (size_t)h.n * sizeof *dst);
-			memcpy(ref + g->m, h.ref, (size_t)h.n * sizeof *ref);
-			memset(kind + g->m, GT_CPM_EDGE_WAIT, h.n);
-			gt_big_free(g->edge_src), gt_big_free(g->edge_dst), gt_big_free(g->edge_ref), gt_big_free(g->edge_kind);
-			g->edge_src = src, g->edge_dst = dst, g->edge_ref = ref, g->edge_kind = kind;
-			g->m = n;
-			*count = h.n;
-		} else {
-			gt_big_free(src), gt_big_free(dst), gt_big_free(ref), gt_big_free(kind);
-			rc = -1;
-		}
+	if (rc < 0) {
+		causal_handoffs_free(h);
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs");
 	}
-	gt_big_free(h.src), gt_big_free(h.dst), gt_big_free(h.ref);
-	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs") : 0;
+	return 0;
 }

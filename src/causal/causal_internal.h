@@ -158,9 +158,16 @@ void causal_graph_free(causal_graph *g);
  * autograd::engine::..., or a fwdbwd flow's target. Once, before the
  * windows' graphs; -1 out of memory. */
 int causal_mark_backward(causal_trace *t);
-/* Adds the hand-off edges (causal.h) of the window of g, whose chains and cross
- * edges are made, after them: first_handoff says where they start. */
-int causal_handoffs(const causal_trace *t, causal_graph *g, uint32_t *count, gt_error *err);
+/* The hand-off edges of a window: points src[i] -> dst[i], ref[i] the
+ * handing span (global); free with causal_handoffs_free. */
+typedef struct causal_handoff_edges {
+	uint32_t *src, *dst, *ref;
+	uint32_t n, cap;
+} causal_handoff_edges;
+void causal_handoffs_free(causal_handoff_edges *h);
+/* Finds the hand-off edges (causal.h) of the window of g, whose points
+ * and chains are made, into h (empty when t->handoffs is off). */
+int causal_handoffs(const causal_trace *t, const causal_graph *g, causal_handoff_edges *h, gt_error *err);
 
 /* --- causal_union.c -------------------------------------------------- */
 

@@ -106,14 +106,7 @@ static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uin
 	int64_t from;
 	if (__builtin_sub_overflow(s->ts_ns, t->stream_wait_slack, &from) || from <= ready)
 		from = ready == INT64_MAX ? ready : ready + 1;
-	uint32_t a = lo, z = hi; /* the first end after B(d) */
-	while (a < z) {
-		uint32_t mid = a + (z - a) / 2;
-		if (b->end[mid] <= s->ts_ns)
-			a = mid + 1;
-		else
-			z = mid;
-	}
+	uint32_t a = lo + gt_search_from(b->end + lo, hi - lo, s->ts_ns, true, 0); /* the first end after B(d) */
 	uint32_t best = GT_NONE;
 	for (uint32_t i = a; i-- > lo && b->end[i] >= from;) {
 		if (best != GT_NONE && b->end[i] != b->end[best])

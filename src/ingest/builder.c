@@ -242,6 +242,29 @@ oom:
 	return GT_NONE;
 }
 
+/* The track key k names in map: the one it names already, or a new one of
+ * process proc (*created; the caller sets its kind and fields); GT_NONE
+ * out of memory. */
+static uint32_t keyed_track(gt_builder *b, gt_keymap *map, const gt_key *k, uint32_t proc, bool *created,
+			    const raw_event *ev, gt_error *err)
+{
+	bool found;
+	uint32_t *slot = gt_keymap_slot(map, k, &found);
+	*created = false;
+	if (!slot) {
+		fail_at(b, err, ev, "out of memory");
+		return GT_NONE;
+	}
+	if (found)
+		return *slot - 1;
+	uint32_t t = new_track(b, ev, proc, err);
+	if (t != GT_NONE) {
+		*slot = t + 1;
+		*created = true;
+	}
+	return t;
+}
+
 static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error *err);
 
 /* The thread track of (pid, tid); a missing tid means the pid. */
@@ -277,17 +300,10 @@ static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error
 		tval = p->pid.is_str ? p->pid.str : (uint64_t)p->pid.num;
 	}
 	gt_key k = {{2 | (uint64_t)proc << 8 | tkind << 40, tval, 0, 0}};
-	bool found;
-	uint32_t *slot = gt_keymap_slot(&b->threads, &k, &found);
-	if (!slot) {
-		fail_at(b, err, ev, "out of memory");
-		return GT_NONE;
-	}
-	if (found)
-		return *slot - 1;
-	uint32_t t = new_track(b, ev, proc, err);
-	if (t == GT_NONE)
-		return GT_NONE;
+	bool created;
+	uint32_t t = keyed_track(b, &b->threads, &k, proc, &created, ev, err);
+	if (t == GT_NONE || !created)
+		return t;
 	gt_track *tr = &b->m->tracks[t];
 	tr->kind = GT_TRACK_THREAD;
 	if (tid) {
@@ -297,7 +313,6 @@ static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error
 		tr->tid = p->pid;
 	}
 	b->m->thread_count++;
-	*slot = t + 1;
 	return t;
 }
 
@@ -319,23 +334,15 @@ static uint32_t async_track(gt_builder *b, const raw_event *ev, uint32_t cat, gt
 	bool global = !(ev->flags & REV_ID2_LOCAL);
 	uint64_t pw = global ? UINT32_MAX : proc;
 	gt_key k = {{3 | pw << 8 | ikind << 48 | (uint64_t)global << 56, (uint64_t)cat << 32 | scope, ival, 0}};
-	bool found;
-	uint32_t *slot = gt_keymap_slot(&b->asyncs, &k, &found);
-	if (!slot) {
-		fail_at(b, err, ev, "out of memory");
-		return GT_NONE;
-	}
-	if (found)
-		return *slot - 1;
-	uint32_t t = new_track(b, ev, proc, err);
-	if (t == GT_NONE)
-		return GT_NONE;
+	bool created;
+	uint32_t t = keyed_track(b, &b->asyncs, &k, proc, &created, ev, err);
+	if (t == GT_NONE || !created)
+		return t;
 	gt_track *tr = &b->m->tracks[t];
 	tr->kind = GT_TRACK_ASYNC;
 	tr->cat = cat;
 	tr->async_id = ival;
 	tr->async_scope = global;
-	*slot = t + 1;
 	return t;
 }
 
@@ -347,20 +354,12 @@ static uint32_t instant_track(gt_builder *b, const raw_event *ev, bool global, g
 	if (proc == GT_NONE)
 		return GT_NONE;
 	gt_key k = {{7 | (uint64_t)(global ? UINT32_MAX : proc) << 8, 0, 0, 0}};
-	bool found;
-	uint32_t *slot = gt_keymap_slot(&b->asyncs, &k, &found);
-	if (!slot) {
-		fail_at(b, err, ev, "out of memory");
-		return GT_NONE;
-	}
-	if (found)
-		return *slot - 1;
-	uint32_t t = new_track(b, ev, proc, err);
-	if (t == GT_NONE)
-		return GT_NONE;
+	bool created;
+	uint32_t t = keyed_track(b, &b->asyncs, &k, proc, &created, ev, err);
+	if (t == GT_NONE || !created)
+		return t;
 	b->m->tracks[t].kind = GT_TRACK_INSTANT;
 	b->m->tracks[t].async_scope = global;
-	*slot = t + 1;
 	return t;
 }
 
