@@ -6,6 +6,7 @@
 
 void gt_causal_edges_init(struct gt_causal_edges *e)
 {
+	e->recorded_wait = true;
 	e->stream_wait = true;
 	e->handoff = true;
 	e->stream_wait_slack_ns = GT_CAUSAL_DEFAULT_SLACK_NS;
@@ -20,12 +21,14 @@ static int parse_edges(const struct gt_command *cmd, struct gt_causal_edges *e, 
 		bool on = !(n && *p == '-');
 		const char *w = p + (n && (*p == '+' || *p == '-'));
 		n -= (size_t)(w - p);
-		if (n == strlen("stream-wait") && memcmp(w, "stream-wait", n) == 0)
+		if (n == strlen("recorded-wait") && memcmp(w, "recorded-wait", n) == 0)
+			e->recorded_wait = on;
+		else if (n == strlen("stream-wait") && memcmp(w, "stream-wait", n) == 0)
 			e->stream_wait = on;
 		else if (n == strlen("handoff") && memcmp(w, "handoff", n) == 0)
 			e->handoff = on;
 		else
-			return gt_usage_error(cmd, "--edges '%s': unknown edge kind '%.*s' (stream-wait, handoff)", arg,
+			return gt_usage_error(cmd, "--edges '%s': unknown edge kind '%.*s' (recorded-wait, stream-wait, handoff)", arg,
 					      (int)n, w);
 		if (!end)
 			return 0;
@@ -55,4 +58,5 @@ void gt_causal_edges_apply(const struct gt_causal_edges *e, gt_causal_options *o
 {
 	o->stream_wait_slack_ns = gt_causal_edges_stream_waits(e) ? e->stream_wait_slack_ns : 0;
 	o->handoffs = e->handoff;
+	o->recorded_waits = e->recorded_wait;
 }

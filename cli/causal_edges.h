@@ -16,14 +16,14 @@ enum { OPT_EDGES = 90, OPT_STREAM_WAIT_SLACK };
 
 #define GT_OPT_EDGES                                                                                       \
 	{"edges", 0, "LIST", OPT_EDGES,                                                                    \
-	 "causal: turn optional edge kinds on (+KIND) or off (-KIND), comma-separated: stream-wait, "      \
-	 "handoff"},                                                                                       \
+	 "causal: turn optional edge kinds on (+KIND) or off (-KIND), comma-separated: recorded-wait, "    \
+	 "stream-wait, handoff"},                                                                                       \
 	{"stream-wait-slack", 0, "DUR", OPT_STREAM_WAIT_SLACK,                                             \
 	 "causal: infer a stream wait when a held kernel starts at most DUR after another stream's span "  \
 	 "ends (default 5us; 0: none)"}
 
 struct gt_causal_edges {
-	bool stream_wait, handoff;
+	bool recorded_wait, stream_wait, handoff;
 	int64_t stream_wait_slack_ns;
 };
 

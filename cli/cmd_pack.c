@@ -92,6 +92,8 @@ static const char *cannot_resume(const gt_gtx *old, const gt_resume *rs, const c
 	*failed = false;
 	if (old->version < GT_GTX_VERSION_READING && rs->resumable)
 		return "the index was packed by earlier reading rules (instants, async ids, counters)";
+	if (old->version < GT_GTX_VERSION_SYNCS && rs->resumable)
+		return "the index predates the sync args (recorded stream waits)";
 	if (!rs->resumable)
 		return old->version < 2 ? "the index file predates resumable updates"
 					: "the index holds no resume state (compressed trace)";

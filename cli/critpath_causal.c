@@ -55,6 +55,8 @@ static const char *share_key(const gt_model *m, const gt_causal_share *s, char *
 		return s->key == GT_NONE ? NULL : gt_model_str(m, s->key);
 	case GT_CAUSAL_QUEUE:
 		return track_label(m, s->key, buf, cap);
+	case GT_CAUSAL_STREAM_WAIT:
+		return s->key < 2 ? gt_causal_wait_source_names[s->key] : NULL;
 	default:
 		return NULL;
 	}
@@ -171,6 +173,12 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result 
 		gt_jsonw_key(w, "collective");
 		gt_jsonw_u64(w, win->collective_edges);
 	}
+	if (r->recorded_waits && r->syncs.markers) { /* said where the trace has markers */
+		gt_jsonw_key(w, "recorded_stream_wait");
+		gt_jsonw_u64(w, win->recorded_stream_waits);
+		gt_jsonw_key(w, "recorded_event_sync");
+		gt_jsonw_u64(w, win->recorded_event_syncs);
+	}
 	if (r->stream_wait_slack_ns) {
 		gt_jsonw_key(w, "inferred_stream_wait");
 		gt_jsonw_u64(w, win->inferred_stream_waits);
@@ -192,6 +200,49 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result 
 	}
 	gt_jsonw_end_object(w);
 	json_flags(w, win->flags);
+	gt_jsonw_end_object(w);
+}
+
+/* How the recorded-wait rule read the trace's cuda_sync markers. */
+static void json_sync_markers(gt_jsonw *w, const gt_model *m, const gt_causal_sync_counts *c)
+{
+	gt_jsonw_key(w, "sync_markers");
+	gt_jsonw_begin_object(w);
+	gt_jsonw_key(w, "markers");
+	gt_jsonw_u64(w, c->markers);
+	gt_jsonw_key(w, "stream_waits");
+	gt_jsonw_u64(w, c->stream_waits);
+	gt_jsonw_key(w, "event_syncs");
+	gt_jsonw_u64(w, c->event_syncs);
+	gt_jsonw_key(w, "records_not_waited");
+	gt_jsonw_u64(w, c->records_not_waited);
+	gt_jsonw_key(w, "not_followed");
+	gt_jsonw_begin_object(w);
+	for (int k = 0; k < GT_CAUSAL_SYNC_PROBLEM_COUNT; k++) {
+		gt_jsonw_key(w, gt_causal_sync_problem_names[k]);
+		gt_jsonw_u64(w, c->problems[k]);
+	}
+	gt_jsonw_end_object(w);
+	gt_jsonw_key(w, "examples");
+	gt_jsonw_begin_array(w);
+	for (int k = 0; k < GT_CAUSAL_SYNC_PROBLEM_COUNT; k++)
+		for (unsigned i = 0; i < c->examples[k]; i++) {
+			uint32_t span = c->example_span[k][i];
+			gt_jsonw_begin_object(w);
+			gt_jsonw_key(w, "why");
+			gt_jsonw_str(w, gt_causal_sync_problem_names[k]);
+			gt_jsonw_key(w, "span");
+			gt_jsonw_u64(w, span);
+			gt_jsonw_key(w, "event");
+			gt_jsonw_u64(w, m->spans[span].event);
+			const gt_rank_part *rp = gt_model_span_rank(m, span);
+			if (rp) {
+				gt_jsonw_key(w, "rank");
+				gt_jsonw_i64(w, rp->rank);
+			}
+			gt_jsonw_end_object(w);
+		}
+	gt_jsonw_end_array(w);
 	gt_jsonw_end_object(w);
 }
 
@@ -299,6 +350,10 @@ static void hop_line(struct lines *o, const gt_model *m, const gt_causal_hop *h)
 	if (h->flow != GT_NONE) {
 		LINE_KEY(o, false, "flow_cat");
 		gt_jline_model_str(&o->l, &o->names, m->flows[h->flow].cat);
+	}
+	if (h->kind == GT_CAUSAL_STREAM_WAIT) {
+		LINE_KEY(o, false, "wait_source");
+		gt_jline_str(&o->l, gt_causal_wait_source_names[h->wait_source]);
 	}
 	LINE_KEY(o, false, "duration_ns");
 	gt_jline_i64(&o->l, h->duration_ns);
@@ -541,6 +596,8 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	}
 	if (r->stream_wait_slack_ns)
 		json_ns(&w, "stream_wait_slack_ns", r->stream_wait_slack_ns);
+	if (r->recorded_waits && r->syncs.markers)
+		json_sync_markers(&w, m, &r->syncs);
 	gt_jsonw_key(&w, "aggregate");
 	gt_jsonw_begin_object(&w);
 	gt_jsonw_key(&w, "windows");

@@ -49,6 +49,8 @@ def check_window(w, spans, by, fails):
             key = h.get("flow_cat")
         elif h["kind"] == "queue":
             key = h["track"]
+        elif h["kind"] == "stream_wait":
+            key = h.get("wait_source")
         else:
             key = None
         want[(h["kind"], key)] += h["duration_ns"]

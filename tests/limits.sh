@@ -178,7 +178,7 @@ b = open(d + "/ok.gtx", "rb").read()
 def save(name, x):
     x[124:128] = struct.pack("<I", zlib.crc32(bytes(x[:124])))
     open(d + "/" + name, "wb").write(x)
-v = bytearray(b); v[8:12] = struct.pack("<I", 6); save("v6.gtx", v)
+v = bytearray(b); v[8:12] = struct.pack("<I", 7); save("v7.gtx", v)
 # what a big-endian writer would make of the same header
 be = bytearray(b)
 for off, f in [(8, "I"), (12, "I"), (16, "I"), (20, "I"), (24, "Q"), (32, "Q"), (40, "I"), (44, "I")]:
@@ -186,7 +186,7 @@ for off, f in [(8, "I"), (12, "I"), (16, "I"), (20, "I"), (24, "Q"), (32, "Q"), 
     be[off:off + n] = struct.pack(">" + f, struct.unpack("<" + f, b[off:off + n])[0])
 save("be.gtx", be)
 PY
-	expect_error "index file of version 6" "version 6, this gputrace reads versions 1 to 5" "$bin" info "$tmp/v6.gtx"
+	expect_error "index file of version 7" "version 7, this gputrace reads versions 1 to 6" "$bin" info "$tmp/v7.gtx"
 	expect_error "big-endian index file" "endianness" "$bin" spans "$tmp/be.gtx"
 	"$bin" verify "$tmp/be.gtx" >/dev/null 2>&1; [ $? = 1 ] || bad "verify of a big-endian index: not exit 1"
 	[ "$("$bin" info "$tmp/ok.gtx" | jq .spans)" = "$("$bin" info testdata/ingest/lanes.json | jq .spans)" ] ||

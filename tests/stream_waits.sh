@@ -11,12 +11,18 @@ traces=../shared/traces
 
 for t in hta__trace_diff-control.json.gz hta__nccl_data.json.gz param__worker3_step_12.1694128201557.pt.trace.json \
 	kineto__resnet50_autograd_api_num_workers_0-worker0.pt.trace.json.gz hta__benchmark_result_2869224_1695835535_trace.json.gz \
-	tracelens__gpu_only_trace.json.gz; do
+	tracelens__gpu_only_trace.json.gz hta__cuda_event_sync-event_sync_trace.json.gz kineto__before_fix_trace.json; do
 	f=$traces/$t
 	[ -f "$f" ] || continue
-	got=$("$bin" critical-path -q -d host "$f" | jq '[.windows[].summary.edges.inferred_stream_wait] | add')
+	# recorded waits (where the trace has cuda_sync markers), and the
+	# inferred ones of the spans without one, against the rules read again
+	got=$("$bin" critical-path -q -d host "$f" |
+		jq -r '[(.sync_markers.stream_waits // 0), ([.windows[].summary.edges.inferred_stream_wait] | add)] | join(" ")')
+	want=$(python3 scripts/stream-wait-agreement --recorded-count "$f")
+	[ "$got" = "$want" ] && ok || bad "$t: $got recorded and inferred stream waits, the rules read again give $want"
+	got=$("$bin" critical-path -q -d host --edges=-recorded-wait "$f" | jq '[.windows[].summary.edges.inferred_stream_wait] | add')
 	want=$(python3 scripts/stream-wait-agreement --count "$f")
-	[ "$got" = "$want" ] && ok || bad "$t: $got inferred stream waits, the rule read again gives $want"
+	[ "$got" = "$want" ] && ok || bad "$t: $got inferred stream waits alone, the rule read again gives $want"
 	"$bin" critical-path -q -d host --rows "$f" >"$tmp/on.json"
 	"$bin" spans -q -f csv "$f" >"$tmp/spans.csv"
 	python3 tests/causal_check.py "$tmp/on.json" "$tmp/spans.csv" >"$tmp/check" 2>&1 && ok ||
@@ -24,7 +30,8 @@ for t in hta__trace_diff-control.json.gz hta__nccl_data.json.gz param__worker3_s
 	"$bin" critical-path -q -d host --edges=-stream-wait "$f" >"$tmp/off.json"
 	"$bin" critical-path -q -d host --stream-wait-slack 0 "$f" >"$tmp/zero.json"
 	cmp -s "$tmp/off.json" "$tmp/zero.json" && ok || bad "$t: --edges=-stream-wait and a slack of 0 differ"
-	grep -q 'stream_wait' "$tmp/off.json" && bad "$t: the document off still names stream waits" || ok
+	"$bin" critical-path -q -d host --edges=-stream-wait,-recorded-wait "$f" >"$tmp/off.json"
+	grep -q 'stream_wait\|sync_markers' "$tmp/off.json" && bad "$t: the document off still names stream waits" || ok
 done
 # the last word for a kind wins; units as elsewhere
 f=$traces/param__worker3_step_12.1694128201557.pt.trace.json
@@ -36,7 +43,7 @@ if [ -f "$f" ]; then
 	# compare applies the option to both sides
 	"$bin" compare -q -d host --edges=-stream-wait "$f" "$f" >"$tmp/c.json" && ok || bad "compare --edges"
 fi
-for bad_arg in "--edges=bogus" "--edges=-stream-wait,bogus" "--stream-wait-slack=-1us" "--stream-wait-slack=1x"; do
+for bad_arg in "--edges=bogus" "--edges=-stream-wait,bogus" "--edges=recorded" "--stream-wait-slack=-1us" "--stream-wait-slack=1x"; do
 	"$bin" critical-path -q $bad_arg testdata/compare/base.json >/dev/null 2>"$tmp/err"
 	[ $? = 2 ] && ok || bad "$bad_arg: exit $? ($(cat "$tmp/err"))"
 done

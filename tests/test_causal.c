@@ -468,6 +468,123 @@ START_TEST(stream_waits_inferred)
 }
 END_TEST
 
+#define XA(name, cat, pid, tid, ts, dur, args) \
+	"{\"ph\":\"X\",\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts \
+	",\"dur\":" #dur ",\"args\":{" args "}}"
+
+START_TEST(recorded_waits)
+{
+	/* host thread 1 launches k0 (stream 20), k1 (stream 7, to 32), records
+	 * event 100 on stream 7, makes stream 20 wait on it (marker, correlation
+	 * 101) and launches k2 on stream 20, which starts at 40: 8 us after k1
+	 * ended, past any small slack, but recorded: E(k1) -> B(k2). Then k3 on
+	 * stream 7 (to 100), record 102, k4 on stream 20 (to 103), and a
+	 * cudaEventSynchronize on 102 (to 105): recorded E(k3) -> E(sync), where
+	 * the wait rule alone guesses k4, the latest end. Then markers that
+	 * cannot be followed: a record of no call, no args, an Event Sync whose
+	 * call is a cudaEventQuery; record 104 is never waited on. */
+	gt_model m = load_events(
+		X("l0", "cuda_runtime", 1, 1, 0, 1) "," X("l1", "cuda_runtime", 1, 1, 1, 1) ","
+		XA("cudaEventRecord", "cuda_runtime", 1, 1, 3, 1, "\"correlation\":100") ","
+		XA("cudaStreamWaitEvent", "cuda_runtime", 1, 1, 5, 1, "\"correlation\":101") ","
+		XA("Stream Wait Event", "cuda_sync", 1, 20, 5, 0,
+		   "\"correlation\":101,\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":100") ","
+		X("l2", "cuda_runtime", 1, 1, 7, 1) "," X("l3", "cuda_runtime", 1, 1, 48, 1) ","
+		XA("cudaEventRecord", "cuda_runtime", 1, 1, 49, 1, "\"correlation\":102") ","
+		X("l4", "cuda_runtime", 1, 1, 50, 1) ","
+		XA("cudaEventSynchronize", "cuda_runtime", 1, 1, 51, 54, "\"correlation\":103") ","
+		XA("Event Sync", "cuda_sync", 1, -1, 51, 54,
+		   "\"correlation\":103,\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":102") ","
+		XA("cudaEventRecord", "cuda_runtime", 1, 1, 110, 1, "\"correlation\":104") ","
+		XA("cudaEventQuery", "cuda_runtime", 1, 1, 112, 1, "\"correlation\":105") ","
+		XA("Stream Wait Event", "cuda_sync", 1, 20, 111, 0,
+		   "\"correlation\":106,\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":999") ","
+		XA("Stream Wait Event", "cuda_sync", 1, 20, 111, 0, "\"correlation\":107") ","
+		XA("Event Sync", "cuda_sync", 1, -1, 112, 1,
+		   "\"correlation\":105,\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":102") ","
+		K("k0", 20, 1, 1) "," K("k1", 7, 3, 29) "," K("k2", 20, 40, 5) "," K("k3", 7, 90, 10) ","
+		K("k4", 20, 101, 2) ","
+		FLOW("s", 1, 1, 1, 0) "," FLOW("f", 1, 1, 20, 1) "," FLOW("s", 2, 1, 1, 1) "," FLOW("f", 2, 1, 7, 3) ","
+		FLOW("s", 3, 1, 1, 7) "," FLOW("f", 3, 1, 20, 40) "," FLOW("s", 4, 1, 1, 48) "," FLOW("f", 4, 1, 7, 90) ","
+		FLOW("s", 5, 1, 1, 50) "," FLOW("f", 5, 1, 20, 101));
+	ck_assert_int_eq(m.sync_count, 10);
+	gt_causal_options o = options();
+	o.stream_wait_slack_ns = 10000; /* wide enough to guess k1 -> k2 */
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r); /* off by default in the library: the wait rule guesses k4 */
+	ck_assert_int_eq(r.windows[0].recorded_stream_waits + r.windows[0].recorded_event_syncs, 0);
+	uint64_t guessed = r.windows[0].inferred_stream_waits;
+	ck_assert_int_eq(r.syncs.markers, 0);
+	uint32_t sync = span_named(&m, "cudaEventSynchronize");
+	for (uint32_t i = 0; i < r.windows[0].hop_count; i++)
+		if (r.windows[0].hops[i].kind == GT_CAUSAL_WAIT && r.windows[0].hops[i].to.span == sync)
+			ck_assert_int_eq(r.windows[0].hops[i].from.span, span_named(&m, "k4"));
+	gt_causal_result_free(&r);
+	o.recorded_waits = true;
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	const gt_causal_window *w = &r.windows[0];
+	ck_assert_int_eq(w->recorded_stream_waits, 1);
+	ck_assert_int_eq(w->recorded_event_syncs, 1);
+	ck_assert_int_eq(w->inferred_stream_waits, guessed - 1); /* k2 is not guessed again */
+	ck_assert_int_eq(r.syncs.markers, 5);
+	ck_assert_int_eq(r.syncs.stream_waits, 1);
+	ck_assert_int_eq(r.syncs.event_syncs, 1);
+	ck_assert_int_eq(r.syncs.records_not_waited, 1);
+	ck_assert_int_eq(r.syncs.problems[GT_CAUSAL_SYNC_NO_RECORD], 1);
+	ck_assert_int_eq(r.syncs.problems[GT_CAUSAL_SYNC_UNUSABLE_ARGS], 1);
+	ck_assert_int_eq(r.syncs.problems[GT_CAUSAL_SYNC_NO_SYNC_CALL], 1);
+	ck_assert_int_eq(r.syncs.problems[GT_CAUSAL_SYNC_NO_LAUNCH_BEFORE_RECORD], 0);
+	ck_assert_int_eq(r.syncs.problems[GT_CAUSAL_SYNC_NO_LAUNCH_AFTER_WAIT], 0);
+	ck_assert_int_eq(r.syncs.examples[GT_CAUSAL_SYNC_NO_RECORD], 1);
+	ck_assert_str_eq(gt_model_str(&m, m.spans[r.syncs.example_span[GT_CAUSAL_SYNC_NO_RECORD][0]].name),
+			 "Stream Wait Event");
+	gt_causal_result_free(&r);
+	o.stream_wait_slack_ns = 0; /* the recorded waits alone */
+	/* up to 105 us the path ends at E(sync), bound by E(k3) (100), k3
+	 * launched by l3; the k1 -> k2 wait is on the way to k2 only */
+	o.has_window = true;
+	o.window_begin_ns = 0, o.window_end_ns = 106000;
+	analyze_ok(&m, &o, &r);
+	w = &r.windows[0];
+	ck_assert_int_eq(w->endpoint.span, sync);
+	bool wait_seen = false;
+	for (uint32_t i = 0; i < w->hop_count; i++)
+		if (w->hops[i].kind == GT_CAUSAL_WAIT) {
+			ck_assert_int_eq(w->hops[i].from.span, span_named(&m, "k3"));
+			ck_assert_int_eq(w->hops[i].owner, sync);
+			wait_seen = true;
+		}
+	ck_assert(wait_seen);
+	gt_causal_result_free(&r);
+	/* the stream wait on k2's way: a window ending at k2 */
+	o.has_window = true;
+	o.window_begin_ns = 0, o.window_end_ns = 45000;
+	analyze_ok(&m, &o, &r);
+	w = &r.windows[0];
+	ck_assert_int_eq(w->endpoint.span, span_named(&m, "k2"));
+	bool sw_seen = false;
+	for (uint32_t i = 0; i < w->hop_count; i++)
+		if (w->hops[i].kind == GT_CAUSAL_STREAM_WAIT) {
+			ck_assert_int_eq(w->hops[i].from.span, span_named(&m, "k1"));
+			ck_assert_int_eq(w->hops[i].from.which, 'E');
+			ck_assert_int_eq(w->hops[i].to.span, span_named(&m, "k2"));
+			ck_assert_int_eq(w->hops[i].owner, span_named(&m, "k2"));
+			ck_assert_int_eq(w->hops[i].wait_source, GT_CAUSAL_SW_RECORDED);
+			ck_assert_int_eq(w->hops[i].duration_ns, 8000);
+			sw_seen = true;
+		}
+	ck_assert(sw_seen);
+	bool keyed = false;
+	for (uint32_t i = 0; i < w->breakdown_count; i++)
+		keyed |= w->breakdown[i].kind == GT_CAUSAL_STREAM_WAIT && w->breakdown[i].key == GT_CAUSAL_SW_RECORDED &&
+			 w->breakdown[i].critical_ns == 8000;
+	ck_assert(keyed);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
+}
+END_TEST
+
 START_TEST(profiler_wrapper)
 {
 	/* Kineto's wrapper: category Trace, alone on its track, over every other
@@ -1559,6 +1676,7 @@ int main(void)
 		GT_TEST(stream_waits_inferred),
 		GT_TEST(profiler_wrapper),
 		GT_TEST(handoffs),
+		GT_TEST(recorded_waits),
 		GT_TEST(binding_ties),
 		GT_TEST(zero_gap_cycle),
 		GT_TEST(step_windows_and_queue),

@@ -10,6 +10,7 @@
 
 #include "causal_internal.h"
 
+const char *const gt_causal_wait_source_names[2] = {"recorded", "inferred"};
 const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait",
 								 "stream_wait", "handoff"};
 const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT] = {"no_dependencies", "cycle", "overflow"};
@@ -307,6 +308,8 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	out->wrapper_spans_left_out = t.wrapper_spans_left_out;
 	out->stream_wait_slack_ns = t.stream_wait_slack;
 	out->handoffs = t.handoffs;
+	out->recorded_waits = opt->recorded_waits;
+	out->syncs = t.syncs;
 	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
 	if (!out->windows) {
 		causal_trace_free(&t);

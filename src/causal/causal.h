@@ -44,7 +44,8 @@
  *         --stream-wait-slack) a device span d is ready at the later of the
  *         latest departure of its launch flows (edges of the window) and the
  *         end of the previous device span of its track (in track order);
- *         with neither it is not judged. Started after it was ready, it was
+ *         with neither it is not judged, nor is a span with a recorded
+ *         wait. Started after it was ready, it was
  *         held: when a device span k of the window, on another device track
  *         of d's process (a GPU: one process per device), ended after d was
  *         ready, at or before B(d) and at most the slack before it, the one
@@ -52,6 +53,24 @@
  *         stream waited for k (cudaStreamWaitEvent, a collective on another
  *         stream). A wait edge for binding and float; its hop is of kind
  *         stream_wait, owned by d; counted as inferred_stream_waits.
+ *  recorded stream wait (opt->recorded_waits, the CLI's default) from
+ *         Kineto's cuda_sync markers (model.h's gt_sync, by rank): a marker
+ *         names its cudaEventRecord call R (wait_on_cuda_event_record_corr_id)
+ *         and R's stream S (wait_on_stream, a thread of the marker's
+ *         process). The event stands for k, the device span on S whose
+ *         launch (the earliest start of a host span with a flow into it) is
+ *         the latest strictly before B(R). A "Stream Wait Event" marker on
+ *         stream T gives E(k) -> B(d), d the device span on T with the
+ *         earliest launch strictly after the start of its cudaStreamWaitEvent
+ *         call (by the marker's correlation; the marker's own start without
+ *         one): a wait edge of kind stream_wait keyed recorded, owned by d,
+ *         counted as recorded_stream_waits, and d is not judged by the
+ *         inferred rule. An "Event Sync" marker gives E(k) -> E(W), W its
+ *         cudaEventSynchronize call (by correlation): a wait edge (kind
+ *         wait, owned by W) that replaces the blocking-wait rule's guess for
+ *         W, counted as recorded_event_syncs. Both spans must take part in
+ *         the window. A marker that cannot be followed is counted by why
+ *         (gt_causal_sync_counts), with its first spans as examples.
  *  handoff (opt->handoffs, the CLI's default) a gap of a host track's chain
  *         u -> v that is work of a span H (its self time), during which
  *         another host track of H's process begins backward work (a span
@@ -110,7 +129,7 @@ enum gt_causal_kind {
 	GT_CAUSAL_FLOW,
 	GT_CAUSAL_QUEUE,
 	GT_CAUSAL_WAIT,
-	GT_CAUSAL_STREAM_WAIT, /* an inferred stream wait: E(k) -> B(d) */
+	GT_CAUSAL_STREAM_WAIT, /* a recorded or inferred stream wait: E(k) -> B(d) */
 	GT_CAUSAL_HANDOFF,     /* between a process's host threads (backward) */
 	GT_CAUSAL_KIND_COUNT
 };
@@ -126,6 +145,33 @@ enum gt_causal_flag {
 extern const char *const gt_causal_flag_names[GT_CAUSAL_FLAG_COUNT];
 
 enum gt_causal_by { GT_CAUSAL_BY_CAT = 0, GT_CAUSAL_BY_NAME = 1 };
+
+/* The breakdown key of a stream_wait share, and its hop's wait_source. */
+enum gt_causal_wait_source { GT_CAUSAL_SW_RECORDED = 0, GT_CAUSAL_SW_INFERRED = 1 };
+extern const char *const gt_causal_wait_source_names[2]; /* "recorded", "inferred" */
+
+/* Why a cuda_sync marker gave no edge. */
+enum gt_causal_sync_problem {
+	GT_CAUSAL_SYNC_UNUSABLE_ARGS = 0,        /* wait_on_stream or the record's correlation absent */
+	GT_CAUSAL_SYNC_NO_RECORD,                /* no cudaEventRecord call of that correlation */
+	GT_CAUSAL_SYNC_NO_LAUNCH_BEFORE_RECORD,  /* nothing launched to the stream before it */
+	GT_CAUSAL_SYNC_NO_LAUNCH_AFTER_WAIT,     /* nothing launched to the waiting stream after */
+	GT_CAUSAL_SYNC_NO_SYNC_CALL,             /* Event Sync: no cudaEventSynchronize taking part */
+	GT_CAUSAL_SYNC_PROBLEM_COUNT
+};
+extern const char *const gt_causal_sync_problem_names[GT_CAUSAL_SYNC_PROBLEM_COUNT];
+#define GT_CAUSAL_SYNC_EXAMPLES 5
+
+/* The trace's cuda_sync markers as the recorded-wait rule read them. */
+typedef struct gt_causal_sync_counts {
+	uint64_t markers;            /* Stream Wait Event and Event Sync spans */
+	uint64_t stream_waits;       /* followed: E(k) -> B(d) found (in any window) */
+	uint64_t event_syncs;        /* followed: E(k) -> E(W) found */
+	uint64_t records_not_waited; /* cudaEventRecord calls no marker names */
+	uint64_t problems[GT_CAUSAL_SYNC_PROBLEM_COUNT];
+	uint32_t example_span[GT_CAUSAL_SYNC_PROBLEM_COUNT][GT_CAUSAL_SYNC_EXAMPLES]; /* markers, by id */
+	uint8_t examples[GT_CAUSAL_SYNC_PROBLEM_COUNT];
+} gt_causal_sync_counts;
 
 /* The pluggable steps, so that cl/ can run them on a device while this
  * module stays plain C. NULL members (or a NULL engine) use the host
@@ -152,6 +198,7 @@ typedef struct gt_causal_options {
 	int64_t stream_wait_slack_ns;           /* inferred stream waits: how long before B(d) the
 	                                         * span held on may end (0: none inferred) */
 	bool handoffs;                          /* hand-offs between host threads */
+	bool recorded_waits;                    /* stream waits and event syncs from cuda_sync markers */
 } gt_causal_options;
 
 /* A point, named for output. */
@@ -171,12 +218,14 @@ typedef struct gt_causal_hop {
 	                      * target's track; wait: W's */
 	uint32_t flow;       /* flow hops: index into m->flows; else GT_NONE */
 	int64_t duration_ns;
+	uint8_t wait_source; /* stream_wait hops: enum gt_causal_wait_source; else 0 */
 } gt_causal_hop;
 
 typedef struct gt_causal_share {
 	uint8_t kind;       /* enum gt_causal_kind */
 	uint32_t key;       /* work: cat or name string id; flow: the flow's cat;
-	                     * queue: track index; idle, wait: GT_NONE */
+	                     * queue: track index; stream_wait: enum
+	                     * gt_causal_wait_source; idle, wait: GT_NONE */
 	int64_t critical_ns; /* share of path_duration: critical_ns / path_duration_ns */
 } gt_causal_share;
 
@@ -207,6 +256,8 @@ typedef struct gt_causal_window {
 	uint64_t chain_edges, flow_edges, wait_edges;
 	uint64_t collective_edges; /* jobs: B(k_j) -> E(k_r), kept as wait edges */
 	uint64_t inferred_stream_waits; /* E(k) -> B(d), kept as wait edges */
+	uint64_t recorded_stream_waits; /* the same from cuda_sync markers */
+	uint64_t recorded_event_syncs;  /* E(k) -> E(W) from markers, among wait_edges */
 	uint64_t handoff_edges;         /* u -> f and l -> v, kept as wait edges */
 	/* a job's --step window: the ranks with a step of its name, the job's
 	 * ranks without one, and the walls of the ranks' own parts (each rank's
@@ -235,6 +286,8 @@ typedef struct gt_causal_result {
 	uint64_t spans_taking_part;
 	int64_t stream_wait_slack_ns; /* as asked: 0 when no stream wait was inferred */
 	bool handoffs;                /* as asked */
+	bool recorded_waits;          /* as asked */
+	gt_causal_sync_counts syncs;  /* recorded_waits: the markers as read */
 } gt_causal_result;
 
 /* Runs the analysis; eng may be NULL (host). Errors (GT_EINPUT): no

@@ -39,6 +39,9 @@ typedef struct window_edges {
 	uint32_t ncoll;
 	uint32_t *sw_k, *sw_d; /* inferred stream waits E(k) -> B(d), global spans */
 	uint32_t nsw;
+	uint32_t *rsw_k, *rsw_d; /* recorded stream waits E(k) -> B(d), global spans */
+	uint32_t nrsw;
+	uint32_t nsyncs; /* of the wait edges, those from Event Sync markers */
 } window_edges;
 
 static void window_edges_free(window_edges *e)
@@ -50,6 +53,41 @@ static void window_edges_free(window_edges *e)
 	gt_big_free(e->coll_r);
 	gt_big_free(e->sw_k);
 	gt_big_free(e->sw_d);
+	gt_big_free(e->rsw_k);
+	gt_big_free(e->rsw_d);
+}
+
+/* The window's recorded waits whose spans both take part in it: stream
+ * waits to rsw_*, event syncs appended to the wait edges. */
+static int find_recorded(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e, gt_error *err)
+{
+	if (!t->rec_first)
+		return 0;
+	uint32_t lo = t->rec_first[w], hi = t->rec_first[w + 1];
+	e->rsw_k = alloc(hi - lo, sizeof *e->rsw_k);
+	e->rsw_d = alloc(hi - lo, sizeof *e->rsw_d);
+	if (!e->rsw_k || !e->rsw_d)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u recorded waits", hi - lo);
+	const gt_model *m = t->m;
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t k = t->rec_src[i], d = t->rec_dst[i];
+		if (!causal_takes_part(t, k) || !causal_takes_part(t, d) || t->window_of[k] != w)
+			continue;
+		int64_t at = t->rec_kind[i] ? causal_end(&m->spans[d]) : m->spans[d].ts_ns;
+		if (causal_end(&m->spans[k]) > at) {
+			win->backward_edges++;
+			continue;
+		}
+		if (t->rec_kind[i]) {
+			e->wait_k[e->nwaits] = k;
+			e->wait_w[e->nwaits++] = d;
+			e->nsyncs++;
+		} else {
+			e->rsw_k[e->nrsw] = k;
+			e->rsw_d[e->nrsw++] = d;
+		}
+	}
+	return 0;
 }
 
 /* The window's collective edges whose kernels both take part in it. */
@@ -90,10 +128,11 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0;
 	e->flows = alloc(nf, sizeof *e->flows);
 	for (uint32_t i = 0; i < ns; i++)
-		nw += (t->span_class[sp[i]] & CAUSAL_WAIT) != 0;
+		nw += (t->span_class[sp[i]] & (CAUSAL_WAIT | CAUSAL_RECORDED)) == CAUSAL_WAIT;
+	uint32_t nrec = t->rec_first ? t->rec_first[w + 1] - t->rec_first[w] : 0;
 	uint32_t *waits = gt_big_calloc(nw ? nw : 1, sizeof *waits), *target = alloc(nw, sizeof *target);
-	e->wait_k = alloc(nw, sizeof *e->wait_k);
-	e->wait_w = alloc(nw, sizeof *e->wait_w);
+	e->wait_k = alloc((size_t)nw + nrec, sizeof *e->wait_k);
+	e->wait_w = alloc((size_t)nw + nrec, sizeof *e->wait_w);
 	if (!cand || !e->flows || !waits || !target || !e->wait_k || !e->wait_w) {
 		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
@@ -117,9 +156,9 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 				e->flows[e->nflows++] = fl[i];
 		}
 	}
-	nw = 0;
+	nw = 0; /* a wait with a recorded event sync is not guessed */
 	for (uint32_t i = 0; i < ns; i++)
-		if (t->span_class[sp[i]] & CAUSAL_WAIT)
+		if ((t->span_class[sp[i]] & (CAUSAL_WAIT | CAUSAL_RECORDED)) == CAUSAL_WAIT)
 			waits[nw++] = sp[i];
 	int rc = causal_wait_targets(t, cand, nc, waits, nw, target, err);
 	for (uint32_t i = 0; rc == 0 && i < nw; i++)
@@ -128,6 +167,8 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 			e->wait_w[e->nwaits++] = waits[i];
 		}
 	gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
+	if (rc == 0)
+		rc = find_recorded(t, w, win, e, err);
 	if (rc == 0)
 		rc = find_collective_edges(t, w, win, e, err);
 	return rc == 0 ? causal_stream_waits(t, w, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
@@ -167,7 +208,11 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		mark[m->spans[e->sw_k[i]].track] |= HAS_EDGE;
 		mark[m->spans[e->sw_d[i]].track] |= HAS_EDGE;
 	}
-	bool any = e->nflows + e->nwaits + e->ncoll + e->nsw > 0;
+	for (uint32_t i = 0; i < e->nrsw; i++) {
+		mark[m->spans[e->rsw_k[i]].track] |= HAS_EDGE;
+		mark[m->spans[e->rsw_d[i]].track] |= HAS_EDGE;
+	}
+	bool any = e->nflows + e->nwaits + e->ncoll + e->nsw + e->nrsw > 0;
 	if (!any)
 		win->flags |= GT_CAUSAL_NO_DEPENDENCIES;
 	g->tracks = 0;
@@ -320,7 +365,7 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 static int make_cross_edges(const causal_trace *t, const window_edges *e, const causal_handoff_edges *ho,
 			    causal_graph *g, gt_error *err)
 {
-	g->m = e->nflows + e->nwaits + e->ncoll + e->nsw + ho->n;
+	g->m = e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw + ho->n;
 	g->edge_src = alloc(g->m, sizeof *g->edge_src);
 	g->edge_dst = alloc(g->m, sizeof *g->edge_dst);
 	g->edge_kind = alloc(g->m, sizeof *g->edge_kind);
@@ -347,6 +392,13 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, const 
 		g->edge_ref[k] = e->coll_r[i];
 	}
 	g->first_stream_wait = k;
+	for (uint32_t i = 0; i < e->nrsw; i++, k++) {
+		g->edge_src[k] = causal_graph_e(g, t->local_of[e->rsw_k[i]]);
+		g->edge_dst[k] = g->first_point[t->local_of[e->rsw_d[i]]];
+		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
+		g->edge_ref[k] = e->rsw_d[i];
+	}
+	g->first_inferred = k;
 	for (uint32_t i = 0; i < e->nsw; i++, k++) {
 		g->edge_src[k] = causal_graph_e(g, t->local_of[e->sw_k[i]]);
 		g->edge_dst[k] = g->first_point[t->local_of[e->sw_d[i]]];
@@ -436,6 +488,8 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		win->wait_edges = e.nwaits;
 		win->collective_edges = e.ncoll;
 		win->inferred_stream_waits = e.nsw;
+		win->recorded_stream_waits = e.nrsw;
+		win->recorded_event_syncs = e.nsyncs;
 		win->handoff_edges = handoffs;
 		if (handoffs) /* the window has dependencies after all */
 			win->flags &= ~(uint32_t)GT_CAUSAL_NO_DEPENDENCIES;

@@ -5,6 +5,7 @@
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_stream_wait.c   the inferred stream waits of a window
+ *   causal_recorded.c the recorded stream waits and event syncs
  *   causal_handoff.c  hand-offs between a process's host threads
  *   causal_graph.c   one window's points and cross edges
  *   causal_chain.c   ... and its chains
@@ -39,6 +40,7 @@ enum {
 	CAUSAL_DEVICE = 2, /* a device span (taking part or not) */
 	CAUSAL_WAIT = 4,   /* its name matches the blocking-wait pattern */
 	CAUSAL_BACKWARD = 8, /* opt->handoffs: backward work (causal_handoff.c) */
+	CAUSAL_RECORDED = 16, /* held by a recorded wait (causal_recorded.c) */
 };
 
 /* What every window reads: facts about the whole trace. */
@@ -69,6 +71,12 @@ typedef struct causal_trace {
 	uint32_t step_count;
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
 	bool handoffs;             /* opt->handoffs */
+	/* recorded waits: E(rec_src[i]) -> B(rec_dst[i]) (rec_kind 0) or
+	 * E(rec_dst[i]) (1, an event sync), global spans, by the dst's window
+	 * (rec_first: window_count + 1 offsets; NULL without markers) */
+	uint32_t *rec_src, *rec_dst, *rec_first;
+	uint8_t *rec_kind;
+	gt_causal_sync_counts syncs;
 	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
 	                         * it (INT64_MIN: none), as the window judges flows */
 } causal_trace;
@@ -85,6 +93,11 @@ void causal_trace_free(causal_trace *t);
 
 /* A job's collective edges (coll_*), windows placed. */
 int causal_collective_edges(causal_trace *t, gt_error *err);
+
+/* --- causal_recorded.c ----------------------------------------------- */
+
+/* The recorded waits of the trace (rec_*, syncs), windows placed. */
+int causal_recorded_waits(causal_trace *t, gt_error *err);
 
 /* --- causal_wait.c --------------------------------------------------- */
 
@@ -133,7 +146,8 @@ typedef struct causal_graph {
 	uint8_t *edge_kind;
 	uint32_t *edge_ref;     /* flow edges: the flow; wait edges: W (global span); stream
 	                         * waits: d */
-	uint32_t first_stream_wait; /* edges from here on are stream waits, */
+	uint32_t first_stream_wait; /* edges from here on are stream waits (recorded, */
+	uint32_t first_inferred;    /* then inferred from here), */
 	uint32_t first_handoff;     /* and from here on hand-offs (ref: the handing span) */
 	int64_t first_time, last_time;
 } causal_graph;

@@ -139,8 +139,8 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uin
 	uint32_t seg = UINT32_MAX, lo = 0, hi = 0; /* the last process's positions */
 	for (uint32_t i = 0; i < ns && b.n > 1; i++) {
 		uint32_t s = sp[i];
-		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
-			continue;
+		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
+			continue; /* a recorded wait is not guessed */
 		int64_t ready = ready_at(t, s);
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */

@@ -682,6 +682,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
+	if (rc == 0 && opt->recorded_waits)
+		rc = causal_recorded_waits(t, err);
 	if (rc == 0 && t->stream_wait_slack)
 		rc = find_arrivals(t, err);
 	if (rc == 0 && t->handoffs && causal_mark_backward(t) < 0)
@@ -708,5 +710,6 @@ void causal_trace_free(causal_trace *t)
 	free(t->coll_src);
 	free(t->coll_dst);
 	free(t->coll_first);
+	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
 	memset(t, 0, sizeof *t);
 }

@@ -26,7 +26,7 @@ const char *gtx_section_name(uint32_t id)
 		[GTX_LEVELS] = "levels",     [GTX_NODES] = "hierarchy nodes",      [GTX_DIRTY] = "dirty words",
 		[GTX_RESUME] = "resume state", [GTX_RESUME_POINTS] = "resume flow points",
 		[GTX_RESUME_BINDS] = "resume flow binds", [GTX_RESUME_TRACKS] = "resume async keys",
-		[GTX_RESUME_POINT_KINDS] = "resume flow point kinds",
+		[GTX_RESUME_POINT_KINDS] = "resume flow point kinds", [GTX_SYNCS] = "sync args",
 	};
 	return id < GTX_SECTION_MAX && names[id] ? names[id] : "unknown";
 }
@@ -49,13 +49,19 @@ static const uint32_t record_sizes[GTX_SECTION_MAX] = {
 	[GTX_NODES] = sizeof(gt_tnode), [GTX_DIRTY] = 4,
 	[GTX_RESUME] = 8,         [GTX_RESUME_POINTS] = sizeof(gt_resume_point),
 	[GTX_RESUME_BINDS] = sizeof(gt_resume_bind), [GTX_RESUME_TRACKS] = sizeof(gt_resume_track),
-	[GTX_RESUME_POINT_KINDS] = sizeof(gt_resume_point_kind),
+	[GTX_RESUME_POINT_KINDS] = sizeof(gt_resume_point_kind), [GTX_SYNCS] = sizeof(gt_sync),
 };
 
 /* Sections a version 1 file does not have. */
 static bool since_v2(uint32_t id)
 {
 	return id >= GTX_RESUME && id <= GTX_RESUME_POINT_KINDS;
+}
+
+/* Whether a file of this version has section id. */
+static bool has_section(uint32_t version, uint32_t id)
+{
+	return !(version == GTX_VERSION_NO_RESUME && since_v2(id)) && !(version < GTX_VERSION_SYNCS && id == GTX_SYNCS);
 }
 
 static const gt_gtx_section *sec(const gt_gtx *g, uint32_t id)
@@ -221,7 +227,7 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 		s->name = gtx_section_name(s->id);
 		uint64_t want;
 		if (s->id >= GTX_SECTION_MAX || !record_sizes[s->id] || sec(g, s->id) != s ||
-		    (g->version == GTX_VERSION_NO_RESUME && since_v2(s->id))) {
+		    !has_section(g->version, s->id)) {
 			snprintf(msg, sizeof msg, "unknown or repeated section %u", s->id);
 			return bad(path, err, msg);
 		}
@@ -258,7 +264,7 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 		g->prechecked.spans = l->spans, g->prechecked.lanes = l->lanes;
 	}
 	for (uint32_t id = 1; id < GTX_SECTION_MAX; id++)
-		if (record_sizes[id] && !sec(g, id) && !(g->version == GTX_VERSION_NO_RESUME && since_v2(id))) {
+		if (record_sizes[id] && !sec(g, id) && has_section(g->version, id)) {
 			snprintf(msg, sizeof msg, "section '%s' is missing", gtx_section_name(id));
 			return bad(path, err, msg);
 		}
@@ -462,6 +468,12 @@ static const char *check_refs(const gt_gtx *g, const gt_model *m)
 	for (uint32_t i = 0; i < m->group_count; i++)
 		if (!str_ok(m->groups[i].name, ns))
 			return "a group refers past its tables";
+	for (uint32_t i = 0; i < m->sync_count; i++) {
+		const gt_sync *y = &m->syncs[i];
+		if (y->span >= m->span_count || (i && y->span <= m->syncs[i - 1].span) || !y->role ||
+		    y->role > GT_SYNC_ROLE_MAX || y->zero || y->flags > (GT_SYNCF_CORRELATION | GT_SYNCF_RECORD))
+			return "a sync args record refers past the spans, is out of order or of no known role";
+	}
 	return NULL;
 }
 
@@ -479,6 +491,8 @@ static void release_model(const gt_gtx *g, gt_model *m)
 		free(m->flows);
 	if (!in_map(g, m->series))
 		free(m->series);
+	if (!in_map(g, m->syncs))
+		free(m->syncs);
 	free(m->tracks), free(m->processes), free(m->samples);
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json), free(m->source);
@@ -530,13 +544,20 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 	m->spans = view_section(g, GTX_SPANS, _Alignof(gt_span), in_place);
 	m->flows = view_section(g, GTX_FLOWS, _Alignof(gt_flow), in_place);
 	m->series = view_section(g, GTX_SERIES, _Alignof(gt_counter_series), in_place);
+	if (sec(g, GTX_SYNCS) && sec_count(g, GTX_SYNCS) > UINT32_MAX) {
+		bad(path, err, "the sync args section holds more than 2^32 records");
+		goto fail;
+	}
+	m->sync_count = sec(g, GTX_SYNCS) ? (uint32_t)sec_count(g, GTX_SYNCS) : 0;
+	m->syncs = sec(g, GTX_SYNCS) ? view_section(g, GTX_SYNCS, _Alignof(gt_sync), in_place)
+				     : (gt_fault_hit("alloc") ? NULL : calloc(1, sizeof *m->syncs));
 	m->tracks = gt_fault_hit("alloc") ? NULL : calloc(m->track_count ? m->track_count : 1, sizeof *m->tracks);
 	m->processes = gt_fault_hit("alloc") ? NULL : calloc(m->process_count ? m->process_count : 1, sizeof *m->processes);
 	m->samples = gt_fault_hit("alloc") ? NULL : calloc(m->sample_count ? m->sample_count : 1, sizeof *m->samples);
 	m->source = dup_text(g, GTX_SOURCE_NAME);
 	if (v[GI_HAS_METADATA])
 		m->metadata_json = dup_text(g, GTX_METADATA);
-	if (!m->spans || !m->flows || !m->series || !m->tracks || !m->processes || !m->samples || !m->source ||
+	if (!m->spans || !m->flows || !m->series || !m->syncs || !m->tracks || !m->processes || !m->samples || !m->source ||
 	    (v[GI_HAS_METADATA] && !m->metadata_json)) {
 		gt_fail(err, GT_EINPUT, "out of memory loading '%s'", path);
 		goto fail;
@@ -638,10 +659,10 @@ int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)
 	m->map = g->map, m->map_len = g->map_len;
 	/* the checksums read the whole file: keep resident only the tables in
 	 * use (not yet written, so dropping loses nothing) */
-	const void *used[3] = {m->spans, m->flows, m->series};
-	uint64_t from[3], to[3];
+	const void *used[4] = {m->spans, m->flows, m->series, m->syncs};
+	uint64_t from[4], to[4];
 	int n = 0;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (gt_model_borrows(m, used[i])) {
 			uint64_t at = (uint64_t)((const unsigned char *)used[i] - (const unsigned char *)g->map);
 			int j = n++;
@@ -650,7 +671,8 @@ int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)
 			from[j] = at;
 			to[j] = at + (i == 0   ? (uint64_t)m->span_count * sizeof *m->spans
 				      : i == 1 ? (uint64_t)m->flow_count * sizeof *m->flows
-					       : (uint64_t)m->series_count * sizeof *m->series);
+				      : i == 2 ? (uint64_t)m->series_count * sizeof *m->series
+					       : (uint64_t)m->sync_count * sizeof *m->syncs);
 		}
 	uint64_t at = 0;
 	for (int i = 0; i < n; i++) {

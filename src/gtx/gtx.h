@@ -47,6 +47,7 @@ typedef struct gt_gtx_section {
 #define GT_GTX_VERSION_XXH3 4 /* section sums: chunked XXH3-64 (earlier: CRC-32) */
 #define GT_GTX_VERSION_READING 5 /* instant tracks, async ids across processes, every warning
 				  * count: earlier files were read by other rules */
+#define GT_GTX_VERSION_SYNCS 6   /* the args of synchronisation spans: earlier files have none */
 
 /* An index file mapped read-only. Opening checks the header, every section's
  * bounds and CRC-32 and the index's structure; ix then views the mapping. */

@@ -12,7 +12,8 @@
 #include "gtx.h"
 
 #define GTX_MAGIC "GPUTRIDX"
-#define GTX_VERSION 5u              /* instant tracks; every warning count stored */
+#define GTX_VERSION 6u              /* the sync args section (recorded stream waits) */
+#define GTX_VERSION_SYNCS GT_GTX_VERSION_SYNCS
 #define GTX_VERSION_READING GT_GTX_VERSION_READING
 #define GTX_VERSION_XXH3 GT_GTX_VERSION_XXH3
 #define GTX_VERSION_SOME_WARNINGS 4u /* still read: ten warning counts, chunked XXH3-64 sums */
@@ -49,6 +50,7 @@ enum gtx_section_id {
 	GTX_RESUME_BINDS,
 	GTX_RESUME_TRACKS,
 	GTX_RESUME_POINT_KINDS,
+	GTX_SYNCS,         /* version 6 on */
 	GTX_SECTION_MAX
 };
 
@@ -95,6 +97,7 @@ static inline unsigned gtx_warnings_stored(uint32_t version)
 }
 
 _Static_assert(sizeof(gt_span) == 48 && offsetof(gt_span, flags) == 47, "gt_span layout");
+_Static_assert(sizeof(gt_sync) == 32 && offsetof(gt_sync, record_correlation) == 24, "gt_sync layout");
 _Static_assert(sizeof(gt_flow) == 40 && offsetof(gt_flow, dst_ts_ns) == 32, "gt_flow layout");
 _Static_assert(sizeof(gt_counter_series) == 16, "gt_counter_series layout");
 _Static_assert(sizeof(gt_tnode) == 40 && offsetof(gt_tnode, partition) == 36, "gt_tnode layout");

@@ -232,6 +232,7 @@ int gt_gtx_write_resume(const char *path, const gt_model *m, const gt_tindex *ix
 	add(s, &n, GTX_PROCESSES, GTX_PROCESS_SIZE, m->process_count, procs, NULL);
 	add(s, &n, GTX_FLOWS, sizeof(gt_flow), m->flow_count, m->flows, NULL);
 	add(s, &n, GTX_SERIES, sizeof(gt_counter_series), m->series_count, m->series, NULL);
+	add(s, &n, GTX_SYNCS, sizeof(gt_sync), m->sync_count, m->syncs, NULL);
 	add(s, &n, GTX_SAMPLES, GTX_SAMPLE_SIZE, m->sample_count, samples, NULL);
 	add(s, &n, GTX_GROUPS, GTX_GROUP_SIZE, GT_MAX_GROUPS, groups, NULL);
 	add(s, &n, GTX_METADATA, 1, m->metadata_json ? strlen(m->metadata_json) : 0, m->metadata_json, NULL);

@@ -892,7 +892,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 			m->spans[span].scope = (uint8_t)(ev->s ? ev->s : 't');
 		if ((ev->flags & (REV_FLOW_IN | REV_FLOW_OUT)) && add_flow_bind(b, ev, span, err) < 0)
 			return -1;
-		return 0;
+		return ph == 'X' || ph == 'B' ? gt_builder_note_sync(b, ev, span, err) : 0;
 	case 'E':
 		track = thread_track(b, ev, err);
 		if (track == GT_NONE)

@@ -43,7 +43,7 @@ typedef struct gt_builder {
 	u32vec *open;  /* per track: stack of open span ids (B, b, S) */
 	u32vec unfinished; /* X spans without dur, in id order: they end with the trace */
 	uint32_t open_cap;
-	uint32_t spans_cap, tracks_cap, procs_cap, flows_cap, series_cap;
+	uint32_t spans_cap, tracks_cap, procs_cap, flows_cap, series_cap, syncs_cap;
 	uint64_t samples_cap;
 	uint8_t *cat_group; /* string id -> group + 1 (0: none yet) */
 	uint32_t cat_group_cap;
@@ -76,6 +76,10 @@ int gt_builder_capture(const gt_builder *b, struct gt_resume *rs);
  * before gt_builder_finish: reopens its unclosed spans, rebuilds key maps
  * and category groups, restores flow endpoints from rs. */
 int gt_builder_restore(gt_builder *b, gt_model *m, const struct gt_resume *rs, const char *path, gt_error *err);
+
+/* sync_args.c: keeps what span's args say about stream-event
+ * synchronisation when it is one of the spans gt_sync names (model.h). */
+int gt_builder_note_sync(gt_builder *b, const raw_event *ev, uint32_t span, gt_error *err);
 
 /* Exposed for model_finish.c */
 uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, const raw_event *ev);

@@ -117,7 +117,7 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const gt_resume *rs, const ch
 	if (rs->track_count != m->track_count)
 		return gt_fail(err, GT_EINPUT, "%s: the resume state does not match the stored model", path);
 	b->spans_cap = m->span_count, b->tracks_cap = m->track_count, b->procs_cap = m->process_count;
-	b->series_cap = m->series_count, b->samples_cap = m->sample_count;
+	b->series_cap = m->series_count, b->samples_cap = m->sample_count, b->syncs_cap = m->sync_count;
 	/* flows are bound again by finish, from every endpoint */
 	free(m->flows);
 	m->flows = NULL;

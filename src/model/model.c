@@ -94,6 +94,8 @@ void gt_model_free(gt_model *m)
 		free(m->flows);
 	if (!gt_model_borrows(m, m->series))
 		free(m->series);
+	if (!gt_model_borrows(m, m->syncs))
+		free(m->syncs);
 	if (m->map)
 		munmap(m->map, m->map_len);
 	free(m->samples);
@@ -133,7 +135,10 @@ int gt_model_own(gt_model *m)
 	gt_span *spans = own(m, m->spans, (size_t)m->span_count * sizeof *m->spans);
 	gt_flow *flows = own(m, m->flows, (size_t)m->flow_count * sizeof *m->flows);
 	gt_counter_series *series = own(m, m->series, (size_t)m->series_count * sizeof *m->series);
-	if (!spans || !flows || !series) {
+	gt_sync *syncs = own(m, m->syncs, (size_t)m->sync_count * sizeof *m->syncs);
+	if (!spans || !flows || !series || !syncs) {
+		if (syncs != m->syncs)
+			free(syncs);
 		if (spans != m->spans)
 			free(spans);
 		if (flows != m->flows)
@@ -142,7 +147,7 @@ int gt_model_own(gt_model *m)
 			free(series);
 		return -1;
 	}
-	m->spans = spans, m->flows = flows, m->series = series;
+	m->spans = spans, m->flows = flows, m->series = series, m->syncs = syncs;
 	munmap(m->map, m->map_len);
 	m->map = NULL, m->map_len = 0;
 	return 0;
@@ -153,7 +158,7 @@ size_t gt_model_bytes(const gt_model *m)
 	return (size_t)m->span_count * sizeof *m->spans + (size_t)m->track_count * sizeof *m->tracks +
 	       (size_t)m->process_count * sizeof *m->processes +
 	       (size_t)m->flow_count * sizeof *m->flows +
-	       (size_t)m->series_count * sizeof *m->series +
+	       (size_t)m->series_count * sizeof *m->series + (size_t)m->sync_count * sizeof *m->syncs +
 	       (size_t)m->sample_count * sizeof *m->samples + gt_strpool_bytes(&m->strings) +
 	       (size_t)m->rank_count * sizeof *m->ranks;
 }

@@ -101,6 +101,37 @@ typedef struct gt_flow {
 	int64_t dst_ts_ns;
 } gt_flow;
 
+/* What Kineto's args say about stream-event synchronisation, for the few
+ * spans that carry it (the causal analysis' recorded stream waits): the
+ * runtime calls that record, wait on and synchronise with a CUDA (or HIP)
+ * event, by their correlation, and the device-side markers of category
+ * cuda_sync, "Stream Wait Event" and "Event Sync", which name the
+ * recording stream and the correlation of the cudaEventRecord call. One
+ * entry per such span, by span id. */
+enum gt_sync_role {
+	GT_SYNC_RECORD_CALL = 1, /* cudaEventRecord, hipEventRecord */
+	GT_SYNC_WAIT_CALL,       /* cudaStreamWaitEvent, hipStreamWaitEvent */
+	GT_SYNC_EVENT_SYNC_CALL, /* cudaEventSynchronize, hipEventSynchronize */
+	GT_SYNC_STREAM_WAIT,     /* marker: the marker's stream waits for the event */
+	GT_SYNC_EVENT_SYNC,      /* marker: the host waits for the event */
+	GT_SYNC_ROLE_MAX = GT_SYNC_EVENT_SYNC
+};
+
+enum {
+	GT_SYNCF_CORRELATION = 1, /* correlation is an integer in args */
+	GT_SYNCF_RECORD = 2,      /* markers: wait_on_stream and wait_on_cuda_event_record_corr_id are */
+};
+
+typedef struct gt_sync {
+	uint32_t span;
+	uint8_t role;  /* enum gt_sync_role */
+	uint8_t flags; /* GT_SYNCF_*: which args were usable */
+	uint16_t zero;
+	int64_t correlation;        /* args.correlation */
+	int64_t wait_on_stream;     /* markers: the recording stream's tid */
+	int64_t record_correlation; /* markers: the cudaEventRecord call's correlation */
+} gt_sync;
+
 typedef struct gt_counter_series {
 	uint32_t process;
 	uint32_t name; /* event name; with an id, "NAME id: ID" */
@@ -191,6 +222,8 @@ typedef struct gt_model {
 	uint32_t flow_count;
 	gt_counter_series *series;
 	uint32_t series_count;
+	gt_sync *syncs; /* by span id */
+	uint32_t sync_count;
 	gt_counter_sample *samples;
 	uint64_t sample_count;
 	gt_group groups[GT_MAX_GROUPS];
@@ -231,7 +264,7 @@ typedef struct gt_rank_part {
 	char *source;
 	uint32_t span_base, span_count;
 	uint32_t process_base, process_count;
-	uint32_t flow_count, thread_count, track_count;
+	uint32_t flow_count, thread_count, track_count, sync_count;
 	gt_ingest_stats stats;
 	/* the file's own warning examples (offsets into that file; the first
 	 * truncated_input one is where it is cut short); NULL when it has

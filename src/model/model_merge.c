@@ -72,6 +72,7 @@ static int fill_part(gt_rank_part *r, const gt_model *p, uint32_t span_base, uin
 	r->process_base = process_base;
 	r->process_count = p->process_count;
 	r->flow_count = p->flow_count;
+	r->sync_count = p->sync_count;
 	r->thread_count = p->thread_count;
 	r->track_count = p->track_count;
 	r->stats = p->stats;
@@ -101,6 +102,7 @@ static int append(gt_model *m, gt_model *p)
 	    grow((void **)&m->processes, (size_t)pb + p->process_count, sizeof *m->processes) < 0 ||
 	    grow((void **)&m->flows, (size_t)m->flow_count + p->flow_count, sizeof *m->flows) < 0 ||
 	    grow((void **)&m->series, (size_t)cb + p->series_count, sizeof *m->series) < 0 ||
+	    grow((void **)&m->syncs, (size_t)m->sync_count + p->sync_count, sizeof *m->syncs) < 0 ||
 	    grow((void **)&m->samples, (size_t)(m->sample_count + p->sample_count), sizeof *m->samples) < 0) {
 		free(map);
 		return -1;
@@ -143,6 +145,11 @@ static int append(gt_model *m, gt_model *p)
 		f.cat = remap(map, f.cat);
 		m->flows[m->flow_count + i] = f;
 	}
+	for (uint32_t i = 0; i < p->sync_count; i++) {
+		gt_sync y = p->syncs[i];
+		y.span += sb;
+		m->syncs[m->sync_count + i] = y;
+	}
 	for (uint32_t i = 0; i < p->series_count; i++) {
 		gt_counter_series c = p->series[i];
 		c.process += pb;
@@ -164,6 +171,7 @@ static int append(gt_model *m, gt_model *p)
 	m->track_count += p->track_count;
 	m->process_count += p->process_count;
 	m->flow_count += p->flow_count;
+	m->sync_count += p->sync_count;
 	m->series_count += p->series_count;
 	m->sample_count += p->sample_count;
 	m->lane_count += p->lane_count;
