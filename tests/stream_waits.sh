@@ -33,6 +33,15 @@ for t in hta__trace_diff-control.json.gz hta__nccl_data.json.gz param__worker3_s
 	"$bin" critical-path -q -d host --edges=-stream-wait,-recorded-wait "$f" >"$tmp/off.json"
 	grep -q 'stream_wait\|sync_markers' "$tmp/off.json" && bad "$t: the document off still names stream waits" || ok
 done
+# the sync args survive an index file: the same recorded waits from it
+f=$traces/hta__benchmark_result_2869224_1695835535_trace.json.gz
+if [ -f "$f" ]; then
+	"$bin" pack -q "$f" -o "$tmp/sync.gtx" >/dev/null
+	"$bin" critical-path -q -d host "$f" | jq -S '{sync_markers, windows}' >"$tmp/json.out"
+	"$bin" critical-path -q -d host "$tmp/sync.gtx" | jq -S '{sync_markers, windows}' >"$tmp/gtx.out"
+	[ "$(jq .sync_markers.stream_waits "$tmp/json.out")" -gt 0 ] && cmp -s "$tmp/json.out" "$tmp/gtx.out" && ok ||
+		bad "the recorded waits of an index file differ from its trace's"
+fi
 # the last word for a kind wins; units as elsewhere
 f=$traces/param__worker3_step_12.1694128201557.pt.trace.json
 if [ -f "$f" ]; then

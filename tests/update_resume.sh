@@ -135,6 +135,15 @@ cp testdata/gtx/v3.gtx "$tmp/v3u.gtx"
 grep -q "gputrace: reading all of.*earlier reading rules" "$tmp/upd.err" && ok || bad "version 3: no notice ($(cat "$tmp/upd.err"))"
 cmp -s "$tmp/v3u.gtx" "$tmp/f.gtx" && ok || bad "update of a version 3 index differs from a full pack"
 
+# a version 5 index (before the sync args; testdata/gtx): loads and reads
+# as today's pack, and --update rereads the whole trace, saying why
+"$bin" spans -f csv testdata/gtx/v5.gtx >"$tmp/v5.csv" && cmp -s "$tmp/v5.csv" "$tmp/v4.csv" && ok ||
+	bad "a version 5 index reads differently from a version 6 pack"
+cp testdata/gtx/v5.gtx "$tmp/v5u.gtx"
+"$bin" pack --update "$tmp/v5u.gtx" "$tmp/trace.json" >/dev/null 2>"$tmp/upd.err" || bad "update of a version 5 index"
+grep -q "gputrace: reading all of.*predates the sync args" "$tmp/upd.err" && ok || bad "version 5: no notice ($(cat "$tmp/upd.err"))"
+cmp -s "$tmp/v5u.gtx" "$tmp/f.gtx" && ok || bad "update of a version 5 index differs from a full pack"
+
 # real traces: cut after the Nth event (closers added back), pack, put the
 # rest back, update
 if [ -d "$traces" ]; then
