@@ -138,6 +138,8 @@ static void json_summary(gt_jsonw *w, const gt_model *m, const gt_causal_result 
 	json_ns(w, "end_ns", win->end_ns);
 	json_ns(w, "wall_ns", win->wall_ns);
 	json_ns(w, "path_duration_ns", win->path_duration_ns);
+	json_ns(w, "before_root_ns", win->before_root_ns);
+	json_ns(w, "after_endpoint_ns", win->after_endpoint_ns);
 	if (win->ranks) { /* a job's step: the union of its ranks' steps */
 		gt_jsonw_key(w, "ranks");
 		gt_jsonw_u64(w, win->ranks);
@@ -246,7 +248,33 @@ static void json_sync_markers(gt_jsonw *w, const gt_model *m, const gt_causal_sy
 	gt_jsonw_end_object(w);
 }
 
-static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share *s, uint32_t n, int64_t total)
+/* The wall whole, beside the path's shares. */
+struct wall_parts {
+	int64_t wall, before_root, after_endpoint;
+};
+
+static void json_wall_part(gt_jsonw *w, const char *kind, int64_t ns, int64_t wall)
+{
+	char share[48];
+	gt_jsonw_begin_object(w);
+	gt_jsonw_key(w, "kind");
+	gt_jsonw_str(w, kind);
+	gt_jsonw_key(w, "key");
+	gt_jsonw_null(w);
+	json_ns(w, "critical_ns", ns);
+	gt_jsonw_key(w, "share");
+	gt_jsonw_null(w); /* not of the path */
+	gt_jsonw_key(w, "wall_share");
+	format_share(share, sizeof share, ns, wall);
+	gt_jsonw_raw(w, share);
+	gt_jsonw_end_object(w);
+}
+
+/* The path's shares (of the path and of the wall), then the wall's time
+ * before the root and after the endpoint where there is any: the
+ * wall_shares sum to 1. */
+static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share *s, uint32_t n, int64_t total,
+			   const struct wall_parts *wp)
 {
 	gt_jsonw_key(w, "breakdown");
 	gt_jsonw_begin_array(w);
@@ -265,8 +293,15 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 		gt_jsonw_key(w, "share");
 		format_share(share, sizeof share, s[i].critical_ns, total);
 		gt_jsonw_raw(w, share);
+		gt_jsonw_key(w, "wall_share");
+		format_share(share, sizeof share, s[i].critical_ns, wp->wall);
+		gt_jsonw_raw(w, share);
 		gt_jsonw_end_object(w);
 	}
+	if (wp->before_root)
+		json_wall_part(w, "before_root", wp->before_root, wp->wall);
+	if (wp->after_endpoint)
+		json_wall_part(w, "after_endpoint", wp->after_endpoint, wp->wall);
 	gt_jsonw_end_array(w);
 }
 
@@ -605,11 +640,19 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	int rc = json_spread(&w, "path_duration", r, offsetof(gt_causal_window, path_duration_ns));
 	if (rc == 0)
 		rc = json_spread(&w, "wall", r, offsetof(gt_causal_window, wall_ns));
+	struct wall_parts all = {0};
+	for (uint32_t i = 0; i < r->window_count; i++) {
+		const gt_causal_window *win = &r->windows[i];
+		bool o = __builtin_add_overflow(all.wall, win->wall_ns, &all.wall) |
+			 __builtin_add_overflow(all.before_root, win->before_root_ns, &all.before_root) |
+			 __builtin_add_overflow(all.after_endpoint, win->after_endpoint_ns, &all.after_endpoint);
+		overflow |= o;
+	}
 	uint32_t flags = 0;
 	for (uint32_t i = 0; i < r->window_count; i++)
 		flags |= r->windows[i].flags;
 	json_flags(&w, flags | (overflow ? GT_CAUSAL_OVERFLOW : 0));
-	json_breakdown(&w, m, sum, nsum, total);
+	json_breakdown(&w, m, sum, nsum, total, &all);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
@@ -619,7 +662,8 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 		const gt_causal_window *win = &r->windows[i];
 		gt_jsonw_begin_object(&w);
 		json_summary(&w, m, r, win, i);
-		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns);
+		struct wall_parts wp = {win->wall_ns, win->before_root_ns, win->after_endpoint_ns};
+		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp);
 		lines_rc = json_lines(&w, m, win, false, &lw);
 		if (with_rows && lines_rc == 0)
 			lines_rc = json_lines(&w, m, win, true, &lw);

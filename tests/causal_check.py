@@ -6,7 +6,8 @@ usage: causal_check.py DOC.json SPANS.csv
 Per window: the hops are contiguous in time and in points, root first and
 endpoint last; each lasts to - from; they sum to path_duration_ns, which is
 at most wall_ns and the window's bounds; the breakdown is the hops summed by
-(kind, key) and sums to path_duration_ns exactly; every span row has float
+(kind, key) and sums to path_duration_ns exactly, and with its before_root
+and after_endpoint entries to wall_ns; every span row has float
 >= 0; the spans on the path are exactly those of the hops' points; a span's
 critical_ns is the work hops it owns; the time waited equals the time
 caused; the aggregate is the windows' min/median/max and summed breakdown.
@@ -54,7 +55,17 @@ def check_window(w, spans, by, fails):
         else:
             key = None
         want[(h["kind"], key)] += h["duration_ns"]
-    got = {(b["kind"], b["key"]): b["critical_ns"] for b in w["breakdown"]}
+    wall_parts = {b["kind"]: b["critical_ns"] for b in w["breakdown"] if b["kind"] in ("before_root", "after_endpoint")}
+    got = {(b["kind"], b["key"]): b["critical_ns"] for b in w["breakdown"]
+           if b["kind"] not in ("before_root", "after_endpoint")}
+    # the wall whole: before the root, the path, after the endpoint
+    if s.get("before_root_ns") is not None:
+        if (s["before_root_ns"] + s["path_duration_ns"] + s["after_endpoint_ns"] != s["wall_ns"] or
+                wall_parts.get("before_root", 0) != s["before_root_ns"] or
+                wall_parts.get("after_endpoint", 0) != s["after_endpoint_ns"] or
+                s["before_root_ns"] < 0 or s["after_endpoint_ns"] < 0):
+            fails.append("%s: wall %d is not before_root %s + path %d + after_endpoint %s" %
+                         (tag, s["wall_ns"], s["before_root_ns"], s["path_duration_ns"], s["after_endpoint_ns"]))
     if got != {k: v for k, v in want.items() if v or k in got}:
         fails.append("%s: breakdown %s, hops give %s" % (tag, sorted(got.items())[:6], sorted(want.items())[:6]))
     if sum(got.values()) != s["path_duration_ns"]:

@@ -251,6 +251,10 @@ typedef struct gt_causal_window {
 	int64_t begin_ns, end_ns; /* the window's bounds, absolute */
 	int64_t wall_ns;        /* last point minus first point */
 	int64_t path_duration_ns;
+	/* the wall whole: before_root_ns + path_duration_ns + after_endpoint_ns
+	 * (B of the root minus the first point; the last point minus the
+	 * endpoint; 0 without a path) */
+	int64_t before_root_ns, after_endpoint_ns;
 	gt_causal_point endpoint, root;
 	uint32_t points, spans, tracks;
 	uint64_t chain_edges, flow_edges, wait_edges;

@@ -278,6 +278,12 @@ int causal_result_path(const causal_trace *t, const causal_graph *g, const causa
 	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
 	if (make_hops(t, g, s, win, err) < 0 || make_breakdown(t->m, opt, win, err) < 0)
 		return -1;
+	/* the wall explained whole: before the root, the path, after the endpoint */
+	win->before_root_ns = win->after_endpoint_ns = 0;
+	if (s->sum.endpoint != GT_CP_NONE) {
+		win->before_root_ns = win->root.ts_ns - g->first_time;
+		win->after_endpoint_ns = g->last_time - win->endpoint.ts_ns;
+	}
 	return 0;
 }
 
