@@ -1077,6 +1077,37 @@ static char *random_trace(void)
 		add(&t, "{\"ph\":\"f\",\"name\":\"fl\",\"cat\":\"%s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%d%s}",
 		    "ac2g", f, b->pid, b->tid, f_ts, below(4) ? ",\"bp\":\"e\"" : "");
 	}
+	/* recorded waits: on thread 4 a launch to stream s1, an event record,
+	 * a wait (or sync) call, its marker naming the record (sometimes
+	 * another, or none) and a launch to stream s2 */
+	uint32_t syncs = below(2) ? 0 : 1 + below(4);
+	for (uint32_t i = 0; i < syncs; i++) {
+		int at = 4 * (int)i + (int)below(40), s1 = 7 + (int)below(2), s2 = 15 - s1;
+		int ka = at + 1 + (int)below(10), kb = at + 4 + (int)below(20);
+		bool stream_wait = below(3) != 0;
+		add(&t, "{\"ph\":\"X\",\"name\":\"cudaLaunchKernel\",\"cat\":\"cuda_runtime\",\"pid\":1,\"tid\":4,"
+			"\"ts\":%d,\"dur\":1},{\"ph\":\"X\",\"name\":\"ka%u\",\"cat\":\"kernel\",\"pid\":1,\"tid\":%d,"
+			"\"ts\":%d,\"dur\":%u}", at, i, s1, ka, 1 + below(8));
+		add(&t, "{\"ph\":\"s\",\"name\":\"fl\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":1,\"tid\":4,\"ts\":%d},"
+			"{\"ph\":\"f\",\"name\":\"fl\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":1,\"tid\":%d,\"ts\":%d,\"bp\":\"e\"}",
+		    900 + 2 * i, at, 900 + 2 * i, s1, ka);
+		add(&t, "{\"ph\":\"X\",\"name\":\"cudaEventRecord\",\"cat\":\"cuda_runtime\",\"pid\":1,\"tid\":4,"
+			"\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%u}}", at + 1, 500 + i);
+		add(&t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"cuda_runtime\",\"pid\":1,\"tid\":4,\"ts\":%d,"
+			"\"dur\":%u,\"args\":{\"correlation\":%u}}",
+		    stream_wait ? "cudaStreamWaitEvent" : "cudaEventSynchronize", at + 2, 1 + below(20), 600 + i);
+		add(&t, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"cuda_sync\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
+			"\"dur\":0,\"args\":{\"correlation\":%u,\"wait_on_stream\":%d,"
+			"\"wait_on_cuda_event_record_corr_id\":%u}}",
+		    stream_wait ? "Stream Wait Event" : "Event Sync", stream_wait ? s2 : -1, at + 2, 600 + i, s1,
+		    500 + (below(4) ? i : below(syncs + 1)));
+		add(&t, "{\"ph\":\"X\",\"name\":\"cudaLaunchKernel\",\"cat\":\"cuda_runtime\",\"pid\":1,\"tid\":4,"
+			"\"ts\":%d,\"dur\":1},{\"ph\":\"X\",\"name\":\"kb%u\",\"cat\":\"kernel\",\"pid\":1,\"tid\":%d,"
+			"\"ts\":%d,\"dur\":%u}", at + 3, i, s2, kb, 1 + below(8));
+		add(&t, "{\"ph\":\"s\",\"name\":\"fl\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":1,\"tid\":4,\"ts\":%d},"
+			"{\"ph\":\"f\",\"name\":\"fl\",\"cat\":\"ac2g\",\"id\":%u,\"pid\":1,\"tid\":%d,\"ts\":%d,\"bp\":\"e\"}",
+		    901 + 2 * i, at + 3, 901 + 2 * i, s2, kb);
+	}
 	if (!t.n)
 		add(&t, "{\"ph\":\"X\",\"name\":\"only\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}");
 	return t.s;
@@ -1232,16 +1263,20 @@ static void same_window(const gt_causal_window *a, const gt_causal_window *b)
 START_TEST(random_vs_brute_force)
 {
 	rng_state = 0x5eed0000u + (uint64_t)_i;
+	uint64_t recorded_seen = 0;
 	for (int round = 0; round < 60; round++) {
 		/* sometimes the host's binding under the engine's path: it must
 		 * then give the gaps the path reads */
 		gt_causal_engine brute = {NULL, below(3) ? bind_brute : NULL, path_brute, floats_brute};
 		char *events = random_trace();
+		if (getenv("GT_DUMP"))
+			printf("[%s]\n", events);
 		gt_model m = load_events(events);
 		gt_causal_options o = options();
 		o.by = (uint8_t)below(2);
 		o.threads = 1 + below(3);
 		o.handoffs = below(2); /* the optional edge kinds too */
+		o.recorded_waits = below(3) != 0;
 		o.stream_wait_slack_ns = below(2) ? (int64_t)(1 + below(8)) * 1000 : 0;
 		const char *extra[] = {"^wait_here$"};
 		if (below(2)) {
@@ -1270,6 +1305,8 @@ START_TEST(random_vs_brute_force)
 		if (rc1 == 0) {
 			check_result(&m, &host);
 			ck_assert_int_eq(host.window_count, slow.window_count);
+			for (uint32_t w = 0; w < host.window_count; w++)
+				recorded_seen += host.windows[w].recorded_stream_waits + host.windows[w].recorded_event_syncs;
 			for (uint32_t w = 0; w < host.window_count; w++) {
 				if (getenv("GT_CAUSAL_STATS")) {
 					const gt_causal_window *x = &host.windows[w];
@@ -1291,6 +1328,8 @@ START_TEST(random_vs_brute_force)
 		gt_model_free(&m);
 		free(events);
 	}
+	/* the recorded waits' edges are in the graphs compared */
+	ck_assert_msg(recorded_seen > 0, "no recorded wait in 60 random traces");
 }
 END_TEST
 
