@@ -686,8 +686,10 @@ struct flat {
 	const gt_model *m;
 	const gt_causal_result *r;
 	uint32_t *window; /* per row */
-	uint32_t *item;   /* per row: hop, share, row index (windows: unused) */
+	uint32_t *item;   /* per row: hop, share, row index (windows: unused); breakdown
+	                   * rows past the shares: the wall's parts */
 	double *share;    /* breakdown: each row's share, as the JSON rounds it */
+	double *wall_share; /* and its share of the wall */
 	char buf[4][160];
 };
 
@@ -730,8 +732,38 @@ GET_I64(hop_owner_name, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(
 GET_I64(hop_owner_cat, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(f, row)->owner].cat)
 GET_I64(hop_flow_cat, fh(f, row)->flow == GT_NONE ? GT_NONE : f->m->flows[fh(f, row)->flow].cat)
 GET_I64(hop_duration, fh(f, row)->duration_ns)
-GET_I64(share_kind, fs(f, row)->kind)
-GET_I64(share_ns, fs(f, row)->critical_ns)
+/* The breakdown's kinds: the hops', then the wall's parts. */
+enum { KIND_BEFORE_ROOT = GT_CAUSAL_KIND_COUNT, KIND_AFTER_ENDPOINT, BREAKDOWN_KIND_COUNT };
+static const char *const breakdown_kind_names[BREAKDOWN_KIND_COUNT] = {
+	"work", "idle", "flow", "queue", "wait", "stream_wait", "handoff", "before_root", "after_endpoint",
+};
+_Static_assert(GT_CAUSAL_KIND_COUNT == 7, "a hop kind the breakdown table does not name");
+
+/* A breakdown row past the shares: the wall part's kind and time. */
+static int wall_part(const gt_causal_window *w, uint32_t item, int64_t *ns)
+{
+	uint32_t k = item - w->breakdown_count;
+	if (k == 0 && w->before_root_ns)
+		return *ns = w->before_root_ns, KIND_BEFORE_ROOT;
+	return *ns = w->after_endpoint_ns, KIND_AFTER_ENDPOINT;
+}
+
+static int64_t share_kind(const void *ctx, uint64_t row)
+{
+	const struct flat *f = ctx;
+	int64_t ns;
+	return f->item[row] < fw(f, row)->breakdown_count ? fs(f, row)->kind : wall_part(fw(f, row), f->item[row], &ns);
+}
+
+static int64_t share_ns(const void *ctx, uint64_t row)
+{
+	const struct flat *f = ctx;
+	int64_t ns;
+	if (f->item[row] < fw(f, row)->breakdown_count)
+		return fs(f, row)->critical_ns;
+	wall_part(fw(f, row), f->item[row], &ns);
+	return ns;
+}
 GET_I64(win_step, fw(f, row)->step_span)
 GET_I64(win_begin, fw(f, row)->begin_ns)
 GET_I64(win_end, fw(f, row)->end_ns)
@@ -786,6 +818,8 @@ static const char *hop_track(const void *ctx, uint64_t row)
 static const char *share_key_text(const void *ctx, uint64_t row)
 {
 	struct flat *f = (struct flat *)ctx;
+	if (f->item[row] >= fw(f, row)->breakdown_count)
+		return NULL; /* the wall's parts have no key */
 	return share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
 }
 static const char *win_flag_text(const void *ctx, uint64_t row)
@@ -828,8 +862,12 @@ static size_t path_columns(gt_column *c, struct flat *f)
 static size_t breakdown_columns(gt_column *c, struct flat *f)
 {
 	gt_column cols[] = {
-		COL_U32("window", col_window), COL_KIND("kind", share_kind), COL_STR("key", share_key_text),
-		COL_I64("critical_ns", share_ns), {.name = "share", .type = GT_COL_F64, .data = f->share},
+		COL_U32("window", col_window),
+		{.name = "kind", .type = GT_COL_DICT, .get_i64 = share_kind, .get_ctx = f, .dict = breakdown_kind_names,
+		 .dict_len = BREAKDOWN_KIND_COUNT},
+		COL_STR("key", share_key_text), COL_I64("critical_ns", share_ns),
+		{.name = "share", .type = GT_COL_F64, .data = f->share, .has_null = true},
+		{.name = "wall_share", .type = GT_COL_F64, .data = f->wall_share, .has_null = true},
 	};
 	memcpy(c, cols, sizeof cols);
 	return sizeof cols / sizeof cols[0];
@@ -882,7 +920,7 @@ static uint64_t items_of(const gt_causal_window *w, int table)
 {
 	switch (table) {
 	case GT_CAUSAL_TABLE_PATH: return w->hop_count;
-	case GT_CAUSAL_TABLE_BREAKDOWN: return w->breakdown_count;
+	case GT_CAUSAL_TABLE_BREAKDOWN: return w->breakdown_count + (w->before_root_ns != 0) + (w->after_endpoint_ns != 0);
 	case GT_CAUSAL_TABLE_ROWS: return w->row_count;
 	default: return 1;
 	}
@@ -910,16 +948,21 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	for (uint32_t i = 0; i < r->window_count; i++)
 		for (uint64_t j = 0; j < items_of(&r->windows[i], table); j++, k++)
 			f.window[k] = i, f.item[k] = (uint32_t)j;
-	if (table == GT_CAUSAL_TABLE_BREAKDOWN && !(f.share = malloc((n ? n : 1) * sizeof *f.share))) {
+	if (table == GT_CAUSAL_TABLE_BREAKDOWN && (!(f.share = malloc((n ? n : 1) * sizeof *f.share)) ||
+						   !(f.wall_share = malloc((n ? n : 1) * sizeof *f.wall_share)))) {
 		free(f.window);
 		free(f.item);
+		free(f.share);
 		fprintf(stderr, "gputrace: out of memory for the table\n");
 		return GT_EINPUT;
 	}
 	for (uint64_t i = 0; f.share && i < n; i++) {
 		char text[48];
-		format_share(text, sizeof text, fs(&f, i)->critical_ns, fw(&f, i)->path_duration_ns);
-		f.share[i] = strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
+		bool part = f.item[i] >= fw(&f, i)->breakdown_count; /* not of the path */
+		format_share(text, sizeof text, share_ns(&f, i), fw(&f, i)->path_duration_ns);
+		f.share[i] = part || strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
+		format_share(text, sizeof text, share_ns(&f, i), fw(&f, i)->wall_ns);
+		f.wall_share[i] = strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
 	}
 	gt_column cols[32];
 	gt_table t = {0};
@@ -940,6 +983,7 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	free(f.window);
 	free(f.item);
 	free(f.share);
+	free(f.wall_share);
 	return rc;
 }
 

@@ -9,7 +9,7 @@
 need_gen gtx_refs
 py=python3
 [ -x .venv/bin/python ] && py=.venv/bin/python
-"$gen" --spans 30000 --seed 3 -o "$tmp/t.json" 2>/dev/null || { bad "gen_trace"; exit 1; }
+"$gen" --spans 30000 --seed 3 --sync-markers -o "$tmp/t.json" 2>/dev/null || { bad "gen_trace"; exit 1; }
 "$bin" pack -q "$tmp/t.json" -o "$tmp/t.gtx" >/dev/null || { bad "pack"; exit 1; }
 PYTHONPATH=tests/lib $py - "$tmp" <<'PY' || bad "writing the edited files"
 import struct, sys
@@ -29,20 +29,36 @@ cases = {
     "name": (SPANS, 9 * SPAN + 16, "<I", 0xfffffff0),
     "flow_dst": (FLOWS, (flows[2] - 1) * FLOW + 4, "<I", n),
 }
+SYNCS = 30  # version 6 on: a version 3 file has no such section
+old = [s for s in secs if s[0] != SYNCS]
 for name, (sid, at, fmt, value) in cases.items():
     for version in (3, ver):
-        edited = [list(s) for s in secs]
+        edited = [list(s) for s in (old if version < 6 else secs)]
         for s in edited:
             if s[0] == sid:
                 s[3] = bytearray(s[3])
                 struct.pack_into(fmt, s[3], at, value)
         write("%s/%s.v%d.gtx" % (d, name, version), version, edited)
-write(d + "/same.v3.gtx", 3, secs)
+write(d + "/same.v3.gtx", 3, old)
+# a sync args record (version 6) naming a span past the table
+syncs = [s for s in secs if s[0] == SYNCS][0]
+assert syncs[2] > 0, "the trace has no sync args"
+edited = [list(s) for s in secs]
+for s in edited:
+    if s[0] == SYNCS:
+        s[3] = bytearray(s[3])
+        struct.pack_into("<I", s[3], 0, n)
+write("%s/sync_span.v%d.gtx" % (d, ver), ver, edited)
+open(d + "/version", "w").write(str(ver))
 PY
 for f in "$tmp"/*.v*.gtx; do
 	case "$f" in
 	*/same.*)
 		"$bin" info -q "$f" >/dev/null && ok || bad "an unedited version 3 copy does not load" ;;
+	*/sync_*)
+		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
+		[ $? = 1 ] && grep -q "a sync args record refers past the spans" "$tmp/err" && ok ||
+			bad "$(basename "$f"): $(cat "$tmp/err")" ;;
 	*/flow_*)
 		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
 		[ $? = 1 ] && grep -q "a flow refers past its tables" "$tmp/err" && ok ||
@@ -53,7 +69,9 @@ for f in "$tmp"/*.v*.gtx; do
 			bad "$(basename "$f"): $(cat "$tmp/err")" ;;
 	esac
 done
-"$bin" critical-path -q --model forest "$tmp/parent_straddling.v4.gtx" >/dev/null 2>&1
+v=$(cat "$tmp/version")
+[ -f "$tmp/parent_straddling.v$v.gtx" ] || bad "no version $v file"
+"$bin" critical-path -q --model forest "$tmp/parent_straddling.v$v.gtx" >/dev/null 2>&1
 [ $? = 1 ] && ok || bad "critical-path ran on an index with a span's parent past the span table"
 echo "gtx_refs: $pass passed, $fail failed"
 [ "$fail" = 0 ]

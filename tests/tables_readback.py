@@ -77,7 +77,7 @@ def compare(label, got, want):
             # a float64 column (a share) against the JSON's decimal text
             ok = ok or (isinstance(g[k], float) and isinstance(w[k], Decimal) and g[k] == float(w[k]))
             # ... and its CSV text, the shortest that reads back (2e-06 for 0.000002)
-            ok = ok or (isinstance(g[k], str) and isinstance(w[k], str) and k == "share" and g[k] and w[k]
+            ok = ok or (isinstance(g[k], str) and isinstance(w[k], str) and k in ("share", "wall_share") and g[k] and w[k]
                         and float(g[k]) == float(w[k]))
             if not ok or (isinstance(w[k], bool) != isinstance(g[k], bool)):
                 sys.exit(f"{label}: row {i} column {k}: got {g[k]!r}, want {w[k]!r}")
@@ -184,7 +184,7 @@ def causal(gputrace, trace, device):
                          "duration_ns": hop["duration_ns"]})
         for b in win["breakdown"]:
             breakdown.append({"window": w, "kind": b["kind"], "key": b["key"], "critical_ns": b["critical_ns"],
-                              "share": b["share"]})
+                              "share": b["share"], "wall_share": b["wall_share"]})
         s = win["summary"]
         lo = s["flows_left_out"]
         windows.append({"window": w, "step_span": s["step_span"], "begin_ns": s["begin_ns"], "end_ns": s["end_ns"],
@@ -204,7 +204,7 @@ def causal(gputrace, trace, device):
                   {"from_point": u32, "from_ns": pa.int64(), "duration_ns": pa.int64(),
                    "kind": pa.dictionary(pa.int32(), pa.string())})
     check_formats(gputrace, ["critical-path", "--table", "breakdown", trace], breakdown, f"{trace} causal breakdown",
-                  {"model": "causal"}, device, {"critical_ns": pa.int64(), "share": pa.float64()})
+                  {"model": "causal"}, device, {"critical_ns": pa.int64(), "share": pa.float64(), "wall_share": pa.float64()})
     check_formats(gputrace, ["critical-path", "--table", "windows", trace], windows, f"{trace} causal windows",
                   {"model": "causal"}, device, {"wall_ns": pa.int64(), "step_span": u32})
     check_formats(gputrace, ["critical-path", "--table", "rows", trace], rows, f"{trace} causal rows",

@@ -35,7 +35,11 @@
  *                        last F times as long
  *   --wrapper            one more span (not counted in N): "wrapper" on a
  *                        thread of its own, over the whole trace
- * Each of them implies --repeat-steps. */
+ * Each of them implies --repeat-steps.
+ *   --sync-markers       after each launch to the side stream, the compute
+ *                        stream waits for it: cudaEventRecord and
+ *                        cudaStreamWaitEvent calls and Kineto's cuda_sync
+ *                        marker (three more spans each, not counted in N) */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,6 +272,7 @@ static uint64_t nccl_delay, nccl_extend;
 static int budget_spans; /* --spans: the budget counts spans, not events */
 static int step_seeds;            /* --repeat-steps */
 static uint64_t base_seed;
+static int sync_markers;          /* --sync-markers: side-stream joins as Kineto records them */
 static const char *slow_kernel;   /* --slow-kernel S:PCT: the substring, */
 static uint64_t slow_pct;         /* and how much longer */
 static uint64_t slow_step, slow_factor = 1; /* --slow-step K:F */
@@ -384,6 +389,35 @@ static void user_annotation(struct rank *r, uint64_t tid, const char *name, uint
 	PUTS("\n    }\n  }");
 }
 
+/* The compute stream waits for the side stream's work so far (an event
+ * recorded there, cudaStreamWaitEvent on compute), as Kineto writes it: the
+ * two runtime calls nested in the launch at ts (zero length, so they nest
+ * whatever follows) and the cuda_sync marker on the compute stream. */
+static void join_side_stream(struct rank *r, uint64_t tid, uint64_t ts)
+{
+	uint64_t rec = next_corr++, wait = next_corr++;
+	x_head("cuda_runtime", "cudaEventRecord", r->pid, tid, ts, 0);
+	PUTS(",\n    \"args\": {\"cbid\": 135, \"correlation\": ");
+	put_u64(rec);
+	PUTS("}\n  }");
+	x_head("cuda_runtime", "cudaStreamWaitEvent", r->pid, tid, ts, 0);
+	PUTS(",\n    \"args\": {\"cbid\": 147, \"correlation\": ");
+	put_u64(wait);
+	PUTS("}\n  }");
+	x_head("cuda_sync", "Stream Wait Event", r->device, STREAMS[0], ts, 0);
+	PUTS(",\n    \"args\": {\"cuda_sync_kind\": \"Stream Wait Event\", \"wait_on_stream\": ");
+	put_u64(STREAMS[1]);
+	PUTS(", \"wait_on_cuda_event_record_corr_id\": ");
+	put_u64(rec);
+	PUTS(", \"stream\": ");
+	put_u64(STREAMS[0]);
+	PUTS(", \"correlation\": ");
+	put_u64(wait);
+	PUTS(", \"device\": ");
+	put_u64(r->device);
+	PUTS("}\n  }");
+}
+
 /* A runtime call at [ts, ts+dur] and the GPU activity it starts, tied by an
  * ac2g flow: 4 events. kind 0 kernel, 1 memcpy, 2 memset. */
 static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t dur, uint64_t ext, int nccl)
@@ -475,6 +509,8 @@ static void launch(struct rank *r, uint64_t tid, int kind, uint64_t ts, uint64_t
 		PUTS("\n    }\n  }");
 	}
 	flow('f', corr, r->device, stream, start);
+	if (sync_markers && si == 1)
+		join_side_stream(r, tid, ts + dur / 2);
 }
 
 /* Leaf work inside [t0, t1]: one or two runtime calls, each with its GPU
@@ -719,7 +755,8 @@ static void usage(void)
 {
 	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks N [--rank R [--straggler R:DELAY[:STEP]]]] [--level L]\n"
 	      "                 [-o FILE.json|.json.gz|.json.zst]\n"
-	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n", stderr);
+	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n"
+	      "                 [--sync-markers]\n", stderr);
 	exit(2);
 }
 
@@ -764,6 +801,8 @@ int main(int argc, char **argv)
 			level = parse_u64(a, v);
 		else if (!strcmp(a, "-o"))
 			path = v;
+		else if (!strcmp(a, "--sync-markers"))
+			sync_markers = 1, i--; /* a flag */
 		else if (!strcmp(a, "--repeat-steps"))
 			step_seeds = 1, i--; /* a flag */
 		else if (!strcmp(a, "--wrapper"))

@@ -41,6 +41,8 @@ bool gt_cell_is_null(const gt_column *c, uint64_t row)
 		return c->has_null && gt_cell_u32(c, row) == c->null_u32;
 	case GT_COL_STR:
 		return gt_cell_strp(c, row) == NULL;
+	case GT_COL_F64:
+		return c->has_null && !isfinite(gt_cell_f64(c, row));
 	}
 	return false;
 }

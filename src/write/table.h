@@ -16,7 +16,7 @@ enum gt_col_type {
 	GT_COL_U64,     /* uint64 */
 	GT_COL_U32,     /* uint32; null_u32 marks nulls when has_null */
 	GT_COL_I32,     /* int32 */
-	GT_COL_F64,     /* double */
+	GT_COL_F64,     /* double; a NaN is null when has_null (text formats: always) */
 	GT_COL_BOOL,    /* uint8 0/1 */
 	GT_COL_NS_US,   /* int64 ns; text formats print exact microseconds
 	                 * ("1.5", "-0.001"), Arrow writes int64 ns under

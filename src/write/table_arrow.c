@@ -84,7 +84,7 @@ static bool is_utf8(const gt_column *c) { return c->type == GT_COL_STR; }
 
 static bool nullable(const gt_column *c)
 {
-	return c->type == GT_COL_STR || ((c->type == GT_COL_U32 || c->type == GT_COL_DICT) && c->has_null);
+	return c->type == GT_COL_STR || ((c->type == GT_COL_U32 || c->type == GT_COL_DICT || c->type == GT_COL_F64) && c->has_null);
 }
 
 static size_t value_width(const gt_column *c)
@@ -506,7 +506,7 @@ static int fill_column(struct writer *w, size_t ci, uint64_t start, uint64_t n)
 			break;
 		}
 		case GT_COL_F64: {
-			double v = gt_cell_f64(c, r);
+			double v = null ? 0 : gt_cell_f64(c, r);
 			memcpy(cb->values + 8 * i, &v, 8);
 			break;
 		}
