@@ -43,16 +43,6 @@ static int cmp_call(const void *x, const void *y)
 	return a->span < b->span ? -1 : a->span > b->span;
 }
 
-static int cmp_launch(const void *x, const void *y)
-{
-	const launch_key *a = x, *b = y;
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	if (a->launch != b->launch)
-		return a->launch < b->launch ? -1 : 1;
-	return a->span < b->span ? -1 : a->span > b->span;
-}
-
 /* The first call of (rank, role, correlation): its index, or -1. */
 static int64_t find_call(const call_key *c, uint32_t n, uint32_t rank, uint32_t role, int64_t corr)
 {
@@ -68,8 +58,8 @@ static int64_t find_call(const call_key *c, uint32_t n, uint32_t rank, uint32_t 
 	return lo < n && c[lo].rank == rank && c[lo].role == role && c[lo].correlation == corr ? (int64_t)lo : -1;
 }
 
-/* The launches of track tr: [*lo, *hi) of l. */
-static void track_range(const launch_key *l, uint32_t n, uint32_t tr, uint32_t *lo_out, uint32_t *hi_out)
+/* The first launch in l of a track at or after tr. */
+static uint32_t track_from(const launch_key *l, uint32_t n, uint32_t tr)
 {
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -79,10 +69,14 @@ static void track_range(const launch_key *l, uint32_t n, uint32_t tr, uint32_t *
 		else
 			hi = mid;
 	}
-	uint32_t end = lo;
-	while (end < n && l[end].track == tr)
-		end++; /* a stream's launches: few next to a trace */
-	*lo_out = lo, *hi_out = end;
+	return lo;
+}
+
+/* The launches of track tr: [*lo, *hi) of l. */
+static void track_range(const launch_key *l, uint32_t n, uint32_t tr, uint32_t *lo, uint32_t *hi)
+{
+	*lo = track_from(l, n, tr);
+	*hi = tr == UINT32_MAX ? n : track_from(l, n, tr + 1);
 }
 
 /* Index of the first launch in [lo, hi) at or after t (hi when none);
@@ -216,6 +210,86 @@ static int by_window(causal_trace *t, const found *f)
 	return 0;
 }
 
+/* The tracks markers can name: their own, and each thread track of their
+ * process whose numeric tid is a wait_on_stream (marked in need). */
+static void tracks_needed(const causal_trace *t, const track_key *tracks, uint32_t ntracks, uint8_t *need)
+{
+	const gt_model *m = t->m;
+	for (uint32_t i = 0; i < m->sync_count; i++) {
+		const gt_sync *y = &m->syncs[i];
+		if (y->role != GT_SYNC_STREAM_WAIT && y->role != GT_SYNC_EVENT_SYNC)
+			continue;
+		uint32_t own = m->spans[y->span].track;
+		need[own] = 1;
+		if (y->flags & GT_SYNCF_RECORD) {
+			uint32_t tr = find_track(tracks, ntracks, m->tracks[own].process, y->wait_on_stream);
+			if (tr != GT_NONE)
+				need[tr] = 1;
+		}
+	}
+}
+
+/* The launches of the device spans on needed tracks, by (track, launch,
+ * span): a launch is the earliest start of a host span with a flow into
+ * the span. Radix sorts: by span (for the earliest of several flows),
+ * then stably by launch and by track. NULL out of memory. */
+static launch_key *gather_launches(const causal_trace *t, const uint8_t *need, uint32_t *n_out)
+{
+	const gt_model *m = t->m;
+	uint32_t n = 0, cap = m->flow_count;
+	int64_t base = INT64_MAX;
+	uint64_t *key = gt_big_malloc(cap, sizeof *key), *tk = gt_big_malloc(cap, sizeof *tk);
+	uint32_t *val = gt_big_malloc(cap, sizeof *val), *tv = gt_big_malloc(cap, sizeof *tv);
+	int64_t *at = gt_big_malloc(cap, sizeof *at);
+	launch_key *l = malloc((cap ? cap : 1) * sizeof *l);
+	if (!key || !tk || !val || !tv || !at || !l) {
+		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(at), free(l);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < m->flow_count; i++) { /* one pass: the span table is read at random */
+		const gt_flow *f = &m->flows[i];
+		if (f->src == GT_NONE || f->dst == GT_NONE || (t->span_class[f->src] & CAUSAL_DEVICE) ||
+		    (t->span_class[f->dst] & (CAUSAL_DEVICE | CAUSAL_TAKES_PART)) != (CAUSAL_DEVICE | CAUSAL_TAKES_PART) ||
+		    !need[m->spans[f->dst].track])
+			continue;
+		at[n] = m->spans[f->src].ts_ns;
+		base = at[n] < base ? at[n] : base;
+		key[n] = f->dst;
+		val[n] = n;
+		n++;
+	}
+	causal_sort_u64(key, val, n, tk, tv);
+	uint32_t kept = 0; /* one per span: its earliest launch */
+	for (uint32_t i = 0; i < n; i++) {
+		if (kept && l[kept - 1].span == (uint32_t)key[i]) {
+			if (at[val[i]] < l[kept - 1].launch)
+				l[kept - 1].launch = at[val[i]];
+			continue;
+		}
+		l[kept++] = (launch_key){m->spans[key[i]].track, (uint32_t)key[i], at[val[i]]};
+	}
+	/* (track, launch, span): stably by launch, then by track */
+	for (uint32_t i = 0; i < kept; i++)
+		key[i] = (uint64_t)(l[i].launch - base), val[i] = i;
+	causal_sort_u64(key, val, kept, tk, tv);
+	for (uint32_t i = 0; i < kept; i++)
+		key[i] = l[val[i]].track, tk[i] = val[i];
+	for (uint32_t i = 0; i < kept; i++)
+		val[i] = (uint32_t)tk[i];
+	uint64_t *tk2 = gt_big_malloc(kept, sizeof *tk2);
+	uint32_t *tv2 = gt_big_malloc(kept, sizeof *tv2);
+	launch_key *sorted = malloc((kept ? kept : 1) * sizeof *sorted);
+	if (tk2 && tv2 && sorted) {
+		causal_sort_u64(key, val, kept, tk2, tv2);
+		for (uint32_t i = 0; i < kept; i++)
+			sorted[i] = l[val[i]];
+	}
+	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(at), free(l);
+	gt_big_free(tk2), gt_big_free(tv2);
+	*n_out = kept;
+	return sorted;
+}
+
 int causal_recorded_waits(causal_trace *t, gt_error *err)
 {
 	const gt_model *m = t->m;
@@ -230,42 +304,22 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 	t->syncs.markers = nmarkers;
 	if (!nmarkers)
 		return 0;
-	/* each device span's launch: the earliest start of a host span with a
-	 * flow into it */
-	int64_t *launch = gt_big_malloc(m->span_count, sizeof *launch);
 	call_key *calls = malloc((ncalls ? ncalls : 1) * sizeof *calls);
 	track_key *tracks = malloc((m->track_count ? m->track_count : 1) * sizeof *tracks);
+	uint8_t *need = calloc(m->track_count ? m->track_count : 1, 1);
 	uint8_t *waited = calloc(ncalls ? ncalls : 1, 1);
 	found f = {malloc(nmarkers * sizeof *f.src), malloc(nmarkers * sizeof *f.dst), malloc(nmarkers), 0};
 	launch_key *l = NULL;
 	int rc = -1;
-	if (!launch || !calls || !tracks || !waited || !f.src || !f.dst || !f.kind)
+	if (!calls || !tracks || !need || !waited || !f.src || !f.dst || !f.kind)
 		goto done;
-	for (uint32_t i = 0; i < m->span_count; i++)
-		launch[i] = INT64_MAX;
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *fl = &m->flows[i];
-		if (fl->src == GT_NONE || fl->dst == GT_NONE || !(t->span_class[fl->dst] & CAUSAL_DEVICE) ||
-		    (t->span_class[fl->src] & CAUSAL_DEVICE) || !causal_takes_part(t, fl->dst))
-			continue;
-		int64_t at = m->spans[fl->src].ts_ns;
-		if (launch[fl->dst] == INT64_MAX)
-			nl++;
-		if (at < launch[fl->dst])
-			launch[fl->dst] = at;
-	}
-	l = malloc((nl ? nl : 1) * sizeof *l);
-	if (!l)
-		goto done;
-	nl = 0;
-	for (uint32_t i = 0; i < m->span_count; i++)
-		if (launch[i] != INT64_MAX)
-			l[nl++] = (launch_key){m->spans[i].track, i, launch[i]};
-	qsort(l, nl, sizeof *l, cmp_launch);
 	for (uint32_t i = 0; i < m->track_count; i++)
 		if (m->tracks[i].kind == GT_TRACK_THREAD && !m->tracks[i].tid.is_str)
 			tracks[ntracks++] = (track_key){m->tracks[i].process, i, m->tracks[i].tid.num};
 	qsort(tracks, ntracks, sizeof *tracks, cmp_track);
+	tracks_needed(t, tracks, ntracks, need);
+	if (!(l = gather_launches(t, need, &nl)))
+		goto done;
 	ncalls = 0;
 	for (uint32_t i = 0; i < m->sync_count; i++) {
 		const gt_sync *y = &m->syncs[i];
@@ -286,8 +340,7 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 		t->span_class[f.dst[i]] |= CAUSAL_RECORDED;
 	rc = by_window(t, &f);
 done:
-	gt_big_free(launch);
-	free(calls), free(tracks), free(waited), free(l);
+	free(calls), free(tracks), free(need), free(waited), free(l);
 	free(f.src), free(f.dst), free(f.kind);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for %u recorded stream waits", nmarkers) : 0;
 }
