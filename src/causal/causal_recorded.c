@@ -43,54 +43,82 @@ static int cmp_call(const void *x, const void *y)
 	return a->span < b->span ? -1 : a->span > b->span;
 }
 
-/* The first call of (rank, role, correlation): its index, or -1. */
-static int64_t find_call(const call_key *c, uint32_t n, uint32_t rank, uint32_t role, int64_t corr)
+/* The first i in [lo, hi) where below(ctx, i) fails (hi when none), for
+ * a predicate that holds on a prefix, searched outwards from hint: the
+ * markers come in trace order, so each search lands near the last. */
+static uint32_t gallop(uint32_t lo, uint32_t hi, uint32_t hint, bool (*below)(const void *, uint32_t), const void *ctx)
 {
-	call_key want = {rank, role, corr, 0, 0};
-	uint32_t lo = 0, hi = n;
+	if (hint < lo || hint >= hi)
+		hint = lo;
+	if (lo < hi && below(ctx, hint)) { /* the answer is right of hint */
+		uint32_t a = hint, step = 1;
+		while (step < hi - a && below(ctx, a + step))
+			a += step, step *= 2;
+		lo = a + 1, hi = step < hi - a ? a + step : hi;
+	} else { /* at hint or left of it */
+		uint32_t b = hint, step = 1;
+		while (step <= b - lo && !below(ctx, b - step))
+			b -= step, step *= 2;
+		lo = step <= b - lo ? b - step + 1 : lo, hi = b;
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (cmp_call(&c[mid], &want) < 0)
+		if (below(ctx, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+typedef struct call_search {
+	const call_key *c;
+	call_key want;
+} call_search;
+
+static bool call_below(const void *ctx, uint32_t i)
+{
+	const call_search *q = ctx;
+	return cmp_call(&q->c[i], &q->want) < 0;
+}
+
+/* The first call of (rank, role, correlation): its index, or -1; *hint
+ * is where the last search of the role landed. */
+static int64_t find_call(const call_key *c, uint32_t n, uint32_t rank, uint32_t role, int64_t corr, uint32_t *hint)
+{
+	call_search q = {c, {rank, role, corr, 0, 0}};
+	uint32_t lo = gallop(0, n, *hint, call_below, &q);
+	*hint = lo;
 	return lo < n && c[lo].rank == rank && c[lo].role == role && c[lo].correlation == corr ? (int64_t)lo : -1;
 }
 
-/* The first launch in l of a track at or after tr. */
-static uint32_t track_from(const launch_key *l, uint32_t n, uint32_t tr)
+typedef struct launch_search {
+	const launch_key *l;
+	int64_t t;
+	bool strict;
+} launch_search;
+
+static bool launch_below(const void *ctx, uint32_t i)
 {
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (l[mid].track < tr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	const launch_search *q = ctx;
+	return q->strict ? q->l[i].launch <= q->t : q->l[i].launch < q->t;
 }
 
-/* The launches of track tr: [*lo, *hi) of l. */
-static void track_range(const launch_key *l, uint32_t n, uint32_t tr, uint32_t *lo, uint32_t *hi)
-{
-	*lo = track_from(l, n, tr);
-	*hi = tr == UINT32_MAX ? n : track_from(l, n, tr + 1);
-}
+/* The launches by track: l[first[tr] .. first[tr + 1]), and where each
+ * track's last search landed. */
+typedef struct launches {
+	const launch_key *l;
+	uint32_t *first, *hint;
+} launches;
 
-/* Index of the first launch in [lo, hi) at or after t (hi when none);
- * strict: after t. */
-static uint32_t launch_from(const launch_key *l, uint32_t lo, uint32_t hi, int64_t t, bool strict)
+/* Index of track tr's first launch at or after t (strict: after t); the
+ * track's end when none. */
+static uint32_t launch_from(const launches *ls, uint32_t tr, int64_t t, bool strict)
 {
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (strict ? l[mid].launch <= t : l[mid].launch < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	launch_search q = {ls->l, t, strict};
+	uint32_t at = gallop(ls->first[tr], ls->first[tr + 1], ls->hint[tr], launch_below, &q);
+	ls->hint[tr] = at;
+	return at;
 }
 
 /* The thread track of (process, numeric tid), GT_NONE. */
@@ -141,44 +169,54 @@ typedef struct found {
 	uint32_t n;
 } found;
 
+/* What every marker's search reads. */
+typedef struct lookup {
+	const call_key *calls;
+	uint32_t ncalls;
+	uint32_t call_hint[GT_SYNC_ROLE_MAX + 1];
+	launches ls;
+	const track_key *tracks;
+	uint32_t ntracks;
+	uint8_t *waited; /* per call: a marker names it */
+} lookup;
+
 /* One marker: its edge into f, or a problem counted. */
-static void resolve(causal_trace *t, const gt_sync *y, const call_key *calls, uint32_t ncalls,
-		    const launch_key *l, uint32_t nl, const track_key *tracks, uint32_t ntracks, uint8_t *waited,
-		    found *f)
+static void resolve(causal_trace *t, const gt_sync *y, lookup *q, found *f)
 {
 	const gt_model *m = t->m;
 	if (!(y->flags & GT_SYNCF_RECORD))
 		return problem(t, GT_CAUSAL_SYNC_UNUSABLE_ARGS, y->span);
 	uint32_t rank = rank_index(m, y->span);
-	int64_t rec = find_call(calls, ncalls, rank, GT_SYNC_RECORD_CALL, y->record_correlation);
+	int64_t rec = find_call(q->calls, q->ncalls, rank, GT_SYNC_RECORD_CALL, y->record_correlation,
+				&q->call_hint[GT_SYNC_RECORD_CALL]);
 	if (rec < 0)
 		return problem(t, GT_CAUSAL_SYNC_NO_RECORD, y->span);
-	waited[rec] = 1;
+	q->waited[rec] = 1;
 	const gt_span *marker = &m->spans[y->span];
-	uint32_t process = m->tracks[marker->track].process;
-	uint32_t from = find_track(tracks, ntracks, process, y->wait_on_stream), lo = 0, hi = 0;
-	if (from != GT_NONE)
-		track_range(l, nl, from, &lo, &hi);
-	uint32_t at = launch_from(l, lo, hi, m->spans[calls[rec].span].ts_ns, false);
-	if (at == lo)
+	uint32_t from = find_track(q->tracks, q->ntracks, m->tracks[marker->track].process, y->wait_on_stream);
+	uint32_t at = from == GT_NONE ? 0 : launch_from(&q->ls, from, m->spans[q->calls[rec].span].ts_ns, false);
+	if (from == GT_NONE || at == q->ls.first[from])
 		return problem(t, GT_CAUSAL_SYNC_NO_LAUNCH_BEFORE_RECORD, y->span);
-	uint32_t k = l[at - 1].span;
+	uint32_t k = q->ls.l[at - 1].span;
 	bool has_corr = y->flags & GT_SYNCF_CORRELATION;
 	if (y->role == GT_SYNC_STREAM_WAIT) {
-		int64_t call = has_corr ? find_call(calls, ncalls, rank, GT_SYNC_WAIT_CALL, y->correlation) : -1;
-		int64_t when = call >= 0 ? m->spans[calls[call].span].ts_ns : marker->ts_ns;
-		track_range(l, nl, marker->track, &lo, &hi);
-		uint32_t next = launch_from(l, lo, hi, when, true);
-		if (next == hi)
+		int64_t call = has_corr ? find_call(q->calls, q->ncalls, rank, GT_SYNC_WAIT_CALL, y->correlation,
+						    &q->call_hint[GT_SYNC_WAIT_CALL])
+					: -1;
+		int64_t when = call >= 0 ? m->spans[q->calls[call].span].ts_ns : marker->ts_ns;
+		uint32_t next = launch_from(&q->ls, marker->track, when, true);
+		if (next == q->ls.first[marker->track + 1])
 			return problem(t, GT_CAUSAL_SYNC_NO_LAUNCH_AFTER_WAIT, y->span);
-		f->src[f->n] = k, f->dst[f->n] = l[next].span, f->kind[f->n++] = 0;
+		f->src[f->n] = k, f->dst[f->n] = q->ls.l[next].span, f->kind[f->n++] = 0;
 		t->syncs.stream_waits++;
 		return;
 	}
-	int64_t call = has_corr ? find_call(calls, ncalls, rank, GT_SYNC_EVENT_SYNC_CALL, y->correlation) : -1;
-	if (call < 0 || !causal_takes_part(t, calls[call].span))
+	int64_t call = has_corr ? find_call(q->calls, q->ncalls, rank, GT_SYNC_EVENT_SYNC_CALL, y->correlation,
+					    &q->call_hint[GT_SYNC_EVENT_SYNC_CALL])
+				: -1;
+	if (call < 0 || !causal_takes_part(t, q->calls[call].span))
 		return problem(t, GT_CAUSAL_SYNC_NO_SYNC_CALL, y->span);
-	f->src[f->n] = k, f->dst[f->n] = calls[call].span, f->kind[f->n++] = 1;
+	f->src[f->n] = k, f->dst[f->n] = q->calls[call].span, f->kind[f->n++] = 1;
 	t->syncs.event_syncs++;
 }
 
@@ -229,65 +267,91 @@ static void tracks_needed(const causal_trace *t, const track_key *tracks, uint32
 	}
 }
 
+/* Whether flow f launches a device span of a needed track. */
+static bool launches_needed(const causal_trace *t, const uint8_t *need, const gt_flow *f)
+{
+	return f->src != GT_NONE && f->dst != GT_NONE && !(t->span_class[f->src] & CAUSAL_DEVICE) &&
+	       (t->span_class[f->dst] & (CAUSAL_DEVICE | CAUSAL_TAKES_PART)) == (CAUSAL_DEVICE | CAUSAL_TAKES_PART) &&
+	       need[t->m->spans[f->dst].track];
+}
+
 /* The launches of the device spans on needed tracks, by (track, launch,
- * span): a launch is the earliest start of a host span with a flow into
- * the span. Radix sorts: by span (for the earliest of several flows),
- * then stably by launch and by track. NULL out of memory. */
+ * span): a span's launch is the earliest start of a host span with a
+ * flow into it. One radix sort by (track, launch) (two stable ones where
+ * that does not fit 64 bits), equal keys then put in span order, and a
+ * span's later launches dropped. NULL out of memory. */
 static launch_key *gather_launches(const causal_trace *t, const uint8_t *need, uint32_t *n_out)
 {
 	const gt_model *m = t->m;
 	uint32_t n = 0, cap = m->flow_count;
-	int64_t base = INT64_MAX;
+	int64_t base = INT64_MAX, last = INT64_MIN;
 	uint64_t *key = gt_big_malloc(cap, sizeof *key), *tk = gt_big_malloc(cap, sizeof *tk);
 	uint32_t *val = gt_big_malloc(cap, sizeof *val), *tv = gt_big_malloc(cap, sizeof *tv);
-	int64_t *at = gt_big_malloc(cap, sizeof *at);
+	uint8_t *seen = calloc(m->span_count / 8 + 1, 1);
 	launch_key *l = malloc((cap ? cap : 1) * sizeof *l);
-	if (!key || !tk || !val || !tv || !at || !l) {
-		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(at), free(l);
+	if (!key || !tk || !val || !tv || !seen || !l) {
+		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), free(seen), free(l);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < m->flow_count; i++) { /* one pass: the span table is read at random */
+	for (uint32_t i = 0; i < m->flow_count; i++) { /* one pass: the spans are read at random */
 		const gt_flow *f = &m->flows[i];
-		if (f->src == GT_NONE || f->dst == GT_NONE || (t->span_class[f->src] & CAUSAL_DEVICE) ||
-		    (t->span_class[f->dst] & (CAUSAL_DEVICE | CAUSAL_TAKES_PART)) != (CAUSAL_DEVICE | CAUSAL_TAKES_PART) ||
-		    !need[m->spans[f->dst].track])
+		if (!launches_needed(t, need, f))
 			continue;
-		at[n] = m->spans[f->src].ts_ns;
-		base = at[n] < base ? at[n] : base;
-		key[n] = f->dst;
-		val[n] = n;
-		n++;
+		int64_t at = m->spans[f->src].ts_ns;
+		base = at < base ? at : base, last = at > last ? at : last;
+		key[n] = (uint64_t)at; /* made relative below */
+		tk[n] = m->spans[f->dst].track;
+		val[n++] = f->dst;
 	}
+	bool one = n && (uint64_t)(last - base) < (1ull << 40) && m->track_count < (1u << 24);
+	for (uint32_t i = 0; i < n; i++)
+		key[i] = (one ? tk[i] << 40 : 0) | (uint64_t)((int64_t)key[i] - base);
 	causal_sort_u64(key, val, n, tk, tv);
-	uint32_t kept = 0; /* one per span: its earliest launch */
-	for (uint32_t i = 0; i < n; i++) {
-		if (kept && l[kept - 1].span == (uint32_t)key[i]) {
-			if (at[val[i]] < l[kept - 1].launch)
-				l[kept - 1].launch = at[val[i]];
-			continue;
+	if (!one) { /* then stably by track */
+		for (uint32_t i = 0; i < n; i++)
+			tk[i] = key[i];
+		for (uint32_t i = 0; i < n; i++)
+			key[i] = m->spans[val[i]].track;
+		int64_t *launch = (int64_t *)tk; /* each entry's launch, kept beside */
+		uint32_t *order = gt_big_malloc(n, sizeof *order), *to = gt_big_malloc(n, sizeof *to);
+		uint64_t *tk2 = gt_big_malloc(n, sizeof *tk2);
+		if (!order || !to || !tk2) {
+			gt_big_free(order), gt_big_free(to), gt_big_free(tk2);
+			gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), free(seen), free(l);
+			return NULL;
 		}
-		l[kept++] = (launch_key){m->spans[key[i]].track, (uint32_t)key[i], at[val[i]]};
+		for (uint32_t i = 0; i < n; i++)
+			order[i] = i;
+		causal_sort_u64(key, order, n, tk2, to);
+		for (uint32_t i = 0; i < n; i++)
+			tv[i] = val[order[i]], tk2[i] = (uint64_t)launch[order[i]];
+		for (uint32_t i = 0; i < n; i++)
+			val[i] = tv[i], key[i] = m->spans[val[i]].track, tk[i] = tk2[i];
+		gt_big_free(order), gt_big_free(to), gt_big_free(tk2);
 	}
-	/* (track, launch, span): stably by launch, then by track */
-	for (uint32_t i = 0; i < kept; i++)
-		key[i] = (uint64_t)(l[i].launch - base), val[i] = i;
-	causal_sort_u64(key, val, kept, tk, tv);
-	for (uint32_t i = 0; i < kept; i++)
-		key[i] = l[val[i]].track, tk[i] = val[i];
-	for (uint32_t i = 0; i < kept; i++)
-		val[i] = (uint32_t)tk[i];
-	uint64_t *tk2 = gt_big_malloc(kept, sizeof *tk2);
-	uint32_t *tv2 = gt_big_malloc(kept, sizeof *tv2);
-	launch_key *sorted = malloc((kept ? kept : 1) * sizeof *sorted);
-	if (tk2 && tv2 && sorted) {
-		causal_sort_u64(key, val, kept, tk2, tv2);
-		for (uint32_t i = 0; i < kept; i++)
-			sorted[i] = l[val[i]];
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1; /* a run of one (track, launch): by span */
+		while (j < n && key[j] == key[i] && (one || tk[j] == tk[i]))
+			j++;
+		for (uint32_t x = i + 1; x < j; x++)
+			for (uint32_t y = x; y > i && val[y - 1] > val[y]; y--) {
+				uint32_t v = val[y];
+				val[y] = val[y - 1], val[y - 1] = v;
+			}
+		for (uint32_t x = i; x < j; x++) {
+			uint32_t sp = val[x];
+			if (seen[sp / 8] & (1u << (sp % 8)))
+				continue; /* a later launch of a span already kept */
+			seen[sp / 8] |= (uint8_t)(1u << (sp % 8));
+			int64_t at = (int64_t)(one ? key[x] & ((1ull << 40) - 1) : tk[x]) + base;
+			l[kept++] = (launch_key){one ? (uint32_t)(key[x] >> 40) : (uint32_t)key[x], sp, at};
+		}
+		i = j;
 	}
-	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(at), free(l);
-	gt_big_free(tk2), gt_big_free(tv2);
+	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), free(seen);
 	*n_out = kept;
-	return sorted;
+	return l;
 }
 
 int causal_recorded_waits(causal_trace *t, gt_error *err)
@@ -310,8 +374,9 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 	uint8_t *waited = calloc(ncalls ? ncalls : 1, 1);
 	found f = {malloc(nmarkers * sizeof *f.src), malloc(nmarkers * sizeof *f.dst), malloc(nmarkers), 0};
 	launch_key *l = NULL;
+	uint32_t *first = calloc((size_t)m->track_count + 1, sizeof *first), *hint = calloc(m->track_count + 1u, sizeof *hint);
 	int rc = -1;
-	if (!calls || !tracks || !need || !waited || !f.src || !f.dst || !f.kind)
+	if (!calls || !tracks || !need || !waited || !f.src || !f.dst || !f.kind || !first || !hint)
 		goto done;
 	for (uint32_t i = 0; i < m->track_count; i++)
 		if (m->tracks[i].kind == GT_TRACK_THREAD && !m->tracks[i].tid.is_str)
@@ -320,6 +385,10 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 	tracks_needed(t, tracks, ntracks, need);
 	if (!(l = gather_launches(t, need, &nl)))
 		goto done;
+	for (uint32_t i = 0; i < nl; i++) /* by track: counts, then offsets */
+		first[l[i].track + 1]++;
+	for (uint32_t tr = 0; tr < m->track_count; tr++)
+		first[tr + 1] += first[tr], hint[tr] = first[tr];
 	ncalls = 0;
 	for (uint32_t i = 0; i < m->sync_count; i++) {
 		const gt_sync *y = &m->syncs[i];
@@ -327,10 +396,11 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 			calls[ncalls++] = (call_key){rank_index(m, y->span), y->role, y->correlation, y->span, i};
 	}
 	qsort(calls, ncalls, sizeof *calls, cmp_call);
+	lookup q = {calls, ncalls, {0}, {l, first, hint}, tracks, ntracks, waited};
 	for (uint32_t i = 0; i < m->sync_count; i++) {
 		const gt_sync *y = &m->syncs[i];
 		if (y->role == GT_SYNC_STREAM_WAIT || y->role == GT_SYNC_EVENT_SYNC)
-			resolve(t, y, calls, ncalls, l, nl, tracks, ntracks, waited, &f);
+			resolve(t, y, &q, &f);
 	}
 	for (uint32_t i = 0; i < ncalls; i++)
 		t->syncs.records_not_waited += calls[i].role == GT_SYNC_RECORD_CALL && !waited[i];
@@ -340,7 +410,7 @@ int causal_recorded_waits(causal_trace *t, gt_error *err)
 		t->span_class[f.dst[i]] |= CAUSAL_RECORDED;
 	rc = by_window(t, &f);
 done:
-	free(calls), free(tracks), free(need), free(waited), free(l);
+	free(calls), free(tracks), free(need), free(waited), free(l), free(first), free(hint);
 	free(f.src), free(f.dst), free(f.kind);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for %u recorded stream waits", nmarkers) : 0;
 }
