@@ -6,9 +6,11 @@
  * measurement.
  *
  *   bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] [--no-rows]
- *                [--stream-wait-slack NS] [--device INDEX|NAME] TRACE|INDEX.gtx
+ *                [--stream-wait-slack NS] [--recorded-waits] [--device INDEX|NAME] TRACE|INDEX.gtx
  * --stream-wait-slack: infer stream waits as the CLI does (its default is
- * 5000; here 0, the model without them, as the earlier figures). */
+ * 5000; here 0, the model without them, as the earlier figures);
+ * --recorded-waits: follow the cuda_sync markers (the CLI's default; here
+ * off, as the earlier figures). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,13 +98,15 @@ int main(int argc, char **argv)
 			host = false;
 		else if (strcmp(argv[i], "--stream-wait-slack") == 0 && i + 1 < argc)
 			opt.stream_wait_slack_ns = strtoll(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--recorded-waits") == 0)
+			opt.recorded_waits = true;
 		else if (strcmp(argv[i], "--no-rows") == 0)
 			opt.rows = false; /* the path alone: no float */
 		else if (argv[i][0] != '-' && !path)
 			path = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_causal [--runs R] [--step GLOB] [--threads N] [--no-host] [--no-rows] "
-					"[--stream-wait-slack NS] [--device SPEC] TRACE|INDEX.gtx\n");
+					"[--stream-wait-slack NS] [--recorded-waits] [--device SPEC] TRACE|INDEX.gtx\n");
 			return 2;
 		}
 	}
