@@ -20,7 +20,7 @@
 
 enum {
 	OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS, OPT_MODEL, OPT_WINDOW, OPT_STEP,
-	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY,
+	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY, OPT_PATH, OPT_TOP,
 };
 
 static const struct gt_opt cp_opts[] = {
@@ -30,6 +30,8 @@ static const struct gt_opt cp_opts[] = {
 	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
 	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
+	{"path", 0, NULL, OPT_PATH, "causal, JSON: also each window's path, hop by hop"},
+	{"top", 0, "N", OPT_TOP, "causal, JSON: breakdown entries per window, the rest summed as one (default 10; 0: all)"},
 	{"overlay", 0, "FILE", OPT_OVERLAY, "causal: also write the trace with the path marked, for Perfetto UI (.json, .gz, .zst)"},
 	GT_OPT_EDGES,
 	{"rows", 0, NULL, OPT_ROWS, "also the per-span (causal) or per-row (forest) table; in table formats instead of the path"},
@@ -43,7 +45,8 @@ static const struct gt_opt cp_opts[] = {
 enum { MAX_WAIT_NAMES = 64 };
 
 struct cp_args {
-	bool forest_model, with_rows, forest_only_option;
+	bool forest_model, with_rows, forest_only_option, table_given, with_path, top_given;
+	uint32_t top;
 	const char *forest, *window, *step, *overlay, *overlay_trace;
 	const char *wait_names[MAX_WAIT_NAMES];
 	uint32_t wait_name_count;
@@ -94,6 +97,18 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 	case OPT_TABLE:
 		if ((a->table = gt_causal_table_parse(arg)) < 0)
 			return gt_usage_error(cmd, "option '--table' is path, breakdown, windows or rows, not '%s'", arg), -1;
+		a->table_given = true;
+		return 1;
+	case OPT_PATH:
+		a->with_path = true;
+		return 1;
+	case OPT_TOP:
+		if (gt_parse_u64(cmd, "top", arg, &v) < 0)
+			return -1;
+		if (v > 0xffffffffull)
+			return gt_usage_error(cmd, "option '--top' is at most 4294967295"), -1;
+		a->top = (uint32_t)v;
+		a->top_given = true;
 		return 1;
 	case OPT_MAX_PATH:
 		if (gt_parse_u64(cmd, "max-path-length", arg, &v) < 0)
@@ -116,12 +131,19 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 }
 
 /* Options that belong to one model only, given with the other. */
-static int check_model_options(const struct gt_command *cmd, const struct cp_args *a, int noperands)
+static int check_model_options(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a,
+			       int noperands)
 {
+	if (!a->forest_model && a->table_given && c->format == GT_OUT_JSON)
+		return gt_usage_error(cmd, "--table chooses a table of a table format: give -f csv|ndjson|arrow");
+	if (!a->forest_model && (a->with_path || a->top_given) && c->format != GT_OUT_JSON)
+		return gt_usage_error(cmd, "--path and --top shape the JSON document; in table formats --table chooses");
 	if (a->forest ? noperands != 0 : noperands < 1)
 		return gt_usage_error(cmd, "'critical-path' takes a TRACE (several files or a directory: one job), or --forest FILE");
-	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table || a->overlay))
-		return gt_usage_error(cmd, "--window, --step, --wait-name, --by, --table and --overlay belong to the causal model");
+	if (a->forest_model && (a->window || a->step || a->wait_name_count || a->by || a->table_given || a->overlay ||
+				a->with_path || a->top_given))
+		return gt_usage_error(cmd, "--window, --step, --wait-name, --by, --table, --path, --top and --overlay belong to "
+					   "the causal model");
 	if (a->overlay && (!strcmp(a->overlay, "-") || !strcmp(a->overlay, "") || !strcmp(a->overlay_trace, "-")))
 		return gt_usage_error(cmd, "--overlay needs a file to write and a trace file to read again (not stdin)");
 	if (a->overlay && noperands > 1)
@@ -195,8 +217,9 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	 * of either output leaves neither */
 	gt_outfile ov = {0};
 	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay, &ov) : 0;
+	struct gt_causal_doc doc = {a->table, a->with_path, a->with_rows, a->top_given ? a->top : GT_CAUSAL_DEFAULT_TOP};
 	if (rc == 0)
-		rc = gt_cli_causal_write(c, m, &r, device, a->table, a->with_rows);
+		rc = gt_cli_causal_write(c, m, &r, device, &doc);
 	if (a->overlay && rc == 0)
 		rc = gt_cli_overlay_commit(&ov);
 	else if (a->overlay)
@@ -238,7 +261,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	if (id == 0 && !a.forest)
 		gt_operand_stdin(&st);
 	a.overlay_trace = st.noperands ? st.operands[0] : "";
-	if (id < 0 || check_model_options(cmd, &a, st.noperands) != 0)
+	if (id < 0 || check_model_options(cmd, &c, &a, st.noperands) != 0)
 		return GT_EUSAGE;
 	struct gt_stages stages;
 	gt_stages_begin(&stages);

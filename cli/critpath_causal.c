@@ -270,16 +270,35 @@ static void json_wall_part(gt_jsonw *w, const char *kind, int64_t ns, int64_t wa
 	gt_jsonw_end_object(w);
 }
 
-/* The path's shares (of the path and of the wall), then the wall's time
- * before the root and after the endpoint where there is any: the
- * wall_shares sum to 1. */
+/* Whether share i is among the top largest (by time; ties: the earlier,
+ * as the breakdown's order puts them): fewer than top shares are larger. */
+static bool in_top(const gt_causal_share *s, uint32_t n, uint32_t i, uint32_t top)
+{
+	if (!top || n <= top)
+		return true;
+	uint32_t larger = 0;
+	for (uint32_t j = 0; j < n && larger < top; j++)
+		larger += s[j].critical_ns > s[i].critical_ns || (s[j].critical_ns == s[i].critical_ns && j < i);
+	return larger < top;
+}
+
+/* The path's shares (of the path and of the wall): the top largest, in
+ * the breakdown's order, and the rest as one "others" entry; then the
+ * wall's time before the root and after the endpoint where there is any:
+ * the entries' times sum to the wall. */
 static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share *s, uint32_t n, int64_t total,
-			   const struct wall_parts *wp)
+			   const struct wall_parts *wp, uint32_t top)
 {
 	gt_jsonw_key(w, "breakdown");
 	gt_jsonw_begin_array(w);
+	int64_t rest = 0;
+	uint32_t rest_n = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		char buf[160], share[48];
+		if (!in_top(s, n, i, top)) {
+			rest += s[i].critical_ns, rest_n++;
+			continue;
+		}
 		gt_jsonw_begin_object(w);
 		gt_jsonw_key(w, "kind");
 		gt_jsonw_str(w, gt_causal_kind_names[s[i].kind]);
@@ -296,6 +315,24 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 		gt_jsonw_key(w, "wall_share");
 		format_share(share, sizeof share, s[i].critical_ns, wp->wall);
 		gt_jsonw_raw(w, share);
+		gt_jsonw_end_object(w);
+	}
+	if (rest_n) {
+		char share[48];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "kind");
+		gt_jsonw_str(w, "others");
+		gt_jsonw_key(w, "key");
+		gt_jsonw_null(w);
+		json_ns(w, "critical_ns", rest);
+		gt_jsonw_key(w, "share");
+		format_share(share, sizeof share, rest, total);
+		gt_jsonw_raw(w, share);
+		gt_jsonw_key(w, "wall_share");
+		format_share(share, sizeof share, rest, wp->wall);
+		gt_jsonw_raw(w, share);
+		gt_jsonw_key(w, "entries");
+		gt_jsonw_u64(w, rest_n);
 		gt_jsonw_end_object(w);
 	}
 	if (wp->before_root)
@@ -606,7 +643,7 @@ static gt_causal_share *sum_breakdowns(const gt_causal_result *r, uint32_t *coun
 }
 
 static int write_document(FILE *out, const gt_model *m, const gt_causal_result *r, const char *device,
-			  bool with_rows, unsigned threads, gt_error *err)
+			  const struct gt_causal_doc *doc, unsigned threads, gt_error *err)
 {
 	uint32_t nsum;
 	int64_t total;
@@ -652,7 +689,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	for (uint32_t i = 0; i < r->window_count; i++)
 		flags |= r->windows[i].flags;
 	json_flags(&w, flags | (overflow ? GT_CAUSAL_OVERFLOW : 0));
-	json_breakdown(&w, m, sum, nsum, total, &all);
+	json_breakdown(&w, m, sum, nsum, total, &all, doc->top);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
@@ -663,9 +700,10 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 		gt_jsonw_begin_object(&w);
 		json_summary(&w, m, r, win, i);
 		struct wall_parts wp = {win->wall_ns, win->before_root_ns, win->after_endpoint_ns};
-		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp);
-		lines_rc = json_lines(&w, m, win, false, &lw);
-		if (with_rows && lines_rc == 0)
+		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp, doc->top);
+		if (doc->path)
+			lines_rc = json_lines(&w, m, win, false, &lw);
+		if (doc->rows && lines_rc == 0)
 			lines_rc = json_lines(&w, m, win, true, &lw);
 		gt_jsonw_end_object(&w);
 	}
@@ -994,27 +1032,27 @@ static void notice_rounds(const struct gt_common *c, const gt_causal_result *r, 
 	uint64_t rounds = 0;
 	for (uint32_t i = 0; i < r->window_count; i++)
 		rounds += r->windows[i].float_rounds;
-	gt_notice(c, "critical path: %" PRIu32 " window%s, float in %" PRIu64 " round%s on %s", r->window_count,
+	gt_verbose(c, "critical path: %" PRIu32 " window%s, float in %" PRIu64 " round%s on %s", r->window_count,
 		  r->window_count == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", device);
 }
 
 int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
-			int table, bool with_rows)
+			const struct gt_causal_doc *doc)
 {
 	notice_rounds(c, r, device);
 	if (c->format != GT_OUT_JSON) {
-		int rc = write_table(c, m, r, with_rows ? GT_CAUSAL_TABLE_ROWS : table);
+		int rc = write_table(c, m, r, doc->rows ? GT_CAUSAL_TABLE_ROWS : doc->table);
 		if (rc == 0 && r->window_count == 1)
-			gt_notice(c, "critical path: windows=1 path_duration_ns=%" PRId64 " wall_ns=%" PRId64
+			gt_verbose(c, "critical path: windows=1 path_duration_ns=%" PRId64 " wall_ns=%" PRId64
 				  " hops=%" PRIu32 " device=%s", r->windows[0].path_duration_ns,
 				  r->windows[0].wall_ns, r->windows[0].hop_count, device);
 		else if (rc == 0)
-			gt_notice(c, "critical path: windows=%" PRIu32 " device=%s", r->window_count, device);
+			gt_verbose(c, "critical path: windows=%" PRIu32 " device=%s", r->window_count, device);
 		return rc;
 	}
 	gt_error err = {0};
 	gt_outfile of = {0};
-	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, with_rows, c->threads, &err) < 0 ||
+	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, doc, c->threads, &err) < 0 ||
 	    gt_outfile_commit(&of, &err) < 0) {
 		gt_outfile_abort(&of);
 		return gt_report(&err);

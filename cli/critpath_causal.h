@@ -18,9 +18,19 @@ enum gt_causal_table {
 /* "path", ... ; -1 when unknown. */
 int gt_causal_table_parse(const char *s);
 
+/* What the output holds beyond each window's summary and breakdown. */
+struct gt_causal_doc {
+	int table;    /* table formats: enum gt_causal_table */
+	bool path;    /* JSON: each window's path (--path) */
+	bool rows;    /* JSON: and its rows; table formats: the rows table (--rows) */
+	uint32_t top; /* JSON: breakdown entries per window and in the aggregate, the
+	               * rest summed as one "others" entry (--top; 0: all) */
+};
+#define GT_CAUSAL_DEFAULT_TOP 10
+
 /* Writes r in c's format to c's output; device names where it ran. Returns
  * the exit status after printing any error. */
 int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
-			int table, bool with_rows);
+			const struct gt_causal_doc *doc);
 
 #endif

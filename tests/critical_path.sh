@@ -99,13 +99,13 @@ jqe() { jq -e "$@" >/dev/null; }
 # bytes, and the result holds what the rules imply; whole traces and steps.
 causal() { # label, trace, options...
 	l=$1 t=$2; shift 2
-	check "$l causal on host" status 0 critical-path "$t" --rows --device host -q -j 1 "$@"
+	check "$l causal on host" status 0 critical-path --path --top 0 "$t" --rows --device host -q -j 1 "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_host.json"; cp "$tmp/out" "$tmp/c_full.json"
-	check "$l causal on $cldev" status 0 critical-path "$t" --rows --device $cldev -q "$@"
+	check "$l causal on $cldev" status 0 critical-path --path --top 0 "$t" --rows --device $cldev -q "$@"
 	grep -v '"device"' "$tmp/out" >"$tmp/c_dev.json"
 	check "$l causal host = device" cmp -s "$tmp/c_host.json" "$tmp/c_dev.json"
 	# the path and rows are formatted in chunks on threads: any count, same bytes
-	check "$l causal on host, 3 threads" status 0 critical-path "$t" --rows --device host -q -j 3 "$@"
+	check "$l causal on host, 3 threads" status 0 critical-path --path --top 0 "$t" --rows --device host -q -j 3 "$@"
 	check "$l causal 3 threads = 1" cmp -s "$tmp/out" "$tmp/c_full.json"
 	"$bin" spans -q -f csv "$t" >"$tmp/c_spans.csv"
 	check "$l causal rules" python3 tests/causal_check.py "$tmp/c_full.json" "$tmp/c_spans.csv"
@@ -125,7 +125,7 @@ if "$gen" --events 60000 --seed 5 -o "$tmp/g.json" >/dev/null 2>&1; then
 	causal "generated --step" "$tmp/g.json" --step 'ProfilerStep#*'
 	causal "generated --window" "$tmp/g.json" --window 1ms:40ms
 	# the per-step figures are those of the same window given by --window
-	"$bin" critical-path -q --device host --step 'ProfilerStep#*' "$tmp/g.json" >"$tmp/steps.json"
+	"$bin" critical-path --path --top 0 -q --device host --step 'ProfilerStep#*' "$tmp/g.json" >"$tmp/steps.json"
 	check "generated: several steps" jqe '.aggregate.windows > 2' "$tmp/steps.json"
 else
 	echo "FAIL: gen_trace"; fail=$((fail + 1))
@@ -168,7 +168,7 @@ def once(pairs):
 json.load(open(sys.argv[1]), object_pairs_hook=once)' "$1"
 }
 check "forest model: no repeated key" no_repeated_keys "$tmp/out"
-check "causal model" status 0 critical-path "$gb" --rows -q
+check "causal model" status 0 critical-path --path --top 0 "$gb" --rows -q
 check "causal model: no repeated key" no_repeated_keys "$tmp/out"
 
 [ "$fail" = 0 ] && echo "critical_path: all passed"

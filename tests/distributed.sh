@@ -92,13 +92,13 @@ fi
 # the causal path crosses into the late rank, the same bytes on host and device
 "$bin" spans -q -f ndjson "$tmp/big" > "$tmp/big.ndjson" || bad "spans big"
 win=$(python3 tests/distributed_check.py window "$tmp/big.ndjson" 0 2) || bad "window"
-"$bin" critical-path -q -d host --window "$win" "$tmp/big" > "$tmp/cp_host.json" || bad "critical-path host"
+"$bin" critical-path --path --top 0 -q -d host --window "$win" "$tmp/big" > "$tmp/cp_host.json" || bad "critical-path host"
 check crosses "$tmp/cp_host.json" "$tmp/big.ndjson" $R
 ce=$(jq '.windows[0].summary.edges.collective' "$tmp/cp_host.json")
 [ "$ce" -gt 0 ] && [ $((ce % (N * (N - 1)))) = 0 ] && ok || bad "collective edges: $ce, not N(N-1) per collective"
 if "$bin" devices > /dev/null 2>&1; then
-	"$bin" critical-path -q --window "$win" --rows "$tmp/big" | jq -S 'del(.device)' > "$tmp/cp_dev.json" || bad "critical-path device"
-	"$bin" critical-path -q -d host --window "$win" --rows "$tmp/big" | jq -S 'del(.device)' | cmp -s - "$tmp/cp_dev.json" \
+	"$bin" critical-path --path --top 0 -q --window "$win" --rows "$tmp/big" | jq -S 'del(.device)' > "$tmp/cp_dev.json" || bad "critical-path device"
+	"$bin" critical-path --path --top 0 -q -d host --window "$win" --rows "$tmp/big" | jq -S 'del(.device)' | cmp -s - "$tmp/cp_dev.json" \
 		&& ok || bad "critical-path: host and device differ on a job"
 fi
 

@@ -12,7 +12,7 @@ for r in 0 1 2; do
 	"$gen" --spans 6000 --seed 5 --ranks $N --rank $r --straggler $R:$DELAY:$STEP -o "$tmp/job/rank$r.json" 2>/dev/null ||
 		bad "gen_trace --rank $r"
 done
-"$bin" critical-path -q -d host --step 'ProfilerStep#*' "$tmp/job" >"$tmp/job.json" || bad "critical-path --step on the job"
+"$bin" critical-path --path --top 0 -q -d host --step 'ProfilerStep#*' "$tmp/job" >"$tmp/job.json" || bad "critical-path --step on the job"
 solo_steps=$("$bin" critical-path -q -d host --step 'ProfilerStep#*' "$tmp/job/rank0.json" | jq '.aggregate.windows')
 [ "$(jq '.aggregate.windows' "$tmp/job.json")" = "$solo_steps" ] && ok ||
 	bad "$(jq '.aggregate.windows' "$tmp/job.json") windows for $solo_steps step names"
@@ -21,7 +21,7 @@ jq -e '[.windows[].summary | .ranks == 3 and .ranks_missing == 0] | all' "$tmp/j
 # each rank's wall is its own file's: the windows' min, median and max
 # are those of the three files' walls of that step
 for r in 0 1 2; do
-	"$bin" critical-path -q -d host --step 'ProfilerStep#*' "$tmp/job/rank$r.json" |
+	"$bin" critical-path --path --top 0 -q -d host --step 'ProfilerStep#*' "$tmp/job/rank$r.json" |
 		jq -c '[.windows[].summary.wall_ns]' >"$tmp/wall$r"
 done
 python3 - "$tmp" <<'PY' && ok || bad "the ranks' walls differ from their files'"
@@ -60,7 +60,7 @@ for r in range(3):
     json.dump({"distributedInfo": {"rank": r, "world_size": 3}, "traceEvents": ev},
               open("%s/rank%d.json" % (d, r), "w"))
 PY
-"$bin" critical-path -q -d host --step 'ProfilerStep#*' "$tmp/hand" >"$tmp/hand.json" || bad "critical-path on the hand-built job"
+"$bin" critical-path --path --top 0 -q -d host --step 'ProfilerStep#*' "$tmp/hand" >"$tmp/hand.json" || bad "critical-path on the hand-built job"
 "$bin" spans -q -f csv "$tmp/hand" | awk -F, 'NR > 1 && $1 == 1 { print $2 }' >"$tmp/rank1.ids"
 python3 - "$tmp/hand.json" "$tmp/rank1.ids" <<'PY' && ok || bad "the held step's path"
 import json, sys
@@ -84,7 +84,7 @@ d = json.load(open(p))
 d["traceEvents"] = [e for e in d["traceEvents"] if e.get("name") != "ProfilerStep#1"]
 json.dump(d, open(p, "w"))
 PY
-"$bin" critical-path -q -d host --step 'ProfilerStep#*' "$tmp/lack" >"$tmp/lack.json" || bad "critical-path on the job lacking a step"
+"$bin" critical-path --path --top 0 -q -d host --step 'ProfilerStep#*' "$tmp/lack" >"$tmp/lack.json" || bad "critical-path on the job lacking a step"
 [ "$(jq -c '.windows[] | .summary | select(.step_name == "ProfilerStep#1") | [.ranks, .ranks_missing]' "$tmp/lack.json")" = "[2,1]" ] &&
 	ok || bad "a step rank 2 lacks: $(jq -c '[.windows[].summary | [.step_name, .ranks, .ranks_missing]]' "$tmp/lack.json")"
 # the windows table carries the ranks
@@ -93,7 +93,7 @@ PY
 # the 8-rank real job: one window of 8 ranks, whose path starts on the rank stragglers names
 J=$(ls ../shared/traces/param__worker*.json 2>/dev/null)
 if [ -n "$J" ]; then
-	"$bin" critical-path -q -d host --step 'ProfilerStep*' $J >"$tmp/p8.json" || bad "the 8-rank job"
+	"$bin" critical-path --path --top 0 -q -d host --step 'ProfilerStep*' $J >"$tmp/p8.json" || bad "the 8-rank job"
 	[ "$(jq -c '[.aggregate.windows, .windows[0].summary.ranks]' "$tmp/p8.json")" = "[1,8]" ] && ok || bad "8 ranks, one step"
 	late=$("$bin" stragglers -q --by step --step 'ProfilerStep*' $J | jq -r '.[0].rank')
 	[ "$(jq -r '.windows[0].path[0].track' "$tmp/p8.json" | cut -d: -f1)" = "rank $late" ] && ok ||

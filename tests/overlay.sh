@@ -14,7 +14,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 check() {
 	f=$1 strict=$2; shift 2
 	[ -f "$f" ] || { echo "skip: $f"; return; }
-	"$bin" critical-path -q --device host --rows "$f" "$@" --overlay "$tmp/ov.json" >"$tmp/cp.json" ||
+	"$bin" critical-path --path --top 0 -q --device host --rows "$f" "$@" --overlay "$tmp/ov.json" >"$tmp/cp.json" ||
 		{ echo "FAIL: critical-path --overlay $f $*"; fail=1; return; }
 	orig=-
 	if [ "$strict" = 1 ]; then

@@ -13,7 +13,7 @@ flows=0 undrawn=0 cat=0 pf=0 nested=0 skipped=0
 for t in "$traces"/*; do
 	case "$t" in *.md) continue ;; esac
 	name=$(basename "$t")
-	"$bin" critical-path -q --device host "$t" --overlay "$tmp/ov.json" -o "$tmp/cp.json" 2>"$tmp/err"
+	"$bin" critical-path --path --top 0 -q --device host "$t" --overlay "$tmp/ov.json" -o "$tmp/cp.json" 2>"$tmp/err"
 	rc=$?
 	if [ $rc = 1 ] && grep -q "takes part" "$tmp/err"; then
 		skipped=$((skipped + 1))

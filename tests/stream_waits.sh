@@ -23,7 +23,7 @@ for t in hta__trace_diff-control.json.gz hta__nccl_data.json.gz param__worker3_s
 	got=$("$bin" critical-path -q -d host --edges=-recorded-wait "$f" | jq '[.windows[].summary.edges.inferred_stream_wait] | add')
 	want=$(python3 scripts/stream-wait-agreement --count "$f")
 	[ "$got" = "$want" ] && ok || bad "$t: $got inferred stream waits alone, the rule read again gives $want"
-	"$bin" critical-path -q -d host --rows "$f" >"$tmp/on.json"
+	"$bin" critical-path --path --top 0 -q -d host --rows "$f" >"$tmp/on.json"
 	"$bin" spans -q -f csv "$f" >"$tmp/spans.csv"
 	python3 tests/causal_check.py "$tmp/on.json" "$tmp/spans.csv" >"$tmp/check" 2>&1 && ok ||
 		bad "$t: the causal rules with stream waits: $(head -3 "$tmp/check")"
@@ -37,8 +37,8 @@ done
 f=$traces/hta__benchmark_result_2869224_1695835535_trace.json.gz
 if [ -f "$f" ]; then
 	"$bin" pack -q "$f" -o "$tmp/sync.gtx" >/dev/null
-	"$bin" critical-path -q -d host "$f" | jq -S '{sync_markers, windows}' >"$tmp/json.out"
-	"$bin" critical-path -q -d host "$tmp/sync.gtx" | jq -S '{sync_markers, windows}' >"$tmp/gtx.out"
+	"$bin" critical-path --path --top 0 -q -d host "$f" | jq -S '{sync_markers, windows}' >"$tmp/json.out"
+	"$bin" critical-path --path --top 0 -q -d host "$tmp/sync.gtx" | jq -S '{sync_markers, windows}' >"$tmp/gtx.out"
 	[ "$(jq .sync_markers.stream_waits "$tmp/json.out")" -gt 0 ] && cmp -s "$tmp/json.out" "$tmp/gtx.out" && ok ||
 		bad "the recorded waits of an index file differ from its trace's"
 fi

@@ -171,10 +171,10 @@ def point_cols(prefix, p):
 def causal(gputrace, trace, device):
     """The causal model's four tables, each equal to the JSON document's
     windows, path, breakdown and rows (computed on the host)."""
-    p = subprocess.run([gputrace, "critical-path", "--rows", trace, "--device", "host"], capture_output=True)
+    p = subprocess.run([gputrace, "critical-path", "--path", "--top", "0", "--rows", trace, "--device", "host"], capture_output=True)
     if p.returncode == 1 and b"no thread-track span takes part" in p.stderr:
         return 0, 0  # nothing to analyse: the documented error, checked in critical_path.sh
-    doc = json.loads(run(gputrace, ["critical-path", "--rows", trace])[0], parse_float=Decimal)
+    doc = json.loads(run(gputrace, ["critical-path", "--path", "--top", "0", "--rows", trace])[0], parse_float=Decimal)
     path, breakdown, windows, rows = [], [], [], []
     for w, win in enumerate(doc["windows"]):
         for h, hop in enumerate(win["path"]):
