@@ -94,7 +94,7 @@ check-viewer: all
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BIN) info testdata/demo/kineto_resnet50.json.gz
-	$(Q)$(BIN) critical-path testdata/demo/kineto_resnet50.json.gz | head -c 2000; echo
+	$(Q)$(BIN) critical-path -f text testdata/demo/kineto_resnet50.json.gz
 
 ## bench: full benchmarks (minutes); bench-smoke: a quick run of the same harness
 bench: all

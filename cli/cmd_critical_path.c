@@ -3,6 +3,7 @@
  * seed's duration-weighted path over the parent forest. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device_open.h"
 #include "causal/causal.h"
@@ -14,6 +15,7 @@
 #include "critpath_forest.h"
 #include "critpath_overlay.h"
 #include "load.h"
+#include "report.h"
 #include "write/write.h"
 #include "stages.h"
 #include "viewport.h"
@@ -38,14 +40,18 @@ static const struct gt_opt cp_opts[] = {
 	{"forest", 0, "FILE", OPT_FOREST, "forest: read the forest from a CSV with header 'parent,duration' instead of a trace"},
 	{"max-path-length", 0, "N", OPT_MAX_PATH, "forest: mark at most the first N rows of the path from its root"},
 	{"max-rows-per-pass", 0, "N", OPT_MAX_ROWS, "forest: split every device launch into pieces of at most N rows"},
-	GT_OPT_DEVICE, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
+	GT_OPT_DEVICE,
+	{"format", 'f', "FMT", OPT_FORMAT,
+	 "json (default; on a terminal text), text, markdown (causal: a report), ndjson, csv, arrow or arrow-stream"},
+	GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
 	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_VERBOSE, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
 enum { MAX_WAIT_NAMES = 64 };
 
 struct cp_args {
-	bool forest_model, with_rows, forest_only_option, table_given, with_path, top_given;
+	bool forest_model, with_rows, forest_only_option, table_given, with_path, top_given, format_given;
+	int report; /* enum gt_report_kind */
 	uint32_t top;
 	const char *forest, *window, *step, *overlay, *overlay_trace;
 	const char *wait_names[MAX_WAIT_NAMES];
@@ -63,6 +69,11 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 	if (edge)
 		return edge;
 	switch (id) {
+	case OPT_FORMAT: /* the reports are this command's; the rest the shared option's */
+		a->format_given = true;
+		a->report = !strcmp(arg, "text") ? GT_REPORT_TEXT : !strcmp(arg, "markdown") ? GT_REPORT_MARKDOWN
+											 : GT_REPORT_NONE;
+		return a->report != GT_REPORT_NONE;
 	case OPT_MODEL:
 		if (strcmp(arg, "causal") && strcmp(arg, "forest"))
 			return gt_usage_error(cmd, "option '--model' is causal or forest, not '%s'", arg), -1;
@@ -134,7 +145,11 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 static int check_model_options(const struct gt_command *cmd, const struct gt_common *c, const struct cp_args *a,
 			       int noperands)
 {
-	if (!a->forest_model && a->table_given && c->format == GT_OUT_JSON)
+	if (a->report != GT_REPORT_NONE && (a->forest_model || a->table_given || a->with_rows || a->with_path ||
+					     a->top_given))
+		return gt_usage_error(cmd, "-f text and -f markdown report the causal model, without --table, --rows, "
+					   "--path or --top");
+	if (!a->forest_model && a->table_given && c->format == GT_OUT_JSON && a->report == GT_REPORT_NONE)
 		return gt_usage_error(cmd, "--table chooses a table of a table format: give -f csv|ndjson|arrow");
 	if (!a->forest_model && (a->with_path || a->top_given) && c->format != GT_OUT_JSON)
 		return gt_usage_error(cmd, "--path and --top shape the JSON document; in table formats --table chooses");
@@ -218,7 +233,9 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_outfile ov = {0};
 	rc = a->overlay ? gt_cli_causal_overlay(c, m, &r, a->overlay_trace, a->overlay, &ov) : 0;
 	struct gt_causal_doc doc = {a->table, a->with_path, a->with_rows, a->top_given ? a->top : GT_CAUSAL_DEFAULT_TOP};
-	if (rc == 0)
+	if (rc == 0 && a->report != GT_REPORT_NONE)
+		rc = gt_cli_causal_report(c, m, &r, device, input, a->step, a->report);
+	else if (rc == 0)
 		rc = gt_cli_causal_write(c, m, &r, device, &doc);
 	if (a->overlay && rc == 0)
 		rc = gt_cli_overlay_commit(&ov);
@@ -245,6 +262,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	struct cp_args a = {0};
+	a.report = GT_REPORT_NONE;
 	gt_causal_edges_init(&a.edges);
 	const char *arg;
 	int id;
@@ -261,6 +279,10 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 	if (id == 0 && !a.forest)
 		gt_operand_stdin(&st);
 	a.overlay_trace = st.noperands ? st.operands[0] : "";
+	/* a person at a terminal gets the report; pipes and files the JSON */
+	if (!a.format_given && !c.output && !a.forest_model && !a.forest && !a.table_given && !a.with_rows &&
+	    !a.with_path && !a.top_given && isatty(STDOUT_FILENO))
+		a.report = GT_REPORT_TEXT;
 	if (id < 0 || check_model_options(cmd, &c, &a, st.noperands) != 0)
 		return GT_EUSAGE;
 	struct gt_stages stages;

@@ -7,8 +7,7 @@
 #include <stdio.h>
 
 #include "compare/compare.h"
-
-enum { GT_REPORT_TEXT = 0, GT_REPORT_MARKDOWN };
+#include "report.h"
 
 struct gt_compare_report {
 	const gt_compare *c;

@@ -22,7 +22,7 @@ int gt_causal_table_parse(const char *s)
 }
 
 /* "pid/tid" of a track, as the spans table spells ids. */
-static const char *track_label(const gt_model *m, uint32_t track, char *buf, size_t cap)
+const char *gt_causal_track_label(const gt_model *m, uint32_t track, char *buf, size_t cap)
 {
 	if (track == GT_NONE || track >= m->track_count)
 		return NULL;
@@ -47,14 +47,14 @@ static const char *track_label(const gt_model *m, uint32_t track, char *buf, siz
 
 /* A breakdown key as text: a string id for work and flow, a track for
  * queue, none for idle and wait. */
-static const char *share_key(const gt_model *m, const gt_causal_share *s, char *buf, size_t cap)
+const char *gt_causal_share_key(const gt_model *m, const gt_causal_share *s, char *buf, size_t cap)
 {
 	switch (s->kind) {
 	case GT_CAUSAL_WORK:
 	case GT_CAUSAL_FLOW:
 		return s->key == GT_NONE ? NULL : gt_model_str(m, s->key);
 	case GT_CAUSAL_QUEUE:
-		return track_label(m, s->key, buf, cap);
+		return gt_causal_track_label(m, s->key, buf, cap);
 	case GT_CAUSAL_STREAM_WAIT:
 		return s->key < 2 ? gt_causal_wait_source_names[s->key] : NULL;
 	default:
@@ -303,7 +303,7 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 		gt_jsonw_key(w, "kind");
 		gt_jsonw_str(w, gt_causal_kind_names[s[i].kind]);
 		gt_jsonw_key(w, "key");
-		const char *key = share_key(m, &s[i], buf, sizeof buf);
+		const char *key = gt_causal_share_key(m, &s[i], buf, sizeof buf);
 		if (key)
 			gt_jsonw_str(w, key);
 		else
@@ -414,7 +414,7 @@ static void hop_line(struct lines *o, const gt_model *m, const gt_causal_hop *h)
 		o->have_label = true;
 		o->labelled = h->track;
 		o->track.len = 0;
-		gt_jline_str(&o->track, track_label(m, h->track, buf, sizeof buf));
+		gt_jline_str(&o->track, gt_causal_track_label(m, h->track, buf, sizeof buf));
 		if (o->track.failed)
 			o->l.failed = true;
 	}
@@ -851,14 +851,14 @@ static const char *hop_to_which(const void *ctx, uint64_t row)
 static const char *hop_track(const void *ctx, uint64_t row)
 {
 	struct flat *f = (struct flat *)ctx;
-	return track_label(f->m, fh(f, row)->track, f->buf[0], sizeof f->buf[0]);
+	return gt_causal_track_label(f->m, fh(f, row)->track, f->buf[0], sizeof f->buf[0]);
 }
 static const char *share_key_text(const void *ctx, uint64_t row)
 {
 	struct flat *f = (struct flat *)ctx;
 	if (f->item[row] >= fw(f, row)->breakdown_count)
 		return NULL; /* the wall's parts have no key */
-	return share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
+	return gt_causal_share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
 }
 static const char *win_flag_text(const void *ctx, uint64_t row)
 {

@@ -28,6 +28,15 @@ struct gt_causal_doc {
 };
 #define GT_CAUSAL_DEFAULT_TOP 10
 
+/* A breakdown key as text (NULL: none) and a track as "pid/tid" (with
+ * its rank in a job), as the documents spell them; buf holds the text. */
+const char *gt_causal_share_key(const gt_model *m, const gt_causal_share *s, char *buf, size_t cap);
+const char *gt_causal_track_label(const gt_model *m, uint32_t track, char *buf, size_t cap);
+
+/* The report of -f text or -f markdown (critpath_report.c). */
+int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
+			 const char *input, const char *step, int kind);
+
 /* Writes r in c's format to c's output; device names where it ran. Returns
  * the exit status after printing any error. */
 int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
