@@ -251,8 +251,16 @@ static int share_order(const void *a, const void *b)
 	return r ? r : strcmp(x->key, y->key);
 }
 
+/* How each condition's terms were judged: whether each held, and on
+ * which key (conjunctions bind the terms over one selector to one key). */
+struct judged {
+	bool **term_held;
+	const char ***term_keys;
+};
+
 static void write_json(FILE *out, const gt_compare *c, const struct side *s, size_t top,
-		       const gt_cond_expr *conds, size_t ncond, const bool *held, const char *step)
+		       const gt_cond_expr *conds, size_t ncond, const bool *held, const struct judged *jd,
+		       const char *step)
 {
 	gt_jsonw w;
 	gt_jsonw_init(&w, out, true);
@@ -364,7 +372,7 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 		gt_jsonw_key(&w, "expr");
 		gt_jsonw_str(&w, conds[i].text);
 		gt_rat v0;
-		gt_cond_eval(c, &conds[i].terms[0], &v0, NULL);
+		gt_cond_eval_key(c, &conds[i].terms[0], jd->term_keys[i][0], &v0);
 		gt_jsonw_key(&w, "value"); /* the first term's */
 		json_rat(&w, v0);
 		gt_jsonw_key(&w, "held");
@@ -374,8 +382,9 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 		for (size_t t = 0; t < conds[i].count; t++) {
 			const gt_cond *term = &conds[i].terms[t];
 			gt_rat v;
-			const char *key;
-			bool h = gt_cond_eval(c, term, &v, &key);
+			const char *key = jd->term_keys[i][t];
+			bool h = jd->term_held[i][t];
+			gt_cond_eval_key(c, term, key, &v);
 			gt_jsonw_begin_object(&w);
 			gt_jsonw_key(&w, "expr");
 			gt_jsonw_str(&w, term->text);
@@ -392,6 +401,21 @@ static void write_json(FILE *out, const gt_compare *c, const struct side *s, siz
 				gt_jsonw_null(&w);
 			gt_jsonw_key(&w, "held");
 			gt_jsonw_bool(&w, h);
+			double pmin;
+			if (gt_cond_p_unreachable(c, term, &pmin)) { /* said, never silent */
+				char num[32];
+				snprintf(num, sizeof num, "%.6f", pmin);
+				gt_jsonw_key(&w, "unreachable");
+				gt_jsonw_begin_object(&w);
+				gt_jsonw_key(&w, "smallest_p");
+				gt_jsonw_raw(&w, num);
+				gt_jsonw_key(&w, "steps");
+				gt_jsonw_begin_array(&w);
+				gt_jsonw_u64(&w, c->win[0].count);
+				gt_jsonw_u64(&w, c->win[1].count);
+				gt_jsonw_end_array(&w);
+				gt_jsonw_end_object(&w);
+			}
 			gt_jsonw_end_object(&w);
 		}
 		gt_jsonw_end_array(&w);
@@ -482,11 +506,11 @@ static int write_table(const struct gt_common *cc, const gt_compare *c, size_t t
 	return rc;
 }
 
-/* The value of a term, as the regression line prints it. */
-static void term_value(const gt_compare *c, const gt_cond *t, char *buf, size_t len, const char **key)
+/* The value of a term on its key, as the regression line prints it. */
+static void term_value(const gt_compare *c, const gt_cond *t, const char *key, char *buf, size_t len)
 {
 	gt_rat v;
-	gt_cond_eval(c, t, &v, key);
+	gt_cond_eval_key(c, t, key, &v);
 	bool frac = t->p || t->change == GT_C_REL || gt_cmp_field_kind(t->field) == GT_KIND_RATIO || v.den > 1;
 	gt_rat_format(v, frac ? 6 : 0, buf, len);
 }
@@ -627,9 +651,25 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 						    conds[i].text, conds[i].terms[t].key_at + 1,
 						    conds[i].text + conds[i].terms[t].key_at);
 	bool any = false;
+	struct judged jd = {calloc(ncond + 1, sizeof *jd.term_held), calloc(ncond + 1, sizeof *jd.term_keys)};
+	for (size_t i = 0; rc == 0 && i < ncond; i++) {
+		jd.term_held[i] = jd.term_held ? calloc(conds[i].count, sizeof **jd.term_held) : NULL;
+		jd.term_keys[i] = jd.term_keys ? calloc(conds[i].count, sizeof **jd.term_keys) : NULL;
+		if (!jd.term_held[i] || !jd.term_keys[i])
+			rc = (fprintf(stderr, "gputrace: out of memory judging the conditions\n"), GT_EINPUT);
+	}
 	if (rc == 0) {
-		for (size_t i = 0; i < ncond; i++)
-			any |= held[i] = gt_cond_expr_eval(&cmp, &conds[i], NULL);
+		for (size_t i = 0; i < ncond; i++) {
+			any |= held[i] = gt_cond_expr_eval(&cmp, &conds[i], jd.term_held[i], jd.term_keys[i]);
+			/* a p threshold the step counts cannot reach: said once */
+			for (size_t t = 0; t < conds[i].count; t++) {
+				double pmin;
+				if (gt_cond_p_unreachable(&cmp, &conds[i].terms[t], &pmin))
+					fprintf(stderr, "gputrace: --fail-if '%s': with %u and %u steps the smallest p is "
+							"%.4f: it cannot hold\n",
+						conds[i].terms[t].text, cmp.win[0].count, cmp.win[1].count, pmin);
+			}
+		}
 		size_t ntop = top == 0 || top > cmp.key_count ? cmp.key_count : (size_t)top;
 		if (report >= 0 || c.format == GT_OUT_JSON) {
 			gt_outfile out = {0};
@@ -642,10 +682,11 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 						.c = &cmp, .base = s[0].m.source, .new_ = s[1].m.source,
 						.by = by_names[by], .model = forest_model ? "forest" : "causal",
 						.step = step, .top = ntop, .order = order, .conds = conds,
-						.ncond = ncond, .held = held};
+						.ncond = ncond, .held = held,
+						.term_keys = (const char *const *const *)jd.term_keys};
 					gt_compare_report_write(out.fp, &r, report);
 				} else {
-					write_json(out.fp, &cmp, s, ntop, conds, ncond, held, step);
+					write_json(out.fp, &cmp, s, ntop, conds, ncond, held, &jd, step);
 				}
 				if (gt_outfile_commit(&out, &err) < 0)
 					rc = gt_report(&err);
@@ -662,24 +703,23 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		for (size_t i = 0; i < ncond; i++) {
 			if (!held[i])
 				continue;
-			char buf[96];
-			const char *key;
-			if (conds[i].count == 1) {
-				const gt_cond *t = &conds[i].terms[0];
-				term_value(&cmp, t, buf, sizeof buf, &key);
-				if (t->key && t->sel != GT_SEL_EXACT && key)
-					fprintf(stderr, "gputrace: regression: %s (value %s, key %s)\n", conds[i].text, buf, key);
-				else
-					fprintf(stderr, "gputrace: regression: %s (value %s)\n", conds[i].text, buf);
-				continue;
-			}
-			fprintf(stderr, "gputrace: regression: %s (values", conds[i].text);
+			/* the values, and each key a term was judged on once, shortened */
+			fprintf(stderr, "gputrace: regression: %s (value%s", conds[i].text, conds[i].count > 1 ? "s" : "");
 			for (size_t t = 0; t < conds[i].count; t++) {
-				const gt_cond *term = &conds[i].terms[t];
-				term_value(&cmp, term, buf, sizeof buf, &key);
+				char buf[96];
+				term_value(&cmp, &conds[i].terms[t], jd.term_keys[i][t], buf, sizeof buf);
 				fprintf(stderr, "%s %s", t ? "," : "", buf);
-				if (term->key && term->sel != GT_SEL_EXACT && key)
-					fprintf(stderr, " (key %s)", key);
+			}
+			for (size_t t = 0, named = 0; t < conds[i].count; t++) {
+				const char *key = jd.term_keys[i][t];
+				bool first = key && conds[i].terms[t].key && conds[i].terms[t].sel != GT_SEL_EXACT;
+				for (size_t u = 0; first && u < t; u++)
+					first = !jd.term_keys[i][u] || strcmp(jd.term_keys[i][u], key);
+				if (!first)
+					continue;
+				char name[96];
+				gt_report_shorten(key, 80, name, sizeof name);
+				fprintf(stderr, "%s %s", named++ ? "," : "; key", name);
 			}
 			fprintf(stderr, ")\n");
 		}
@@ -696,6 +736,11 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	for (size_t i = 0; i < ncond; i++)
 		gt_cond_expr_free(&conds[i]);
 	free(conds);
+	for (size_t i = 0; i < ncond; i++) {
+		free(jd.term_held ? jd.term_held[i] : NULL);
+		free(jd.term_keys ? (void *)jd.term_keys[i] : NULL);
+	}
+	free(jd.term_held), free(jd.term_keys);
 	free(held);
 	return rc < 0 ? 0 : rc;
 }

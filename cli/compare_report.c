@@ -64,47 +64,9 @@ static void fmt_p(gt_rat p, char *buf, size_t len)
 		snprintf(buf, len, "%.4f", rat_d(p));
 }
 
-/* Display columns of UTF-8 text: the bytes that start a character. */
-static size_t columns(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* The key cut in the middle with an ellipsis to at most `width` columns,
- * at character boundaries. */
-static void cut_middle(const char *key, size_t width, char *buf, size_t len)
-{
-	size_t n = strlen(key);
-	if (columns(key) <= width || len < 8) {
-		snprintf(buf, len, "%s", key);
-		return;
-	}
-	size_t head = (width - 1) / 2, tail = width - 1 - head;
-	/* head characters from the front, tail from the back */
-	size_t h = 0, cnt = 0;
-	while (h < n && cnt < head) {
-		h++;
-		while (h < n && ((unsigned char)key[h] & 0xc0) == 0x80)
-			h++;
-		cnt++;
-	}
-	size_t t = n;
-	cnt = 0;
-	while (t > h && cnt < tail) {
-		t--;
-		while (t > h && ((unsigned char)key[t] & 0xc0) == 0x80)
-			t--;
-		cnt++;
-	}
-	snprintf(buf, len, "%.*s\u2026%s", (int)h, key, key + t);
-}
-
 static void pad(FILE *out, const char *s, int width, bool right)
 {
-	int fill = width - (int)columns(s);
+	int fill = width - (int)gt_report_columns(s);
 	if (right)
 		fprintf(out, "%*s%s", fill > 0 ? fill : 0, "", s);
 	else
@@ -145,27 +107,37 @@ static const char *order_text(int order)
 	}
 }
 
-/* The terms' values, for the conditions list. */
-static void cond_values(const struct gt_compare_report *r, const gt_cond_expr *e, char *buf, size_t len)
+/* The terms' values (on the keys they were judged on), for the conditions
+ * list, each key once, shortened; and why a p term cannot hold. */
+static void cond_values(const struct gt_compare_report *r, size_t i, char *buf, size_t len)
 {
+	const gt_cond_expr *e = &r->conds[i];
 	size_t at = 0;
 	buf[0] = 0;
 	for (size_t t = 0; t < e->count && at < len; t++) {
 		gt_rat v;
-		const char *key;
-		char num[96];
-		gt_cond_eval(r->c, &e->terms[t], &v, &key);
+		const char *key = r->term_keys[i][t];
+		char num[96], name[96] = "";
+		gt_cond_eval_key(r->c, &e->terms[t], key, &v);
 		gt_rat_format(v, v.den == 1 ? 0 : 6, num, sizeof num);
-		int w = snprintf(buf + at, len - at, "%s%s%s%s", t ? ", " : "", num,
-				 key && e->terms[t].sel != GT_SEL_EXACT ? " key " : "",
-				 key && e->terms[t].sel != GT_SEL_EXACT ? key : "");
+		bool named = key && e->terms[t].sel != GT_SEL_EXACT;
+		for (size_t u = 0; named && u < t; u++)
+			named = !r->term_keys[i][u] || strcmp(r->term_keys[i][u], key);
+		if (named)
+			gt_report_shorten(key, 60, name, sizeof name);
+		double pmin;
+		char why[96] = "";
+		if (gt_cond_p_unreachable(r->c, &e->terms[t], &pmin))
+			snprintf(why, sizeof why, "; cannot hold: with %u and %u steps the smallest p is %.4f",
+				 r->c->win[0].count, r->c->win[1].count, pmin);
+		int w = snprintf(buf + at, len - at, "%s%s%s%s%s", t ? ", " : "", num, named ? " key " : "", name, why);
 		if (w < 0)
 			break;
 		at += (size_t)w;
 	}
 }
 
-static void write_text(FILE *out, const struct gt_compare_report *r)
+static void write_text(FILE *out, const struct gt_compare_report *r, char *const *names)
 {
 	const gt_compare *c = r->c;
 	fprintf(out, "gputrace compare: %s -> %s\n", r->base ? r->base : "", r->new_ ? r->new_ : "");
@@ -191,9 +163,8 @@ static void write_text(FILE *out, const struct gt_compare_report *r)
 		"change", "cp new");
 	for (size_t i = 0; i < r->top; i++) {
 		const gt_cmp_key *k = &c->keys[i];
-		char name[256];
+		const char *name = names[i];
 		struct cells self, dur, cp;
-		cut_middle(k->key, KEY_WIDTH, name, sizeof name);
 		field_cells(r, k, GT_F_SELF, &self);
 		field_cells(r, k, GT_F_DUR, &dur);
 		field_cells(r, k, GT_F_CP_NS, &cp);
@@ -211,17 +182,15 @@ static void write_text(FILE *out, const struct gt_compare_report *r)
 		fprintf(out, "\nconditions\n");
 		for (size_t i = 0; i < r->ncond; i++) {
 			char vals[1024];
-			cond_values(r, &r->conds[i], vals, sizeof vals);
+			cond_values(r, i, vals, sizeof vals);
 			fprintf(out, "  %s  %s  (%s)\n", r->held[i] ? "HELD" : "  - ", r->conds[i].text, vals);
 		}
 	}
 }
 
 /* Markdown cell text: '|' escaped, code span when it has no backtick. */
-static void md_key(FILE *out, const char *key)
+static void md_key(FILE *out, const char *name)
 {
-	char name[256];
-	cut_middle(key, KEY_WIDTH, name, sizeof name);
 	bool code = !strchr(name, '`') && name[0];
 	fputs(code ? "`" : "", out);
 	for (const char *p = name; *p; p++) {
@@ -235,7 +204,7 @@ static void md_key(FILE *out, const char *key)
 	fputs(code ? "`" : "", out);
 }
 
-static void write_markdown(FILE *out, const struct gt_compare_report *r)
+static void write_markdown(FILE *out, const struct gt_compare_report *r, char *const *names)
 {
 	const gt_compare *c = r->c;
 	bool any = false;
@@ -263,7 +232,7 @@ static void write_markdown(FILE *out, const struct gt_compare_report *r)
 		field_cells(r, k, GT_F_DUR, &dur);
 		field_cells(r, k, GT_F_CP_NS, &cp);
 		fputs("| ", out);
-		md_key(out, k->key);
+		md_key(out, names[i]);
 		fprintf(out, " | %s | %s | %s | %s | %s | %s | %s |\n", self.base, self.now, self.change, self.p,
 			dur.now, dur.change, cp.now);
 	}
@@ -271,7 +240,7 @@ static void write_markdown(FILE *out, const struct gt_compare_report *r)
 		fprintf(out, "\nConditions:\n\n");
 		for (size_t i = 0; i < r->ncond; i++) {
 			char vals[1024];
-			cond_values(r, &r->conds[i], vals, sizeof vals);
+			cond_values(r, i, vals, sizeof vals);
 			fprintf(out, "- %s `%s` (%s)\n", r->held[i] ? "**held**" : "not held", r->conds[i].text, vals);
 		}
 	}
@@ -279,8 +248,20 @@ static void write_markdown(FILE *out, const struct gt_compare_report *r)
 
 void gt_compare_report_write(FILE *out, const struct gt_compare_report *r, int kind)
 {
+	/* the keys shortened by their C++ structure, no two alike */
+	const char **keys = malloc((r->top ? r->top : 1) * sizeof *keys);
+	char **names = malloc((r->top ? r->top : 1) * sizeof *names);
+	for (size_t i = 0; keys && i < r->top; i++)
+		keys[i] = r->c->keys[i].key;
+	if (!keys || !names || gt_report_shorten_all(keys, r->top, KEY_WIDTH, names) < 0) {
+		free(keys), free(names);
+		fprintf(stderr, "gputrace: out of memory writing the report\n");
+		return;
+	}
 	if (kind == GT_REPORT_MARKDOWN)
-		write_markdown(out, r);
+		write_markdown(out, r, names);
 	else
-		write_text(out, r);
+		write_text(out, r, names);
+	gt_report_free_names(names, r->top);
+	free(keys), free(names);
 }

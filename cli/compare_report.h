@@ -19,6 +19,7 @@ struct gt_compare_report {
 	const gt_cond_expr *conds;
 	size_t ncond;
 	const bool *held;
+	const char *const *const *term_keys; /* per condition, per term: the key it was judged on */
 };
 
 void gt_compare_report_write(FILE *out, const struct gt_compare_report *r, int kind);

@@ -200,6 +200,8 @@ typedef struct gt_cond {
 	char *key;   /* key[...] selector (unescaped, without glob:/re:), NULL for totals */
 	int sel;     /* enum gt_cond_sel */
 	bool optional; /* key?[...]: matching no key is not an error */
+	bool any_key;  /* key[any:...]: judged alone, not bound with the conjunction's
+	                * other terms over the same selector */
 	void *re;    /* GT_SEL_RE: the compiled regex_t */
 	size_t key_at; /* byte offset of the selector */
 	int field;   /* enum gt_cmp_field */
@@ -226,7 +228,7 @@ typedef struct gt_cond {
  *   key_field := "count" | "dur_ns" | "self_ns" | "p50_ns" | "p95_ns"
  *              | "max_ns" | "cp_count" | "cp_ns" | "cp_share"
  *   change    := "base" | "new" | "abs" | "rel"
- *   selector  := ["glob:" | "re:"] keyname   (exact, fnmatch glob, POSIX ERE)
+ *   selector  := ["any:"] ["glob:" | "re:"] keyname   (exact, fnmatch glob, POSIX ERE)
  *   keyname   := { any byte but "]" and "\" | "\]" | "\\" }   (non-empty)
  *   op        := ">" | ">=" | "<" | "<=" | "==" | "!="
  *   value     := ["-"|"+"] digits ["." digits] [unit]
@@ -259,7 +261,19 @@ typedef struct gt_cond_expr {
 /* As gt_cond_parse, over the whole expression (*pos into text). */
 int gt_cond_expr_parse(const char *text, gt_cond_expr *out, size_t *pos, const char **why);
 void gt_cond_expr_free(gt_cond_expr *e);
-/* Whether it holds; held[i] (count entries, may be NULL) per term. */
-bool gt_cond_expr_eval(const gt_compare *c, const gt_cond_expr *e, bool *held);
+/* Whether it holds; held[i] and keys[i] (count entries each, may be NULL)
+ * per term: whether it held and the key it was judged on (NULL: a total).
+ * "and" binds the terms over one glob or regex selector (the same text,
+ * without any:) to one key: they hold when some key the selector names holds them all,
+ * the first in report order is theirs. Other terms hold for any key
+ * (gt_cond_eval). */
+bool gt_cond_expr_eval(const gt_compare *c, const gt_cond_expr *e, bool *held, const char **keys);
+/* The term judged on the key of that name (NULL, or a name no key has:
+ * as gt_cond_eval). */
+bool gt_cond_eval_key(const gt_compare *c, const gt_cond *cond, const char *key, gt_rat *value);
+/* Whether a p term (p < v or p <= v) can never hold with the comparison's
+ * step counts: *pmin is the smallest p the exact test gives them (0 when
+ * it does not apply). */
+bool gt_cond_p_unreachable(const gt_compare *c, const gt_cond *cond, double *pmin);
 
 #endif

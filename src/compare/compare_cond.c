@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "mwu.h"
 
 #define I128_MAX ((__int128)(((unsigned __int128)1 << 127) - 1))
 
@@ -100,6 +101,15 @@ static int parse_key(struct parser *p, gt_cond *out)
 	p->i++; /* ']' */
 	out->key_at = start;
 	out->sel = GT_SEL_EXACT;
+	if (strncmp(k, "any:", 4) == 0) { /* each term on its own: any key that holds it */
+		out->any_key = true;
+		memmove(k, k + 4, len - 4 + 1);
+		len -= 4;
+		if (!k[0]) {
+			free(k);
+			return fail_at(p, start + 4, "empty key name");
+		}
+	}
 	if (strncmp(k, "glob:", 5) == 0 || strncmp(k, "re:", 3) == 0) {
 		size_t skip = k[0] == 'g' ? 5 : 3;
 		out->sel = k[0] == 'g' ? GT_SEL_GLOB : GT_SEL_RE;
@@ -476,19 +486,98 @@ void gt_cond_expr_free(gt_cond_expr *e)
 	memset(e, 0, sizeof *e);
 }
 
-bool gt_cond_expr_eval(const gt_compare *c, const gt_cond_expr *e, bool *held)
+/* Whether terms a and b of one conjunction name the same keys by a glob or
+ * a regex: then they bind the same key (an exact name is one key anyway). */
+static bool same_selector(const gt_cond *a, const gt_cond *b)
 {
-	/* an or of ands */
-	bool any = false, conj = true;
-	for (size_t i = 0; i < e->count; i++) {
-		if (i && e->or_before[i]) {
-			any |= conj;
-			conj = true;
-		}
-		bool h = gt_cond_eval(c, &e->terms[i], NULL, NULL);
-		if (held)
-			held[i] = h;
-		conj &= h;
+	return a->key && b->key && !a->any_key && !b->any_key && a->sel == b->sel && a->sel != GT_SEL_EXACT &&
+	       !strcmp(a->key, b->key);
+}
+
+/* The terms [from, to) of a conjunction that share term first's selector
+ * hold together for some key: the first such key in report order (NULL
+ * when none). */
+static const char *bound_key(const gt_compare *c, const gt_cond_expr *e, size_t first, size_t to)
+{
+	const gt_cond *lead = &e->terms[first];
+	for (size_t i = 0; i < c->key_count; i++) {
+		const gt_cmp_key *k = &c->keys[i];
+		if (!selects(lead, k->key))
+			continue;
+		bool all = true;
+		for (size_t t = first; t < to && all; t++)
+			if (t == first || same_selector(lead, &e->terms[t]))
+				all = holds(c, &e->terms[t], k, NULL);
+		if (all)
+			return k->key;
 	}
-	return e->count && (any || conj);
+	return NULL;
+}
+
+bool gt_cond_expr_eval(const gt_compare *c, const gt_cond_expr *e, bool *held, const char **keys)
+{
+	/* an or of ands; in an and, terms over one selector hold for one key */
+	bool any = false;
+	for (size_t from = 0; from < e->count;) {
+		size_t to = from + 1;
+		while (to < e->count && !e->or_before[to])
+			to++;
+		bool conj = true;
+		for (size_t i = from; i < to; i++) {
+			size_t lead = from;
+			while (lead < i && !same_selector(&e->terms[lead], &e->terms[i]))
+				lead++;
+			bool shared = false;
+			for (size_t j = from; j < to && !shared; j++)
+				shared = j != i && same_selector(&e->terms[i], &e->terms[j]);
+			bool h;
+			const char *key = NULL;
+			if (!shared) {
+				h = gt_cond_eval(c, &e->terms[i], NULL, &key);
+			} else if (lead < i) { /* judged with its group's lead */
+				h = held ? held[lead] : bound_key(c, e, lead, to) != NULL;
+				key = keys ? keys[lead] : NULL;
+			} else {
+				key = bound_key(c, e, i, to);
+				h = key != NULL;
+			}
+			if (held)
+				held[i] = h;
+			if (keys)
+				keys[i] = key;
+			conj &= h;
+		}
+		any |= conj;
+		from = to;
+	}
+	return e->count && any;
+}
+
+bool gt_cond_eval_key(const gt_compare *c, const gt_cond *cond, const char *key, gt_rat *value)
+{
+	for (size_t i = 0; key && i < c->key_count; i++)
+		if (!strcmp(c->keys[i].key, key))
+			return holds(c, cond, &c->keys[i], value);
+	return gt_cond_eval(c, cond, value, NULL);
+}
+
+/* The smallest two-sided p of the exact test with n and m steps and no
+ * ties, 2 / C(n + m, n) (at most 1); 0 above the exact sizes. */
+static double smallest_p(uint32_t n, uint32_t m)
+{
+	if (!n || !m || n > GT_MWU_EXACT_MAX || m > GT_MWU_EXACT_MAX)
+		return 0;
+	double ways = 1;
+	for (uint32_t i = 1; i <= n; i++)
+		ways = ways * (double)(m + i) / (double)i;
+	return 2 / ways > 1 ? 1 : 2 / ways;
+}
+
+bool gt_cond_p_unreachable(const gt_compare *c, const gt_cond *cond, double *pmin)
+{
+	*pmin = smallest_p(c->win[0].count, c->win[1].count);
+	if (!cond->p || *pmin <= 0 || (cond->op != GT_OP_LT && cond->op != GT_OP_LE))
+		return false;
+	double v = (double)cond->value.num / (double)cond->value.den;
+	return cond->op == GT_OP_LT ? v <= *pmin : v < *pmin;
 }
