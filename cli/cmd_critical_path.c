@@ -22,7 +22,7 @@
 
 enum {
 	OPT_FOREST = OPT_COMMAND_BASE, OPT_MAX_PATH, OPT_MAX_ROWS, OPT_ROWS, OPT_MODEL, OPT_WINDOW, OPT_STEP,
-	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY, OPT_PATH, OPT_TOP,
+	OPT_WAIT_NAME, OPT_BY, OPT_TABLE, OPT_OVERLAY, OPT_PATH, OPT_TOP, OPT_COLLECTIVE_NAME,
 };
 
 static const struct gt_opt cp_opts[] = {
@@ -31,7 +31,9 @@ static const struct gt_opt cp_opts[] = {
 	{"step", 0, "GLOB", OPT_STEP, "causal: one window per span matching GLOB, e.g. 'ProfilerStep#*'"},
 	{"wait-name", 0, "REGEX", OPT_WAIT_NAME, "causal: also treat spans whose name matches REGEX as blocking waits (repeatable)"},
 	{"by", 0, "KEY", OPT_BY, "causal: breakdown of work by cat (default) or name"},
-	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, windows or rows"},
+	{"collective-name", 0, "REGEX", OPT_COLLECTIVE_NAME,
+	 "causal: kernels whose name matches REGEX are communication too (beside nccl, rccl, hccl)"},
+	{"table", 0, "TABLE", OPT_TABLE, "causal, table formats: path (default), breakdown, classes, windows or rows"},
 	{"path", 0, NULL, OPT_PATH, "causal, JSON: also each window's path, hop by hop"},
 	{"top", 0, "N", OPT_TOP, "causal, JSON: breakdown entries per window, the rest summed as one (default 10; 0: all)"},
 	{"overlay", 0, "FILE", OPT_OVERLAY, "causal: also write the trace with the path marked, for Perfetto UI (.json, .gz, .zst)"},
@@ -53,7 +55,7 @@ struct cp_args {
 	bool forest_model, with_rows, forest_only_option, table_given, with_path, top_given, format_given;
 	int report; /* enum gt_report_kind */
 	uint32_t top;
-	const char *forest, *window, *step, *overlay, *overlay_trace;
+	const char *forest, *window, *step, *overlay, *overlay_trace, *collective_name;
 	const char *wait_names[MAX_WAIT_NAMES];
 	uint32_t wait_name_count;
 	int by, table;
@@ -107,11 +109,14 @@ static int own_option(const struct gt_command *cmd, struct cp_args *a, int id, c
 		return 1;
 	case OPT_TABLE:
 		if ((a->table = gt_causal_table_parse(arg)) < 0)
-			return gt_usage_error(cmd, "option '--table' is path, breakdown, windows or rows, not '%s'", arg), -1;
+			return gt_usage_error(cmd, "option '--table' is path, breakdown, classes, windows or rows, not '%s'", arg), -1;
 		a->table_given = true;
 		return 1;
 	case OPT_PATH:
 		a->with_path = true;
+		return 1;
+	case OPT_COLLECTIVE_NAME:
+		a->collective_name = arg;
 		return 1;
 	case OPT_TOP:
 		if (gt_parse_u64(cmd, "top", arg, &v) < 0)
@@ -190,7 +195,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_causal_options o = {.step_glob = a->step, .wait_names = a->wait_names,
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
 			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS || a->overlay,
-			       .threads = c->threads};
+			       .threads = c->threads, .collective_name = a->collective_name};
 	gt_causal_edges_apply(&a->edges, &o);
 	if (a->window) {
 		const char *why;

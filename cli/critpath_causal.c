@@ -11,7 +11,7 @@
 #include "write/write.h"
 #include "output.h"
 
-static const char *const table_names[] = {"path", "breakdown", "windows", "rows"};
+static const char *const table_names[] = {"path", "breakdown", "windows", "rows", "classes"};
 
 int gt_causal_table_parse(const char *s)
 {
@@ -248,6 +248,31 @@ static void json_sync_markers(gt_jsonw *w, const gt_model *m, const gt_causal_sy
 	gt_jsonw_end_object(w);
 }
 
+/* The path in the words of GPU work: each class with time, in the classes'
+ * order, with its shares of the path and of the wall. */
+static void json_classes(gt_jsonw *w, const int64_t *class_ns, int64_t path, int64_t wall)
+{
+	gt_jsonw_key(w, "classes");
+	gt_jsonw_begin_array(w);
+	for (int k = 0; k < GT_CAUSAL_CLASS_COUNT; k++) {
+		if (!class_ns[k])
+			continue;
+		char share[48];
+		gt_jsonw_begin_object(w);
+		gt_jsonw_key(w, "class");
+		gt_jsonw_str(w, gt_causal_class_names[k]);
+		json_ns(w, "critical_ns", class_ns[k]);
+		gt_jsonw_key(w, "share");
+		format_share(share, sizeof share, class_ns[k], path);
+		gt_jsonw_raw(w, share);
+		gt_jsonw_key(w, "wall_share");
+		format_share(share, sizeof share, class_ns[k], wall);
+		gt_jsonw_raw(w, share);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_end_array(w);
+}
+
 /* The wall whole, beside the path's shares. */
 struct wall_parts {
 	int64_t wall, before_root, after_endpoint;
@@ -427,6 +452,8 @@ static void hop_line(struct lines *o, const gt_model *m, const gt_causal_hop *h)
 		LINE_KEY(o, false, "wait_source");
 		gt_jline_str(&o->l, gt_causal_wait_source_names[h->wait_source]);
 	}
+	LINE_KEY(o, false, "class");
+	line_plain(o, gt_causal_class_names[h->cls]);
 	LINE_KEY(o, false, "duration_ns");
 	gt_jline_i64(&o->l, h->duration_ns);
 	LINE_KEY(o, false, "duration_us");
@@ -690,6 +717,11 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 		flags |= r->windows[i].flags;
 	json_flags(&w, flags | (overflow ? GT_CAUSAL_OVERFLOW : 0));
 	json_breakdown(&w, m, sum, nsum, total, &all, doc->top);
+	int64_t classes[GT_CAUSAL_CLASS_COUNT] = {0};
+	for (uint32_t i = 0; i < r->window_count; i++)
+		for (int k = 0; k < GT_CAUSAL_CLASS_COUNT; k++)
+			overflow |= __builtin_add_overflow(classes[k], r->windows[i].class_ns[k], &classes[k]);
+	json_classes(&w, classes, total, all.wall);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
@@ -701,6 +733,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 		json_summary(&w, m, r, win, i);
 		struct wall_parts wp = {win->wall_ns, win->before_root_ns, win->after_endpoint_ns};
 		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp, doc->top);
+		json_classes(&w, win->class_ns, win->path_duration_ns, win->wall_ns);
 		if (doc->path)
 			lines_rc = json_lines(&w, m, win, false, &lw);
 		if (doc->rows && lines_rc == 0)
@@ -770,6 +803,7 @@ GET_I64(hop_owner_name, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(
 GET_I64(hop_owner_cat, fh(f, row)->owner == GT_NONE ? GT_NONE : f->m->spans[fh(f, row)->owner].cat)
 GET_I64(hop_flow_cat, fh(f, row)->flow == GT_NONE ? GT_NONE : f->m->flows[fh(f, row)->flow].cat)
 GET_I64(hop_duration, fh(f, row)->duration_ns)
+GET_I64(hop_class, fh(f, row)->cls)
 /* The breakdown's kinds: the hops', then the wall's parts. */
 enum { KIND_BEFORE_ROOT = GT_CAUSAL_KIND_COUNT, KIND_AFTER_ENDPOINT, BREAKDOWN_KIND_COUNT };
 static const char *const breakdown_kind_names[BREAKDOWN_KIND_COUNT] = {
@@ -891,6 +925,8 @@ static size_t path_columns(gt_column *c, struct flat *f)
 		COL_U32("to_point", hop_to_point), COL_U32("to_span", hop_to_span), COL_STR("to_which", hop_to_which),
 		COL_I64("to_ns", hop_to_ts), COL_U32N("owner", hop_owner), COL_NAME("owner_name", hop_owner_name),
 		COL_NAME("owner_cat", hop_owner_cat), COL_STR("track", hop_track), COL_NAME("flow_cat", hop_flow_cat),
+		{.name = "class", .type = GT_COL_DICT, .get_i64 = hop_class, .get_ctx = f, .dict = gt_causal_class_names,
+		 .dict_len = GT_CAUSAL_CLASS_COUNT},
 		COL_I64("duration_ns", hop_duration),
 	};
 	memcpy(c, cols, sizeof cols);
@@ -904,6 +940,31 @@ static size_t breakdown_columns(gt_column *c, struct flat *f)
 		{.name = "kind", .type = GT_COL_DICT, .get_i64 = share_kind, .get_ctx = f, .dict = breakdown_kind_names,
 		 .dict_len = BREAKDOWN_KIND_COUNT},
 		COL_STR("key", share_key_text), COL_I64("critical_ns", share_ns),
+		{.name = "share", .type = GT_COL_F64, .data = f->share, .has_null = true},
+		{.name = "wall_share", .type = GT_COL_F64, .data = f->wall_share, .has_null = true},
+	};
+	memcpy(c, cols, sizeof cols);
+	return sizeof cols / sizeof cols[0];
+}
+
+/* classes rows: item is the class */
+static int64_t class_kind(const void *ctx, uint64_t row)
+{
+	return ((const struct flat *)ctx)->item[row];
+}
+static int64_t class_ns(const void *ctx, uint64_t row)
+{
+	const struct flat *f = ctx;
+	return fw(f, row)->class_ns[f->item[row]];
+}
+
+static size_t class_columns(gt_column *c, struct flat *f)
+{
+	gt_column cols[] = {
+		COL_U32("window", col_window),
+		{.name = "class", .type = GT_COL_DICT, .get_i64 = class_kind, .get_ctx = f, .dict = gt_causal_class_names,
+		 .dict_len = GT_CAUSAL_CLASS_COUNT},
+		COL_I64("critical_ns", class_ns),
 		{.name = "share", .type = GT_COL_F64, .data = f->share, .has_null = true},
 		{.name = "wall_share", .type = GT_COL_F64, .data = f->wall_share, .has_null = true},
 	};
@@ -960,6 +1021,12 @@ static uint64_t items_of(const gt_causal_window *w, int table)
 	case GT_CAUSAL_TABLE_PATH: return w->hop_count;
 	case GT_CAUSAL_TABLE_BREAKDOWN: return w->breakdown_count + (w->before_root_ns != 0) + (w->after_endpoint_ns != 0);
 	case GT_CAUSAL_TABLE_ROWS: return w->row_count;
+	case GT_CAUSAL_TABLE_CLASSES: {
+		uint64_t n = 0;
+		for (int k = 0; k < GT_CAUSAL_CLASS_COUNT; k++)
+			n += w->class_ns[k] != 0;
+		return n;
+	}
 	default: return 1;
 	}
 }
@@ -984,9 +1051,16 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	}
 	uint64_t k = 0;
 	for (uint32_t i = 0; i < r->window_count; i++)
-		for (uint64_t j = 0; j < items_of(&r->windows[i], table); j++, k++)
-			f.window[k] = i, f.item[k] = (uint32_t)j;
-	if (table == GT_CAUSAL_TABLE_BREAKDOWN && (!(f.share = malloc((n ? n : 1) * sizeof *f.share)) ||
+		if (table == GT_CAUSAL_TABLE_CLASSES) { /* the classes with time */
+			for (int cl = 0; cl < GT_CAUSAL_CLASS_COUNT; cl++)
+				if (r->windows[i].class_ns[cl])
+					f.window[k] = i, f.item[k++] = (uint32_t)cl;
+		} else {
+			for (uint64_t j = 0; j < items_of(&r->windows[i], table); j++, k++)
+				f.window[k] = i, f.item[k] = (uint32_t)j;
+		}
+	bool shares = table == GT_CAUSAL_TABLE_BREAKDOWN || table == GT_CAUSAL_TABLE_CLASSES;
+	if (shares && (!(f.share = malloc((n ? n : 1) * sizeof *f.share)) ||
 						   !(f.wall_share = malloc((n ? n : 1) * sizeof *f.wall_share)))) {
 		free(f.window);
 		free(f.item);
@@ -996,10 +1070,12 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	}
 	for (uint64_t i = 0; f.share && i < n; i++) {
 		char text[48];
-		bool part = f.item[i] >= fw(&f, i)->breakdown_count; /* not of the path */
-		format_share(text, sizeof text, share_ns(&f, i), fw(&f, i)->path_duration_ns);
+		bool classes = table == GT_CAUSAL_TABLE_CLASSES;
+		bool part = !classes && f.item[i] >= fw(&f, i)->breakdown_count; /* not of the path */
+		int64_t ns = classes ? class_ns(&f, i) : share_ns(&f, i);
+		format_share(text, sizeof text, ns, fw(&f, i)->path_duration_ns);
 		f.share[i] = part || strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
-		format_share(text, sizeof text, share_ns(&f, i), fw(&f, i)->wall_ns);
+		format_share(text, sizeof text, ns, fw(&f, i)->wall_ns);
 		f.wall_share[i] = strcmp(text, "null") == 0 ? NAN : strtod(text, NULL);
 	}
 	gt_column cols[32];
@@ -1010,6 +1086,7 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	case GT_CAUSAL_TABLE_PATH: t.name = "path", t.ncols = path_columns(cols, &f); break;
 	case GT_CAUSAL_TABLE_BREAKDOWN: t.name = "breakdown", t.ncols = breakdown_columns(cols, &f); break;
 	case GT_CAUSAL_TABLE_WINDOWS: t.name = "windows", t.ncols = window_columns(cols, &f); break;
+	case GT_CAUSAL_TABLE_CLASSES: t.name = "classes", t.ncols = class_columns(cols, &f); break;
 	default: t.name = "rows", t.ncols = row_columns(cols, &f); break;
 	}
 	const char *mk[3], *mv[3];

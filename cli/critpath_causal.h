@@ -14,6 +14,7 @@ enum gt_causal_table {
 	GT_CAUSAL_TABLE_BREAKDOWN,
 	GT_CAUSAL_TABLE_WINDOWS,  /* one row per window: its summary */
 	GT_CAUSAL_TABLE_ROWS,     /* one row per taking-part span (--rows) */
+	GT_CAUSAL_TABLE_CLASSES,  /* one row per window and class of work with time */
 };
 /* "path", ... ; -1 when unknown. */
 int gt_causal_table_parse(const char *s);

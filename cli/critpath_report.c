@@ -113,6 +113,44 @@ static int breakdown_table(const struct ctx *x, const gt_causal_share *s, uint32
 	return rc;
 }
 
+/* The path in the words of GPU work: each class with time, shares of the
+ * path and of the wall, bars. */
+static const char *const class_words[GT_CAUSAL_CLASS_COUNT] = {
+	"GPU compute", "GPU communication", "GPU memcpy", "GPU memset", "CPU operators", "CPU runtime calls",
+	"CPU step self time", "launch latency", "GPU queue", "sync and wait", "CPU waiting on the GPU",
+	"GPU idle, waiting on the CPU", "idle",
+};
+
+static int class_table(const struct ctx *x, const int64_t *class_ns, int64_t path, int64_t wall)
+{
+	char *cells[GT_CAUSAL_CLASS_COUNT * 5];
+	uint32_t rows = 0;
+	int rc = 0;
+	for (int k = 0; k < GT_CAUSAL_CLASS_COUNT && rc == 0; k++) {
+		if (!class_ns[k])
+			continue;
+		char t[32], sp[16], sw[16], bar[BAR_WIDTH * 3 + 4];
+		gt_report_duration(class_ns[k], t, sizeof t);
+		gt_report_percent(class_ns[k], path, sp, sizeof sp);
+		gt_report_percent(class_ns[k], wall, sw, sizeof sw);
+		gt_report_bar(class_ns[k], wall, BAR_WIDTH, bar, sizeof bar);
+		const char *v[5] = {class_words[k], t, sp, sw, bar};
+		for (int c = 0; c < 5; c++)
+			if (!(cells[rows * 5 + (uint32_t)c] = strdup(v[c])))
+				rc = -1;
+		rows++;
+	}
+	if (rc == 0 && rows) {
+		static const char *const head[5] = {"in the words of GPU work", "time", "of path", "of wall", ""};
+		static const bool right[5] = {false, true, true, true, false};
+		struct gt_report_table t = {5, rows, head, right, cells};
+		gt_report_table_write(x->out, &t, x->kind);
+	}
+	for (uint32_t i = 0; i < rows * 5; i++)
+		free(cells[i]);
+	return rc;
+}
+
 /* The longest hops of a window's path. */
 static int longest_hops(const struct ctx *x, const gt_causal_window *w)
 {
@@ -204,6 +242,9 @@ static int window_part(const struct ctx *x, const gt_causal_window *w, uint32_t 
 		line(x, buf);
 	}
 	flags_line(x, w->flags);
+	fputc('\n', x->out);
+	if (class_table(x, w->class_ns, w->path_duration_ns, w->wall_ns) < 0)
+		return -1;
 	fputc('\n', x->out);
 	if (breakdown_table(x, w->breakdown, w->breakdown_count, w->path_duration_ns, w->wall_ns, w->before_root_ns,
 			    w->after_endpoint_ns) < 0)
@@ -335,8 +376,14 @@ int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_
 			line(&x, buf);
 			flags_line(&x, flags);
 			heading(&x, 2, "all windows: where the path's time went");
+			int64_t classes[GT_CAUSAL_CLASS_COUNT] = {0};
+			for (uint32_t i = 0; i < r->window_count; i++)
+				for (int k = 0; k < GT_CAUSAL_CLASS_COUNT; k++)
+					classes[k] += r->windows[i].class_ns[k];
+			rc = class_table(&x, classes, path, wall);
+			fputc('\n', x.out);
 			uint32_t n;
-			gt_causal_share *all = summed(r, &n);
+			gt_causal_share *all = rc == 0 ? summed(r, &n) : NULL;
 			rc = all ? breakdown_table(&x, all, n, path, wall, before, after) : -1;
 			free(all);
 		}

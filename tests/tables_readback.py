@@ -181,7 +181,7 @@ def causal(gputrace, trace, device):
             path.append({"window": w, "hop": h, "kind": hop["kind"], **point_cols("from", hop["from"]),
                          **point_cols("to", hop["to"]), "owner": hop["owner"], "owner_name": hop.get("owner_name"),
                          "owner_cat": hop.get("owner_cat"), "track": hop["track"], "flow_cat": hop.get("flow_cat"),
-                         "duration_ns": hop["duration_ns"]})
+                         "class": hop["class"], "duration_ns": hop["duration_ns"]})
         for b in win["breakdown"]:
             breakdown.append({"window": w, "kind": b["kind"], "key": b["key"], "critical_ns": b["critical_ns"],
                               "share": b["share"], "wall_share": b["wall_share"]})

@@ -135,6 +135,39 @@ enum gt_causal_kind {
 };
 extern const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT]; /* "work", ... */
 
+/* The path in the words of GPU work: every hop has one class, and the
+ * classes of a window sum to its path_duration_ns.
+ *   work of a device span: gpu_communication (its name contains nccl, rccl
+ *     or hccl, any case, or matches opt->collective_name), else gpu_memcpy
+ *     or gpu_memset (category containing memcpy / memset), else gpu_compute;
+ *   work of a host span: cpu_runtime (category containing runtime or
+ *     driver: launches, syncs, allocation), cpu_annotation (step self time:
+ *     a category containing annotation, or starting with python), else
+ *     cpu_operator;
+ *   flow to a device span: launch (the launch latency); queue: queue;
+ *   wait whose source is a device span and whose W is a host span:
+ *     cpu_waits_gpu (a blocking sync); other waits, flows between host
+ *     spans, stream waits and hand-offs: sync_wait;
+ *   idle on a device track: gpu_idle (the GPU waited for the CPU); idle on
+ *     a host track: idle (no side). */
+enum gt_causal_class {
+	GT_CLASS_GPU_COMPUTE = 0,
+	GT_CLASS_GPU_COMMUNICATION,
+	GT_CLASS_GPU_MEMCPY,
+	GT_CLASS_GPU_MEMSET,
+	GT_CLASS_CPU_OPERATOR,
+	GT_CLASS_CPU_RUNTIME,
+	GT_CLASS_CPU_ANNOTATION,
+	GT_CLASS_LAUNCH,
+	GT_CLASS_QUEUE,
+	GT_CLASS_SYNC_WAIT,
+	GT_CLASS_CPU_WAITS_GPU,
+	GT_CLASS_GPU_IDLE,
+	GT_CLASS_IDLE,
+	GT_CAUSAL_CLASS_COUNT
+};
+extern const char *const gt_causal_class_names[GT_CAUSAL_CLASS_COUNT];
+
 /* Window flags. */
 enum gt_causal_flag {
 	GT_CAUSAL_NO_DEPENDENCIES = 1, /* no flow or wait edge: the longest track */
@@ -199,6 +232,7 @@ typedef struct gt_causal_options {
 	                                         * span held on may end (0: none inferred) */
 	bool handoffs;                          /* hand-offs between host threads */
 	bool recorded_waits;                    /* stream waits and event syncs from cuda_sync markers */
+	const char *collective_name;            /* also communication: names matching this ERE (NULL) */
 } gt_causal_options;
 
 /* A point, named for output. */
@@ -219,6 +253,7 @@ typedef struct gt_causal_hop {
 	uint32_t flow;       /* flow hops: index into m->flows; else GT_NONE */
 	int64_t duration_ns;
 	uint8_t wait_source; /* stream_wait hops: enum gt_causal_wait_source; else 0 */
+	uint8_t cls;         /* enum gt_causal_class */
 } gt_causal_hop;
 
 typedef struct gt_causal_share {
@@ -278,6 +313,7 @@ typedef struct gt_causal_window {
 	uint32_t hop_count;
 	gt_causal_share *breakdown; /* by kind, then critical_ns descending, then key */
 	uint32_t breakdown_count;
+	int64_t class_ns[GT_CAUSAL_CLASS_COUNT]; /* the hops' time by class: sums to the path */
 	gt_causal_row *rows;    /* opt->rows: one per taking-part span, by id */
 	uint32_t row_count;
 } gt_causal_window;

@@ -12,7 +12,8 @@ int causal_collective_edges(causal_trace *t, gt_error *err)
 	gt_coll_set s;
 	gt_stragglers st;
 	gt_coll_set_init(&s);
-	int rc = gt_coll_extract(&s, t->m, NULL, err);
+	gt_coll_options o = {t->collective_name, NULL};
+	int rc = gt_coll_extract(&s, t->m, &o, err);
 	if (rc == 0)
 		rc = gt_stragglers_find(&s, &st, err);
 	if (rc < 0) {

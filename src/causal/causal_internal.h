@@ -6,6 +6,7 @@
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_stream_wait.c   the inferred stream waits of a window
  *   causal_recorded.c the recorded stream waits and event syncs
+ *   causal_class.c   the hops' classes (the path in the words of GPU work)
  *   causal_handoff.c  hand-offs between a process's host threads
  *   causal_graph.c   one window's points and cross edges
  *   causal_chain.c   ... and its chains
@@ -77,9 +78,19 @@ typedef struct causal_trace {
 	uint32_t *rec_src, *rec_dst, *rec_first;
 	uint8_t *rec_kind;
 	gt_causal_sync_counts syncs;
+	uint8_t *str_class;     /* per string id: CAUSAL_STR_* bits, for the hops' classes */
+	const char *collective_name; /* opt->collective_name */
 	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
 	                         * it (INT64_MIN: none), as the window judges flows */
 } causal_trace;
+
+enum {
+	CAUSAL_STR_COMM = 1,       /* a name of communication */
+	CAUSAL_STR_MEMCPY = 2,     /* categories */
+	CAUSAL_STR_MEMSET = 4,
+	CAUSAL_STR_RUNTIME = 8,
+	CAUSAL_STR_ANNOTATION = 16,
+};
 
 static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 {
@@ -93,6 +104,13 @@ void causal_trace_free(causal_trace *t);
 
 /* A job's collective edges (coll_*), windows placed. */
 int causal_collective_edges(causal_trace *t, gt_error *err);
+
+/* --- causal_class.c -------------------------------------------------- */
+
+/* The strings' class bits (t->str_class); -1 with err. */
+int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_error *err);
+/* Each hop's class (hop.cls) and the window's class_ns. */
+void causal_hop_classes(const causal_trace *t, gt_causal_window *win);
 
 /* --- causal_recorded.c ----------------------------------------------- */
 

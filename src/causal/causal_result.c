@@ -33,7 +33,7 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 	const gt_flow *f = &m->flows[flow];
 	uint32_t track = m->spans[f->dst].track;
 	h[0] = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_FLOW, f->src, track, flow,
-			       g->time[v] - g->time[u], 0};
+			       g->time[v] - g->time[u], 0, 0};
 	uint32_t prev = t->prev_device ? t->prev_device[f->dst] : GT_NONE;
 	if (prev == GT_NONE || t->window_of[prev] == t->window_of[f->dst])
 		return 1;
@@ -44,7 +44,7 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 		end = g->time[v];
 	gt_causal_point split = {GT_NONE, prev, 'E', end};
 	h[1] = h[0];
-	h[0] = (gt_causal_hop){point_of(g, u), split, GT_CAUSAL_QUEUE, prev, track, GT_NONE, end - g->time[u], 0};
+	h[0] = (gt_causal_hop){point_of(g, u), split, GT_CAUSAL_QUEUE, prev, track, GT_NONE, end - g->time[u], 0, 0};
 	h[1].from = split;
 	h[1].duration_ns = g->time[v] - end;
 	return 2;
@@ -86,7 +86,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 				       : edge >= g->first_stream_wait ? GT_CAUSAL_STREAM_WAIT
 								      : GT_CAUSAL_WAIT;
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), kind, w, t->m->spans[w].track, GT_NONE,
-					     g->time[v] - g->time[u], 0};
+					     g->time[v] - g->time[u], 0, 0};
 			if (kind == GT_CAUSAL_STREAM_WAIT)
 				h->wait_source = edge >= g->first_inferred ? GT_CAUSAL_SW_INFERRED : GT_CAUSAL_SW_RECORDED;
 			break;
@@ -96,7 +96,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 			*h = (gt_causal_hop){point_of(g, u), point_of(g, v),
 					     owner == GT_NONE ? GT_CAUSAL_IDLE : GT_CAUSAL_WORK,
 					     owner == GT_NONE ? GT_NONE : g->span[owner], track_of_point(t, g, v), GT_NONE,
-					     g->time[v] - g->time[u], 0};
+					     g->time[v] - g->time[u], 0, 0};
 		}
 		}
 		k++;
@@ -278,6 +278,7 @@ int causal_result_path(const causal_trace *t, const causal_graph *g, const causa
 	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
 	if (make_hops(t, g, s, win, err) < 0 || make_breakdown(t->m, opt, win, err) < 0)
 		return -1;
+	causal_hop_classes(t, win);
 	/* the wall explained whole: before the root, the path, after the endpoint */
 	win->before_root_ns = win->after_endpoint_ns = 0;
 	if (s->sum.endpoint != GT_CP_NONE) {

@@ -662,6 +662,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	t->m = m;
 	t->stream_wait_slack = opt->stream_wait_slack_ns > 0 ? opt->stream_wait_slack_ns : 0;
 	t->handoffs = opt->handoffs;
+	t->collective_name = opt->collective_name;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
 	if (classify_spans(t, opt, err) < 0)
 		return -1;
@@ -682,6 +683,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
+	if (rc == 0)
+		rc = causal_classify_strings(t, opt, err);
 	if (rc == 0 && opt->recorded_waits)
 		rc = causal_recorded_waits(t, err);
 	if (rc == 0 && t->stream_wait_slack)
@@ -711,5 +714,6 @@ void causal_trace_free(causal_trace *t)
 	free(t->coll_dst);
 	free(t->coll_first);
 	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
+	gt_big_free(t->str_class);
 	memset(t, 0, sizeof *t);
 }

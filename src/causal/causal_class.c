@@ -1,0 +1,103 @@
+/* The path in the words of GPU work (causal.h: enum gt_causal_class):
+ * each string's class bits once for the trace, then each hop's class from
+ * its kind, its owner's span and its track. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "causal_internal.h"
+
+const char *const gt_causal_class_names[GT_CAUSAL_CLASS_COUNT] = {
+	[GT_CLASS_GPU_COMPUTE] = "gpu_compute",       [GT_CLASS_GPU_COMMUNICATION] = "gpu_communication",
+	[GT_CLASS_GPU_MEMCPY] = "gpu_memcpy",         [GT_CLASS_GPU_MEMSET] = "gpu_memset",
+	[GT_CLASS_CPU_OPERATOR] = "cpu_operator",     [GT_CLASS_CPU_RUNTIME] = "cpu_runtime",
+	[GT_CLASS_CPU_ANNOTATION] = "cpu_annotation", [GT_CLASS_LAUNCH] = "launch",
+	[GT_CLASS_QUEUE] = "queue",                   [GT_CLASS_SYNC_WAIT] = "sync_wait",
+	[GT_CLASS_CPU_WAITS_GPU] = "cpu_waits_gpu",   [GT_CLASS_GPU_IDLE] = "gpu_idle",
+	[GT_CLASS_IDLE] = "idle",
+};
+
+/* Whether s contains word, in any case. */
+static bool has(const char *s, const char *word)
+{
+	return strcasestr(s, word) != NULL;
+}
+
+int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_error *err)
+{
+	const gt_model *m = t->m;
+	regex_t re;
+	bool extra = opt->collective_name && opt->collective_name[0];
+	if (extra && regcomp(&re, opt->collective_name, REG_EXTENDED | REG_NOSUB) != 0)
+		return gt_fail(err, GT_EUSAGE, "bad collective name pattern '%s' (POSIX extended)", opt->collective_name);
+	t->str_class = gt_big_calloc(m->strings.count ? m->strings.count : 1, 1);
+	if (!t->str_class) {
+		if (extra)
+			regfree(&re);
+		return gt_fail(err, GT_EINPUT, "out of memory classifying %u strings", m->strings.count);
+	}
+	for (uint32_t i = 0; i < m->strings.count; i++) {
+		const char *s = gt_model_str(m, i);
+		uint8_t c = 0;
+		if (has(s, "nccl") || has(s, "rccl") || has(s, "hccl") || (extra && regexec(&re, s, 0, NULL, 0) == 0))
+			c |= CAUSAL_STR_COMM;
+		if (has(s, "memcpy"))
+			c |= CAUSAL_STR_MEMCPY;
+		if (has(s, "memset"))
+			c |= CAUSAL_STR_MEMSET;
+		if (has(s, "runtime") || has(s, "driver"))
+			c |= CAUSAL_STR_RUNTIME;
+		if (has(s, "annotation") || strncasecmp(s, "python", 6) == 0)
+			c |= CAUSAL_STR_ANNOTATION;
+		t->str_class[i] = c;
+	}
+	if (extra)
+		regfree(&re);
+	return 0;
+}
+
+static uint8_t work_class(const causal_trace *t, uint32_t span)
+{
+	const gt_span *s = &t->m->spans[span];
+	uint8_t cat = t->str_class[s->cat];
+	if (t->span_class[span] & CAUSAL_DEVICE)
+		return t->str_class[s->name] & CAUSAL_STR_COMM ? GT_CLASS_GPU_COMMUNICATION
+		       : cat & CAUSAL_STR_MEMCPY                ? GT_CLASS_GPU_MEMCPY
+		       : cat & CAUSAL_STR_MEMSET                ? GT_CLASS_GPU_MEMSET
+								: GT_CLASS_GPU_COMPUTE;
+	return cat & CAUSAL_STR_RUNTIME      ? GT_CLASS_CPU_RUNTIME
+	       : cat & CAUSAL_STR_ANNOTATION ? GT_CLASS_CPU_ANNOTATION
+					     : GT_CLASS_CPU_OPERATOR;
+}
+
+static uint8_t hop_class(const causal_trace *t, const gt_causal_hop *h)
+{
+	const gt_model *m = t->m;
+	switch (h->kind) {
+	case GT_CAUSAL_WORK:
+		return work_class(t, h->owner);
+	case GT_CAUSAL_IDLE:
+		return t->track_device[h->track] ? GT_CLASS_GPU_IDLE : GT_CLASS_IDLE;
+	case GT_CAUSAL_FLOW:
+		return t->span_class[m->flows[h->flow].dst] & CAUSAL_DEVICE ? GT_CLASS_LAUNCH : GT_CLASS_SYNC_WAIT;
+	case GT_CAUSAL_QUEUE:
+		return GT_CLASS_QUEUE;
+	case GT_CAUSAL_WAIT:
+		return (t->span_class[h->from.span] & CAUSAL_DEVICE) && !(t->span_class[h->owner] & CAUSAL_DEVICE)
+			       ? GT_CLASS_CPU_WAITS_GPU
+			       : GT_CLASS_SYNC_WAIT;
+	default: /* stream waits, hand-offs */
+		return GT_CLASS_SYNC_WAIT;
+	}
+}
+
+void causal_hop_classes(const causal_trace *t, gt_causal_window *win)
+{
+	memset(win->class_ns, 0, sizeof win->class_ns);
+	for (uint32_t i = 0; i < win->hop_count; i++) {
+		gt_causal_hop *h = &win->hops[i];
+		h->cls = hop_class(t, h);
+		win->class_ns[h->cls] += h->duration_ns;
+	}
+}
