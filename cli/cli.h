@@ -27,6 +27,9 @@ enum {
 /* Shared option table entries, to put in a command's gt_opt array. */
 #define GT_OPT_HELP     { "help", 'h', NULL, OPT_HELP, "print this help to stdout" }
 #define GT_OPT_FORMAT   { "format", 'f', "FMT", OPT_FORMAT, "json (default), ndjson, csv, arrow or arrow-stream" }
+#define GT_OPT_FORMAT_REPORTS                                                                              \
+	{ "format", 'f', "FMT", OPT_FORMAT,                                                                \
+	  "json (default; on a terminal text), text, markdown, ndjson, csv, arrow or arrow-stream" }
 #define GT_OPT_OUTPUT   { "output", 'o', "FILE", OPT_OUTPUT, "write to FILE atomically instead of stdout" }
 #define GT_OPT_DEVICE   { "device", 'd', "DEV", OPT_DEVICE, "auto, host, an index from 'gputrace devices', or a name substring" }
 #define GT_OPT_QUIET    { "quiet", 'q', NULL, OPT_QUIET, "no notices on stderr" }
@@ -56,8 +59,14 @@ struct gt_common {
 	int parent_mode;     /* enum gt_parent_mode */
 	unsigned threads;
 	unsigned long long max_expansion; /* decompression cap; 0 none */
+	int report;          /* -f text or markdown: enum gt_report_kind (report.h), -1: none */
+	bool reports_ok;     /* the command writes reports (set before parsing) */
+	bool format_given;   /* -f was given */
 };
 void gt_common_init(struct gt_common *c);
+/* After parsing: a command with reports writes text to a terminal when no
+ * -f or -o was given (pipes and files keep the default format). */
+void gt_common_report_default(struct gt_common *c);
 
 /* Option iteration. Returns an option id, 0 at the end (then *argi indexes
  * the first operand and operands are argv[*argi..argc)), or -1 after

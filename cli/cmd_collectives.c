@@ -18,7 +18,7 @@ static const char *row_name(const void *ctx, uint64_t row)
 }
 
 static const struct gt_opt coll_opts[] = {
-	GT_OPT_COLLECTIVE_NAME, GT_OPT_COLL_STEP, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS,
+	GT_OPT_COLLECTIVE_NAME, GT_OPT_COLL_STEP, GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -26,6 +26,7 @@ static int run_collectives(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
 	gt_common_init(&c);
+	c.reports_ok = true;
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	gt_coll_options o = {0};
@@ -41,6 +42,7 @@ static int run_collectives(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_common_report_default(&c);
 	if (st.noperands < 1)
 		return gt_usage_error(cmd, "'collectives' takes a TRACE (several files or a directory: one job)");
 	gt_coll_set s;

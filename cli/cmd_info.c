@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "write/write.h"
 #include "load.h"
+#include "info_report.h"
 #include "output.h"
 
 static const char *const compression_names[] = {"none", "gzip", "zstd"};
@@ -383,7 +384,7 @@ enum { OPT_TABLE = OPT_COMMAND_BASE };
 
 static const struct gt_opt info_opts[] = {
 	{"table", 't', "NAME", OPT_TABLE, "print a table instead of the summary: groups or lanes"},
-	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
+	GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
 	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -391,6 +392,7 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
 	gt_common_init(&c);
+	c.reports_ok = true;
 	struct gt_opt_state st;
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
@@ -409,10 +411,11 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_common_report_default(&c);
 	gt_operand_stdin(&st);
 	if (st.noperands < 1)
 		return gt_usage_error(cmd, "'info' takes a TRACE (several files or a directory: one job)");
-	if (!table && c.format != GT_OUT_JSON)
+	if (!table && c.format != GT_OUT_JSON && c.report < 0)
 		return gt_usage_error(cmd, "the summary is JSON; for '--format %s' choose '--table groups' or '--table lanes'",
 				      gt_out_format_name(c.format));
 	gt_model m;
@@ -430,7 +433,14 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 		gt_model_free(&m);
 		return gt_report(&err);
 	}
-	write_info(out.fp, &m);
+	if (c.report >= 0 && gt_info_report_write(out.fp, &m, c.report) < 0) {
+		gt_outfile_abort(&out);
+		gt_model_free(&m);
+		fprintf(stderr, "gputrace: out of memory writing the report\n");
+		return GT_EINPUT;
+	}
+	if (c.report < 0)
+		write_info(out.fp, &m);
 	gt_model_free(&m);
 	if (gt_outfile_commit(&out, &err) < 0)
 		return gt_report(&err);

@@ -12,7 +12,7 @@ enum { OPT_BY = OPT_COMMAND_BASE };
 
 static const struct gt_opt strag_opts[] = {
 	{"by", 0, "TABLE", OPT_BY, "collective (default: one row per matched collective), rank (the waiting each rank caused) or step (with --step: the rank that held up each step)"},
-	GT_OPT_COLLECTIVE_NAME, GT_OPT_COLL_STEP, GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS,
+	GT_OPT_COLLECTIVE_NAME, GT_OPT_COLL_STEP, GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS,
 	GT_OPT_MAX_EXPANSION, GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
@@ -99,6 +99,7 @@ static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
 	gt_common_init(&c);
+	c.reports_ok = true;
 	struct gt_opt_state opts;
 	gt_opt_begin(&opts, cmd, argc, argv);
 	gt_coll_options o = {0};
@@ -119,6 +120,7 @@ static int run_stragglers(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (id < 0)
 		return GT_EUSAGE;
+	gt_common_report_default(&c);
 	if (opts.noperands < 1)
 		return gt_usage_error(cmd, "'stragglers' takes TRACE files, a directory or collectives summaries (.arrow)");
 	gt_coll_set s;

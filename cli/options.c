@@ -17,6 +17,13 @@ void gt_common_init(struct gt_common *c)
 	c->format = GT_OUT_JSON;
 	c->parent_mode = GT_PARENTS_NESTING_FLOW;
 	c->max_expansion = 200; /* deflate tops out near 1032:1, so a gzip bomb needs a cap well below; real traces compress far less */
+	c->report = -1;
+}
+
+void gt_common_report_default(struct gt_common *c)
+{
+	if (c->reports_ok && !c->format_given && !c->output && isatty(STDOUT_FILENO))
+		c->report = 0; /* GT_REPORT_TEXT */
 }
 
 void gt_opt_begin(struct gt_opt_state *st, const struct gt_command *cmd, int argc, char **argv)
@@ -131,6 +138,16 @@ int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, con
 		gt_usage(cmd, stdout);
 		return 2;
 	case OPT_FORMAT: {
+		c->format_given = true;
+		if (!strcmp(arg, "text") || !strcmp(arg, "markdown")) {
+			if (!c->reports_ok)
+				return gt_usage_error(cmd, "'-f %s' is for critical-path, compare, info, stragglers and "
+							   "collectives; here json, ndjson, csv, arrow or arrow-stream", arg), -1;
+			c->report = arg[0] == 't' ? 0 : 1;
+			c->format = GT_OUT_JSON;
+			return 1;
+		}
+		c->report = -1;
 		int f = gt_out_format_parse(arg);
 		if (f < 0)
 			return gt_usage_error(cmd, "unknown format '%s' (json, ndjson, csv, arrow, arrow-stream)", arg), -1;

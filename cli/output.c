@@ -6,9 +6,15 @@ int gt_cli_write_table(const struct gt_common *c, const gt_table *t)
 {
 	gt_outfile out;
 	gt_error err = {0};
-	if (gt_outfile_open(&out, c->output, gt_out_format_is_binary(c->format), &err) < 0)
+	bool report = c->report >= 0;
+	if (gt_outfile_open(&out, c->output, !report && gt_out_format_is_binary(c->format), &err) < 0)
 		return gt_report(&err);
-	if (gt_table_write(t, c->format, out.fp, &err) < 0) {
+	if (report && gt_table_report_write(out.fp, t, c->report) < 0) {
+		gt_outfile_abort(&out);
+		fprintf(stderr, "gputrace: out of memory writing the report\n");
+		return GT_EINPUT;
+	}
+	if (!report && gt_table_write(t, c->format, out.fp, &err) < 0) {
 		gt_outfile_abort(&out);
 		return gt_report(&err);
 	}

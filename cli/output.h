@@ -10,6 +10,10 @@
  * (0, or nonzero after printing the error). */
 int gt_cli_write_table(const struct gt_common *c, const gt_table *t);
 
+/* t as a report a person reads (table_report.c), kind enum gt_report_kind;
+ * -1 out of memory. */
+int gt_table_report_write(FILE *out, const gt_table *t, int kind);
+
 /* Schema metadata for Arrow: gputrace's version and the source trace. */
 void gt_cli_table_meta(gt_table *t, const char *source, const char *keys[2], const char *vals[2]);
 

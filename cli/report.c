@@ -144,6 +144,19 @@ static void cut(const char *s, size_t width, char *out, size_t len)
 			suffix = i;
 	}
 	size_t tail = n - suffix;
+	if (prefix < width / 3 && gt_report_columns(s + suffix) < width / 3) {
+		/* one identifier longer than the room: cut it where its words
+		 * meet (an underscore, a lower-case letter before a capital) */
+		size_t word = 0;
+		cols = 0;
+		for (size_t i = 0; i < n && cols + 1 <= width - 1; i++) {
+			cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+			if (s[i + 1] == '_' || (s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z'))
+				word = i + 1;
+		}
+		if (word > prefix)
+			prefix = word;
+	}
 	if (tail > prefix && tail + 4 <= len)
 		snprintf(out, len, ELLIPSIS "%s", s + suffix);
 	else {

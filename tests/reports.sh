@@ -5,10 +5,10 @@
 # in a pipe JSON; report options with table options are usage errors.
 . tests/lib/preamble.sh
 traces=../shared/traces
-golden() { # NAME ARGS...
+golden() { # NAME COMMAND ARGS...
 	name=$1
 	shift
-	"$bin" critical-path -q -d host "$@" >"$tmp/$name" 2>"$tmp/err" || { bad "$name: exit $?: $(cat "$tmp/err")"; return; }
+	"$bin" "$@" >"$tmp/$name" 2>"$tmp/err" || { bad "$name: exit $?: $(cat "$tmp/err")"; return; }
 	cmp -s "$tmp/$name" "testdata/reports/$name" && ok ||
 		bad "$name differs from testdata/reports/$name: $(diff "testdata/reports/$name" "$tmp/$name" | head -5)"
 	python3 - "$tmp/$name" <<'PY' && ok || bad "$name: $(cat "$tmp/why")"
@@ -40,12 +40,22 @@ for l in lines + [""]:
     seen.add(key)
 PY
 }
-golden resnet50-by-name.txt -f text --by name testdata/demo/kineto_resnet50.json.gz
-golden resnet50.md -f markdown testdata/demo/kineto_resnet50.json.gz
+cp="critical-path -q -d host"
+golden resnet50-by-name.txt $cp -f text --by name testdata/demo/kineto_resnet50.json.gz
+golden resnet50.md $cp -f markdown testdata/demo/kineto_resnet50.json.gz
+golden resnet50-info.txt info -q -f text testdata/demo/kineto_resnet50.json.gz
 if [ -d "$traces" ]; then
-	golden nccl_data-steps.txt -f text --step 'ProfilerStep*' "$traces/hta__nccl_data.json.gz"
-	golden param-job-steps.md -f markdown --step 'ProfilerStep*' "$traces"/param__worker*.json
+	golden nccl_data-steps.txt $cp -f text --step 'ProfilerStep*' "$traces/hta__nccl_data.json.gz"
+	golden param-job-steps.md $cp -f markdown --step 'ProfilerStep*' "$traces"/param__worker*.json
+	golden param-job-info.md info -q -f markdown "$traces"/param__worker*.json
+	golden param-job-stragglers.txt stragglers -q -f text "$traces"/param__worker*.json
+	golden param-job-stragglers-ranks.md stragglers -q -f markdown --by rank "$traces"/param__worker*.json
+	golden param-job-collectives.txt collectives -q -f text "$traces"/param__worker*.json
 fi
+# the commands without a report say so
+"$bin" spans -q -f text testdata/compare/base.json >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "is for critical-path, compare, info, stragglers and collectives" "$tmp/err" && ok ||
+	bad "spans -f text: $(cat "$tmp/err")"
 # a terminal gets the report, a pipe the JSON (script gives the command a pty)
 if command -v script >/dev/null 2>&1; then
 	script -qec "$bin critical-path -q -d host testdata/compare/base.json" /dev/null >"$tmp/tty" 2>&1

@@ -34,9 +34,9 @@ if s["aggregate"] != full["aggregate"]:
 if len(s["windows"]) != len(full["windows"]):
     fail("windows differ")
 for a, b in zip(s["windows"], full["windows"]):
-    if set(a) != {"summary", "breakdown"}:
+    if set(a) != {"summary", "breakdown", "classes"}:
         fail("window keys %s" % sorted(a))
-    if a["summary"] != b["summary"] or a["breakdown"] != b["breakdown"]:
+    if a["summary"] != b["summary"] or a["breakdown"] != b["breakdown"] or a["classes"] != b["classes"]:
         fail("window %d differs from --path --rows's" % a["summary"]["window"])
     top = [e for e in a["breakdown"] if e["kind"] not in ("others", "before_root", "after_endpoint")]
     if len(top) > 10:

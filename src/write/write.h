@@ -1,5 +1,6 @@
 /* write/: everything that writes a result out. The tables of every data
- * command in every format (table.h: JSON, NDJSON, CSV, Arrow IPC), JSON
+ * command in every format (table.h: JSON, NDJSON, CSV, Arrow IPC; their cells
+ * read through table_cell.h, also by the text reports), JSON
  * documents written as they go (jsonw.h) and line by line on threads
  * (jline.h), text made valid UTF-8 and escaped (utf8.h), the FlatBuffers
  * codec of Arrow's metadata (flatbuf.h), compressed sinks (zsink.h), and
@@ -13,6 +14,7 @@
 #include "jsonw.h"
 #include "outfile.h"
 #include "table.h"
+#include "table_cell.h"
 #include "utf8.h"
 #include "zsink.h"
 
