@@ -669,6 +669,75 @@ static gt_causal_share *sum_breakdowns(const gt_causal_result *r, uint32_t *coun
 	return all;
 }
 
+/* A window's object up to its path and rows: summary, breakdown, classes
+ * (left open). */
+static void window_head(gt_jsonw *w, const gt_model *m, const gt_causal_result *r, uint32_t i,
+			const struct gt_causal_doc *doc)
+{
+	const gt_causal_window *win = &r->windows[i];
+	gt_jsonw_begin_object(w);
+	json_summary(w, m, r, win, i);
+	struct wall_parts wp = {win->wall_ns, win->before_root_ns, win->after_endpoint_ns};
+	json_breakdown(w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp, doc->top);
+	json_classes(w, win->class_ns, win->path_duration_ns, win->wall_ns);
+}
+
+/* Consecutive windows [from, to) written into a buffer by a fork of the
+ * document's writer. */
+struct summary_job {
+	const gt_jsonw *parent;
+	const gt_model *m;
+	const gt_causal_result *r;
+	const struct gt_causal_doc *doc;
+	uint32_t from, to;
+	char *bytes;
+	size_t n;
+	int rc;
+};
+
+static void *summary_job(void *arg)
+{
+	struct summary_job *j = arg;
+	FILE *f = open_memstream(&j->bytes, &j->n);
+	if (!f)
+		return j->rc = -1, NULL;
+	gt_jsonw *w = malloc(sizeof *w);
+	if (!w) {
+		fclose(f);
+		return j->rc = -1, NULL;
+	}
+	gt_jsonw_fork(j->parent, w, f);
+	for (uint32_t i = j->from; i < j->to; i++) {
+		window_head(w, j->m, j->r, i, j->doc);
+		gt_jsonw_end_object(w);
+	}
+	gt_jsonw_flush(w);
+	free(w);
+	j->rc = fclose(f) == 0 ? 0 : -1;
+	return NULL;
+}
+
+/* The windows' summaries in order, formatted on threads: a step document
+ * of many windows is mostly its summaries. */
+static int summaries_on_threads(gt_jsonw *w, const gt_model *m, const gt_causal_result *r,
+				const struct gt_causal_doc *doc, unsigned threads)
+{
+	unsigned k = r->window_count < 64 ? 1 : threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
+	struct summary_job jobs[GT_MAX_JOBS];
+	for (unsigned i = 0; i < k; i++)
+		jobs[i] = (struct summary_job){w, m, r, doc, (uint32_t)((uint64_t)r->window_count * i / k),
+					       (uint32_t)((uint64_t)r->window_count * (i + 1) / k), NULL, 0, 0};
+	gt_run_jobs(summary_job, jobs, sizeof jobs[0], k);
+	int rc = 0;
+	for (unsigned i = 0; i < k; i++) {
+		rc |= jobs[i].rc;
+		if (rc == 0)
+			gt_jsonw_splice(w, jobs[i].bytes, jobs[i].n);
+		free(jobs[i].bytes);
+	}
+	return rc;
+}
+
 static int write_document(FILE *out, const gt_model *m, const gt_causal_result *r, const char *device,
 			  const struct gt_causal_doc *doc, unsigned threads, gt_error *err)
 {
@@ -727,18 +796,17 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_begin_array(&w);
 	struct line_writer lw = {.threads = gt_thread_count(threads, MAX_CHUNKS)};
 	int lines_rc = 0;
-	for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
-		const gt_causal_window *win = &r->windows[i];
-		gt_jsonw_begin_object(&w);
-		json_summary(&w, m, r, win, i);
-		struct wall_parts wp = {win->wall_ns, win->before_root_ns, win->after_endpoint_ns};
-		json_breakdown(&w, m, win->breakdown, win->breakdown_count, win->path_duration_ns, &wp, doc->top);
-		json_classes(&w, win->class_ns, win->path_duration_ns, win->wall_ns);
-		if (doc->path)
-			lines_rc = json_lines(&w, m, win, false, &lw);
-		if (doc->rows && lines_rc == 0)
-			lines_rc = json_lines(&w, m, win, true, &lw);
-		gt_jsonw_end_object(&w);
+	if (!doc->path && !doc->rows) { /* summaries only: windows written on threads */
+		lines_rc = summaries_on_threads(&w, m, r, doc, lw.threads);
+	} else {
+		for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
+			window_head(&w, m, r, i, doc);
+			if (doc->path)
+				lines_rc = json_lines(&w, m, &r->windows[i], false, &lw);
+			if (doc->rows && lines_rc == 0)
+				lines_rc = json_lines(&w, m, &r->windows[i], true, &lw);
+			gt_jsonw_end_object(&w);
+		}
 	}
 	line_writer_free(&lw);
 	gt_jsonw_end_array(&w);

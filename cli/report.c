@@ -190,6 +190,22 @@ void gt_report_shorten(const char *name, size_t width, char *buf, size_t len)
 	free(a), free(b);
 }
 
+/* Shortened names in order, to find those that print alike. */
+struct shortened {
+	char *const *out;
+	const char *const *names;
+};
+static const struct shortened *sorting;
+
+static int cmp_shown(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(sorting->out[a], sorting->out[b]);
+	if (!c)
+		c = strcmp(sorting->names[a], sorting->names[b]);
+	return c ? c : a < b ? -1 : a > b;
+}
+
 int gt_report_shorten_all(const char *const *names, size_t n, size_t width, char **out)
 {
 	char buf[1024];
@@ -200,29 +216,51 @@ int gt_report_shorten_all(const char *const *names, size_t n, size_t width, char
 			return -1;
 		}
 	}
-	/* names that print alike: the later ones shortened less (the full
-	 * name where it fits), else numbered */
+	/* names that print alike, found sorted (in order within a run of
+	 * one text): after the first, each other name than the first's is
+	 * given in full where that fits a little more room, else numbered */
+	size_t *order = malloc((n ? n : 1) * sizeof *order);
+	if (!order) {
+		gt_report_free_names(out, n);
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1, k = 2; j < n; j++) {
-			if (strcmp(out[i], out[j]) || !strcmp(names[i], names[j]))
+		order[i] = i;
+	struct shortened sh = {out, names};
+	sorting = &sh;
+	qsort(order, n, sizeof *order, cmp_shown);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0;) {
+		size_t j = i + 1;
+		while (j < n && !strcmp(out[order[j]], out[order[i]]))
+			j++;
+		/* by full name within the run: the first name keeps the short
+		 * text, each other one its full name (or a number) */
+		size_t k = 2;
+		const char *alt_of = NULL;
+		char *alt = NULL;
+		for (size_t x = i + 1; x < j && rc == 0; x++) {
+			size_t at = order[x];
+			if (!strcmp(names[at], names[order[i]]))
 				continue;
-			char *alt = strlen(names[j]) < sizeof buf - 16 ? strdup(names[j]) : NULL;
-			if (alt && gt_report_columns(alt) <= width + 20) {
-				free(out[j]);
-				out[j] = alt;
-				continue;
+			if (!alt_of || strcmp(alt_of, names[at])) {
+				alt_of = names[at];
+				if (gt_report_columns(names[at]) <= width + 20)
+					snprintf(buf, sizeof buf, "%s", names[at]);
+				else
+					snprintf(buf, sizeof buf, "%.*s #%zu", (int)(sizeof buf - 24), out[at], k++);
 			}
-			free(alt);
-			snprintf(buf, sizeof buf, "%.*s #%zu", (int)(sizeof buf - 24), out[j], k++);
-			char *numbered = strdup(buf);
-			if (!numbered) {
-				gt_report_free_names(out, n);
-				return -1;
-			}
-			free(out[j]);
-			out[j] = numbered;
+			if (!(alt = strdup(buf)))
+				rc = -1;
+			else
+				free(out[at]), out[at] = alt;
 		}
-	return 0;
+		i = j;
+	}
+	free(order);
+	if (rc < 0)
+		gt_report_free_names(out, n);
+	return rc;
 }
 
 void gt_report_free_names(char **names, size_t n)

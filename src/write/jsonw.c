@@ -249,3 +249,25 @@ void gt_jsonw_finish(gt_jsonw *w)
 	putc_(w, '\n');
 	flush(w);
 }
+
+void gt_jsonw_flush(gt_jsonw *w)
+{
+	flush(w);
+}
+
+void gt_jsonw_fork(const gt_jsonw *w, gt_jsonw *child, FILE *out)
+{
+	gt_jsonw_init(child, out, w->pretty);
+	child->depth = w->depth;
+	child->inline_from = w->inline_from;
+}
+
+void gt_jsonw_splice(gt_jsonw *w, const char *bytes, size_t n)
+{
+	/* the fork's first element began with its own line break and indent:
+	 * this writer's comma and indent stand for them */
+	while (n && (*bytes == '\n' || *bytes == ' '))
+		bytes++, n--;
+	if (n)
+		gt_jsonw_raw_n(w, bytes, n);
+}

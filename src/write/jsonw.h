@@ -45,5 +45,13 @@ void gt_jsonw_raw(gt_jsonw *w, const char *json); /* a preformatted value */
 void gt_jsonw_raw_n(gt_jsonw *w, const char *json, size_t n);
 /* Ends the document with a newline and writes what is buffered. */
 void gt_jsonw_finish(gt_jsonw *w);
+/* Writes what is buffered (no newline). */
+void gt_jsonw_flush(gt_jsonw *w);
+/* A writer into out for the next elements of w's open array, on another
+ * thread: the same layout at w's depth, the first element without a
+ * comma. Its bytes (flushed) go back with gt_jsonw_splice. */
+void gt_jsonw_fork(const gt_jsonw *w, gt_jsonw *child, FILE *out);
+/* Appends elements a fork wrote (bytes, n) as the next ones of w's array. */
+void gt_jsonw_splice(gt_jsonw *w, const char *bytes, size_t n);
 
 #endif
