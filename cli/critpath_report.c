@@ -325,6 +325,12 @@ static gt_causal_share *summed(const gt_causal_result *r, uint32_t *count)
 	return all;
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
 int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
 			 const char *input, const char *step, int kind)
 {
@@ -363,11 +369,8 @@ int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_
 		rc = walls ? 0 : -1;
 		for (uint32_t i = 0; rc == 0 && i < r->window_count; i++)
 			walls[i] = r->windows[i].wall_ns;
-		for (uint32_t i = 1; rc == 0 && i < r->window_count; i++) /* the spread of the walls */
-			for (uint32_t j = i; j > 0 && walls[j - 1] > walls[j]; j--) {
-				int64_t t = walls[j];
-				walls[j] = walls[j - 1], walls[j - 1] = t;
-			}
+		if (rc == 0) /* the spread of the walls */
+			qsort(walls, r->window_count, sizeof *walls, cmp_i64);
 		if (rc == 0) {
 			gt_report_duration(walls[0], lo, sizeof lo);
 			gt_report_duration(walls[(r->window_count - 1) / 2], md, sizeof md);
