@@ -123,7 +123,7 @@ static const char *const class_words[GT_CAUSAL_CLASS_COUNT] = {
 
 static int class_table(const struct ctx *x, const int64_t *class_ns, int64_t path, int64_t wall)
 {
-	char *cells[GT_CAUSAL_CLASS_COUNT * 5];
+	char *cells[GT_CAUSAL_CLASS_COUNT * 5] = {0};
 	uint32_t rows = 0;
 	int rc = 0;
 	for (int k = 0; k < GT_CAUSAL_CLASS_COUNT && rc == 0; k++) {
