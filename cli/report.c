@@ -183,6 +183,13 @@ void gt_report_shorten(const char *name, size_t width, char *buf, size_t len)
 		snprintf(a, n, "%s", b);
 	if (gt_report_columns(a) > width && drop_qualifiers(a, b, n))
 		snprintf(a, n, "%s", b);
+	/* then the folded lists at the end: the name itself matters most */
+	static const char *const tails[] = {"(" ELLIPSIS ")", "<" ELLIPSIS ">"};
+	for (size_t t = 0; t < 2 && gt_report_columns(a) > width; t++) {
+		size_t la = strlen(a), lt = strlen(tails[t]);
+		if (la > lt && !strcmp(a + la - lt, tails[t]))
+			a[la - lt] = '\0';
+	}
 	if (gt_report_columns(a) > width)
 		cut(a, width, buf, len);
 	else
