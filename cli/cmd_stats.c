@@ -10,11 +10,12 @@
 #include "output.h"
 #include "stats/stats.h"
 
-enum { OPT_REPORT = OPT_COMMAND_BASE, OPT_BY };
+enum { OPT_REPORT = OPT_COMMAND_BASE, OPT_BY, OPT_STATS_COLLECTIVE };
 
 static const struct gt_opt stats_opts[] = {
-	{"report", 0, "NAME", OPT_REPORT, "kernels (default): per device-span name, count, total, mean, median, p95, min, max, stddev, share of GPU busy time"},
+	{"report", 0, "NAME", OPT_REPORT, "kernels (default: per device-span name, count, total, mean, median, p95, min, max, stddev, share of GPU busy time) or gpu-time (per GPU, its wall as compute, communication, memcpy, memset and idle, overlapping streams counted once)"},
 	{"by", 0, "KEY", OPT_BY, "kernels: also by stream or rank (a key column first)"},
+	{"collective-name", 0, "REGEX", OPT_STATS_COLLECTIVE, "gpu-time: kernels whose name matches REGEX are communication too"},
 	GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
 	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -107,6 +108,81 @@ static int write_kernels(const struct gt_common *c, const gt_model *m, const gt_
 	return rc;
 }
 
+struct gpu_rows {
+	const gt_model *m;
+	const gt_gpu_times *t;
+	double *share; /* per row, per class and idle: of the wall */
+	char buf[64];
+};
+
+static const char *gpu_device(const void *ctx, uint64_t row)
+{
+	struct gpu_rows *g = (struct gpu_rows *)ctx;
+	const gt_id *pid = &g->m->processes[g->t->rows[row].process].pid;
+	if (pid->is_str)
+		return gt_model_str(g->m, pid->str);
+	snprintf(g->buf, sizeof g->buf, "%" PRId64, pid->num);
+	return g->buf;
+}
+
+static int64_t gpu_rank(const void *ctx, uint64_t row)
+{
+	const struct gpu_rows *g = ctx;
+	return gt_model_process_rank(g->m, g->t->rows[row].process)->rank;
+}
+
+static int64_t gpu_wall(const void *ctx, uint64_t row)
+{
+	const struct gpu_rows *g = ctx;
+	return g->t->rows[row].end_ns - g->t->rows[row].begin_ns;
+}
+
+static int write_gpu_time(const struct gt_common *c, const gt_model *m, const gt_gpu_times *t)
+{
+	enum { PARTS = GT_GPU_CLASS_COUNT + 1 };
+	struct gpu_rows g = {m, t, malloc(((size_t)t->count * PARTS + 1) * sizeof(double)), {0}};
+	if (!g.share) {
+		fprintf(stderr, "gputrace: out of memory\n");
+		return GT_EINPUT;
+	}
+	for (uint32_t i = 0; i < t->count; i++) {
+		int64_t wall = t->rows[i].end_ns - t->rows[i].begin_ns;
+		for (int k = 0; k < PARTS; k++) {
+			int64_t v = k < GT_GPU_CLASS_COUNT ? t->rows[i].class_ns[k] : t->rows[i].idle_ns;
+			g.share[(size_t)i * PARTS + (size_t)k] =
+				wall > 0 ? (double)(((unsigned __int128)v * 2000000u / (uint64_t)wall + 1) / 2) / 1e6 : 0;
+		}
+	}
+	const gt_gpu_time *r0 = t->rows;
+	size_t sz = sizeof *r0;
+	static const char *const part[PARTS] = {"compute", "communication", "memcpy", "memset", "idle"};
+	static const char *const us[PARTS] = {"compute_us", "communication_us", "memcpy_us", "memset_us", "idle_us"};
+	static const char *const ns[PARTS] = {"compute_ns", "communication_ns", "memcpy_ns", "memset_ns", "idle_ns"};
+	static const char *const sh[PARTS] = {"compute_share", "communication_share", "memcpy_share", "memset_share",
+					     "idle_share"};
+	(void)part;
+	gt_column cols[24];
+	size_t n = 0;
+	if (m->rank_count)
+		cols[n++] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = gpu_rank, .get_ctx = &g};
+	cols[n++] = (gt_column){.name = "device", .type = GT_COL_STR, .get_str = gpu_device, .get_ctx = &g};
+	cols[n++] = (gt_column){.name = "wall_us", .arrow_name = "wall_ns", .type = GT_COL_NS_US, .get_i64 = gpu_wall,
+				.get_ctx = &g};
+	for (int k = 0; k < PARTS; k++)
+		cols[n++] = (gt_column){.name = us[k], .arrow_name = ns[k], .type = GT_COL_NS_US,
+					.data = k < GT_GPU_CLASS_COUNT ? (const void *)&r0->class_ns[k] : (const void *)&r0->idle_ns,
+					.stride = sz};
+	for (int k = 0; k < PARTS; k++)
+		cols[n++] = (gt_column){.name = sh[k], .type = GT_COL_F64, .data = g.share + k, .stride = PARTS * sizeof(double)};
+	const char *mk[3] = {"gputrace_version", "source", "report"};
+	const char *mv[3] = {gt_program_version, m->source ? m->source : "", "gpu-time"};
+	gt_table tb = {.name = "gpu_time", .cols = cols, .ncols = n, .nrows = t->count, .meta_keys = mk,
+		       .meta_values = mv, .nmeta = 3};
+	int rc = gt_cli_write_table(c, &tb);
+	free(g.share);
+	return rc;
+}
+
 static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
@@ -116,10 +192,15 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
 	int id, by = GT_STATS_BY_NAME, status;
+	bool gpu_time = false;
+	const char *collective = NULL;
 	while ((id = gt_opt_next(&st, &arg)) > 0) {
 		if (id == OPT_REPORT) {
-			if (strcmp(arg, "kernels"))
-				return gt_usage_error(cmd, "unknown report '%s' (kernels)", arg);
+			if (strcmp(arg, "kernels") && strcmp(arg, "gpu-time"))
+				return gt_usage_error(cmd, "unknown report '%s' (kernels, gpu-time)", arg);
+			gpu_time = arg[0] == 'g';
+		} else if (id == OPT_STATS_COLLECTIVE) {
+			collective = arg;
 		} else if (id == OPT_BY) {
 			if (strcmp(arg, "name") && strcmp(arg, "stream") && strcmp(arg, "rank"))
 				return gt_usage_error(cmd, "option '--by' is name, stream or rank, not '%s'", arg);
@@ -138,9 +219,28 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
-	gt_kernel_stats s;
 	gt_error err = {0};
 	char label[600];
+	if (gpu_time) {
+		if (by != GT_STATS_BY_NAME) {
+			gt_model_free(&m);
+			return gt_usage_error(cmd, "--by belongs to the kernels report");
+		}
+		gt_gpu_times t;
+		if (gt_stats_gpu_time(&m, collective, &t, &err) < 0)
+			rc = err.status == GT_EUSAGE ? gt_usage_error(cmd, "%s", err.msg) : gt_report(&err);
+		else if (!t.count)
+			rc = (fprintf(stderr, "gputrace: %s: no device spans (kernel, gpu_memcpy, gpu_memset, memcpy, memset): "
+					      "the gpu-time report needs them\n",
+				      gt_input_label(st.operands, st.noperands, label, sizeof label)),
+			      GT_EINPUT);
+		else
+			rc = write_gpu_time(&c, &m, &t);
+		gt_gpu_times_free(&t);
+		gt_model_free(&m);
+		return rc;
+	}
+	gt_kernel_stats s;
 	if (gt_stats_kernels(&m, by, &s, &err) < 0) {
 		rc = gt_report(&err);
 	} else if (!s.device_spans) {

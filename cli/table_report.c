@@ -24,10 +24,25 @@ static bool numeric(const gt_column *c)
 	return c->type != GT_COL_STR && c->type != GT_COL_DICT && c->type != GT_COL_BOOL;
 }
 
-/* The header: the name without its _us (the cells carry units). */
+/* A share (a fraction): shown as a percentage. */
+static bool share(const gt_column *c)
+{
+	size_t n = strlen(c->name);
+	return c->type == GT_COL_F64 && n >= 5 && !strcmp(c->name + n - 5, "share");
+}
+
+/* The header: the name without its _us (the cells carry units); a share's
+ * as "NAME %". */
 static void header(const gt_column *c, char *buf, size_t len)
 {
 	size_t n = strlen(c->name);
+	if (share(c)) {
+		if (n > 6) /* "compute_share": "compute %" */
+			snprintf(buf, len, "%.*s %%", (int)(n - 6), c->name);
+		else
+			snprintf(buf, len, "share");
+		return;
+	}
 	if (c->type == GT_COL_NS_US && n > 3 && !strcmp(c->name + n - 3, "_us"))
 		n -= 3;
 	snprintf(buf, len, "%.*s", (int)n, c->name);
@@ -56,6 +71,10 @@ static char *cell(const gt_column *c, uint64_t row, int64_t origin)
 		return strdup(s ? s : "");
 	}
 	default:
+		if (share(c)) {
+			snprintf(buf, sizeof buf, "%.1f%%", 100 * gt_cell_f64(c, row));
+			return strdup(buf);
+		}
 		if (!gt_cell_number(c, row, buf))
 			buf[0] = '\0';
 		return strdup(buf);

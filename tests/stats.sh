@@ -39,6 +39,9 @@ if [ -d "$traces" ]; then
 		"$bin" spans -q -f csv "$f" >"$tmp/spans.csv"
 		python3 tests/stats_check.py "$tmp/s.json" "$tmp/spans.csv" >"$tmp/out" 2>&1 && ok ||
 			bad "$(basename "$f"): $(head -3 "$tmp/out")"
+		"$bin" stats -q --report gpu-time --format json "$f" >"$tmp/g.json" &&
+			python3 tests/gpu_time_check.py "$tmp/g.json" "$tmp/spans.csv" >"$tmp/out" 2>&1 && ok ||
+			bad "$(basename "$f") gpu-time: $(head -3 "$tmp/out")"
 		case "$f" in *nccl_data*|*resnet50*)
 			"$bin" stats -q --by stream "$f" >"$tmp/s.json" &&
 				python3 tests/stats_check.py "$tmp/s.json" "$tmp/spans.csv" stream >"$tmp/out" 2>&1 && ok ||
@@ -50,14 +53,27 @@ if [ -d "$traces" ]; then
 		python3 tests/stats_check.py "$tmp/s.json" "$tmp/spans.csv" rank >"$tmp/out" 2>&1 && ok ||
 		bad "the 8-rank job by rank: $(head -3 "$tmp/out")"
 fi
+# gpu-time by hand: process 1's wall [0, 60] us: compute [0, 50] = 50 (the
+# streams overlap), memcpy's zero length adds nothing, idle 10; process 2:
+# 40 of compute; a job's ranks too
+"$bin" stats -q --report gpu-time "$tmp/hand.json" >"$tmp/g.json" || bad "gpu-time on the hand-built trace"
+[ "$(jq -c '[.[] | [.device, .wall_ns, .compute_ns, .communication_ns, .memcpy_ns, .idle_ns, .idle_share]]' "$tmp/g.json")" = \
+	'[["1",60000,50000,0,0,10000,0.166667],["2",40000,40000,0,0,0,0]]' ] && ok || bad "hand-built gpu-time: $(cat "$tmp/g.json")"
+if [ -d "$traces" ]; then
+	"$bin" stats -q --report gpu-time "$traces"/param__worker*.json >"$tmp/g.json" &&
+		"$bin" spans -q -f csv "$traces"/param__worker*.json >"$tmp/spans.csv" &&
+		python3 tests/gpu_time_check.py "$tmp/g.json" "$tmp/spans.csv" >"$tmp/out" 2>&1 && [ "$(jq length "$tmp/g.json")" = 8 ] && ok ||
+		bad "the 8-rank job's gpu-time: $(head -3 "$tmp/out")"
+fi
 # no device spans: exit 1 with a line; an unknown report or key: exit 2
 printf '[{"ph":"X","name":"op","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":5}]' >"$tmp/cpu.json"
 "$bin" stats -q "$tmp/cpu.json" >/dev/null 2>"$tmp/err"
 [ $? = 1 ] && grep -q "no device spans" "$tmp/err" && ok || bad "no device spans: $(cat "$tmp/err")"
-for args in "--report nope" "--by nope"; do
+for args in "--report nope" "--by nope" "--report gpu-time --by stream" "--report gpu-time --collective-name ("; do
 	"$bin" stats -q $args "$tmp/hand.json" >/dev/null 2>"$tmp/err"
 	[ $? = 2 ] && ok || bad "stats $args: not a usage error"
 done
-grep -q "(kernels)\|name, stream or rank" "$tmp/err" && ok || bad "the usage error does not list the choices"
+"$bin" stats -q --report nope "$tmp/hand.json" 2>&1 | grep -q "(kernels, gpu-time)" && ok ||
+	bad "the unknown report's error does not list the reports"
 echo "stats: $pass passed, $fail failed"
 [ "$fail" = 0 ]
