@@ -1,5 +1,7 @@
-/* gputrace stats: the summary tables users reach for first (stats/stats.h).
- * One report per run, one table in every format. */
+/* gputrace stats: the summary tables users reach for first (stats/stats.h,
+ * the man page's STATS section). One load and one scope for every report
+ * asked for; one report is one table in every format, several are one
+ * JSON object or one text report. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,253 +10,317 @@
 #include "cli.h"
 #include "load.h"
 #include "output.h"
-#include "stats/stats.h"
+#include "report.h"
+#include "stats_tables.h"
 
-enum { OPT_REPORT = OPT_COMMAND_BASE, OPT_BY, OPT_STATS_COLLECTIVE };
+enum { OPT_REPORT = OPT_COMMAND_BASE, OPT_BY, OPT_GROUP, OPT_STEP, OPT_ROWS, OPT_TOP, OPT_KERNEL_WAIT, OPT_STATS_COLLECTIVE };
+
+enum report { R_KERNELS = 0, R_OPS, R_RUNTIME, R_GPU_TIME, R_OVERLAP, R_LAUNCHES, R_IDLE, R_COUNT };
+static const char *const report_names[R_COUNT] = {"kernels", "ops", "runtime", "gpu-time", "overlap", "launches", "idle"};
+static const char report_list[] = "kernels, ops, runtime, gpu-time, overlap, launches, idle, all";
+/* the reports that read device spans */
+static bool needs_gpu(int r)
+{
+	return r != R_OPS && r != R_RUNTIME;
+}
 
 static const struct gt_opt stats_opts[] = {
-	{"report", 0, "NAME", OPT_REPORT, "kernels (default: per device-span name, count, total, mean, median, p95, min, max, stddev, share of GPU busy time) or gpu-time (per GPU, its wall as compute, communication, memcpy, memset and idle, overlapping streams counted once)"},
-	{"by", 0, "KEY", OPT_BY, "kernels: also by stream or rank (a key column first)"},
-	{"collective-name", 0, "REGEX", OPT_STATS_COLLECTIVE, "gpu-time: kernels whose name matches REGEX are communication too"},
+	{"report", 0, "LIST", OPT_REPORT, "kernels (default), ops, runtime, gpu-time, overlap, launches, idle, or all; a comma-separated list: one JSON object or one text report"},
+	{"step", 0, "GLOB", OPT_STEP, "per step: the windows of critical-path --step (a kernel goes with the step that launched it)"},
+	{"by", 0, "KEY", OPT_BY, "kernels: also by stream, rank or step (step alone: --step 'ProfilerStep#*')"},
+	{"group", 0, "class", OPT_GROUP, "kernels: per device class (compute, communication, memcpy, memset) instead of per name"},
+	{"rows", 0, NULL, OPT_ROWS, "launches: one row per launch (latency, the queue it joins) instead of the summary"},
+	{"top", 0, "N", OPT_TOP, "the N largest rows of each report and step (default: all; text on a terminal: 20)"},
+	{"kernel-wait", 0, "NS", OPT_KERNEL_WAIT, "idle: a gap shorter than NS ns that the host did not cause is kernel wait (default 30, as HTA)"},
+	{"collective-name", 0, "REGEX", OPT_STATS_COLLECTIVE, "kernels whose name matches REGEX are communication too"},
 	GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
 	GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
 
-struct rows {
-	const gt_model *m;
-	const gt_kernel_stats *s;
-	double *share;
-	char buf[160];
+struct stats_run {
+	struct gt_common c;
+	bool want[R_COUNT];
+	int nwant;
+	int by;
+	bool group_class, rows;
+	unsigned long long top;
+	bool top_given;
+	int64_t kernel_wait_ns;
+	gt_stats_options opt;
 };
 
-static const char *row_name(const void *ctx, uint64_t row)
+static int parse_reports(const struct gt_command *cmd, struct stats_run *r, const char *arg)
 {
-	const struct rows *r = ctx;
-	return gt_model_str(r->m, r->s->rows[row].name);
-}
-
-static const char *row_stream(const void *ctx, uint64_t row)
-{
-	struct rows *r = (struct rows *)ctx;
-	const gt_track *t = &r->m->tracks[r->s->rows[row].key];
-	const gt_id *pid = &r->m->processes[t->process].pid;
-	char p[64], q[64];
-	if (pid->is_str)
-		snprintf(p, sizeof p, "%s", gt_model_str(r->m, pid->str));
-	else
-		snprintf(p, sizeof p, "%" PRId64, pid->num);
-	if (t->tid.is_str)
-		snprintf(q, sizeof q, "%s", gt_model_str(r->m, t->tid.str));
-	else
-		snprintf(q, sizeof q, "%" PRId64, t->tid.num);
-	const gt_rank_part *rp = gt_model_process_rank(r->m, t->process);
-	if (rp)
-		snprintf(r->buf, sizeof r->buf, "rank %" PRId64 ":%s/%s", rp->rank, p, q);
-	else
-		snprintf(r->buf, sizeof r->buf, "%s/%s", p, q);
-	return r->buf;
-}
-
-static int64_t row_rank(const void *ctx, uint64_t row)
-{
-	const struct rows *r = ctx;
-	return r->m->rank_count ? r->m->ranks[r->s->rows[row].key].rank : 0;
-}
-
-static int write_kernels(const struct gt_common *c, const gt_model *m, const gt_kernel_stats *s, int by)
-{
-	struct rows r = {m, s, malloc((s->count ? s->count : 1) * sizeof(double)), {0}};
-	if (!r.share) {
-		fprintf(stderr, "gputrace: out of memory\n");
-		return GT_EINPUT;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = -1;
+		for (int i = 0; i < R_COUNT; i++)
+			if (!strcmp(tok, report_names[i]))
+				k = i;
+		if (!strcmp(tok, "all")) {
+			for (int i = 0; i < R_COUNT; i++)
+				r->want[i] = true;
+			continue;
+		}
+		if (k < 0)
+			return gt_usage_error(cmd, "unknown report '%s' (%s)", tok, report_list);
+		r->want[k] = true;
 	}
-	for (uint32_t i = 0; i < s->count; i++) /* six decimals, as the documents round */
-		r.share[i] = s->busy_ns > 0 ? (double)(((unsigned __int128)s->rows[i].total_ns * 2000000u /
-							(uint64_t)s->busy_ns + 1) / 2) / 1e6
-					    : 0;
-	const gt_kernel_stat *k0 = s->rows;
-	size_t sz = sizeof *k0;
-	static const gt_kernel_stat none;
-	if (!k0)
-		k0 = &none, sz = 0;
-	gt_column cols[16];
-	size_t n = 0;
-	if (by == GT_STATS_BY_STREAM)
-		cols[n++] = (gt_column){.name = "stream", .type = GT_COL_STR, .get_str = row_stream, .get_ctx = &r};
-	else if (by == GT_STATS_BY_RANK)
-		cols[n++] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = row_rank, .get_ctx = &r};
-	cols[n++] = (gt_column){.name = "name", .type = GT_COL_STR, .get_str = row_name, .get_ctx = &r};
-	cols[n++] = (gt_column){.name = "count", .type = GT_COL_U64, .data = &k0->count, .stride = sz};
-#define NS(label, field) \
-	cols[n++] = (gt_column){.name = label "_us", .arrow_name = label "_ns", .type = GT_COL_NS_US, .data = &k0->field, .stride = sz}
-	NS("total", total_ns);
-	NS("mean", mean_ns);
-	NS("median", median_ns);
-	NS("p95", p95_ns);
-	NS("min", min_ns);
-	NS("max", max_ns);
-	NS("stddev", stddev_ns);
-#undef NS
-	cols[n++] = (gt_column){.name = "share", .type = GT_COL_F64, .data = r.share};
-	char busy[32], spans[32];
-	snprintf(busy, sizeof busy, "%" PRId64, s->busy_ns);
-	snprintf(spans, sizeof spans, "%" PRIu64, s->device_spans);
-	const char *mk[5] = {"gputrace_version", "source", "report", "gpu_busy_ns", "device_spans"};
-	const char *mv[5] = {gt_program_version, m->source ? m->source : "", "kernels", busy, spans};
-	gt_table t = {.name = "kernels", .cols = cols, .ncols = n, .nrows = s->count, .meta_keys = mk,
-		      .meta_values = mv, .nmeta = 5};
-	int rc = gt_cli_write_table(c, &t);
-	free(r.share);
-	return rc;
+	return 0;
 }
 
-struct gpu_rows {
-	const gt_model *m;
-	const gt_gpu_times *t;
-	double *share; /* per row, per class and idle: of the wall */
-	char buf[64];
+/* Keeps the first top rows of each window (rows are by window, largest first). */
+static uint32_t keep_top(void *rows, uint32_t count, size_t size, unsigned long long top)
+{
+	if (!top)
+		return count;
+	uint32_t kept = 0, in_window = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const char *row = (const char *)rows + (size_t)i * size;
+		uint32_t w = *(const uint32_t *)row;
+		in_window = i && w == *(const uint32_t *)((const char *)rows + (size_t)(i - 1) * size) ? in_window + 1 : 0;
+		if (in_window < top)
+			memmove((char *)rows + (size_t)kept++ * size, row, size);
+	}
+	return kept;
+}
+
+/* Every report asked for, computed and written; the tables live until the
+ * last is written. */
+struct results {
+	gt_kernel_stats kernels;
+	gt_call_stats calls[2];
+	gt_gpu_times gpu;
+	gt_launch_stats launches;
+	gt_idle_stats idle;
+	stats_table tables[R_COUNT];
+	int order[R_COUNT], ntables;
 };
 
-static const char *gpu_device(const void *ctx, uint64_t row)
+static void results_free(struct results *res)
 {
-	struct gpu_rows *g = (struct gpu_rows *)ctx;
-	const gt_id *pid = &g->m->processes[g->t->rows[row].process].pid;
-	if (pid->is_str)
-		return gt_model_str(g->m, pid->str);
-	snprintf(g->buf, sizeof g->buf, "%" PRId64, pid->num);
-	return g->buf;
+	gt_kernel_stats_free(&res->kernels);
+	gt_call_stats_free(&res->calls[0]);
+	gt_call_stats_free(&res->calls[1]);
+	gt_gpu_times_free(&res->gpu);
+	gt_launch_stats_free(&res->launches);
+	gt_idle_stats_free(&res->idle);
+	for (int i = 0; i < res->ntables; i++)
+		stats_table_free(&res->tables[i]);
 }
 
-static int64_t gpu_rank(const void *ctx, uint64_t row)
+static int compute(struct stats_run *r, const gt_stats_scope *s, int report, struct results *res, gt_error *err)
 {
-	const struct gpu_rows *g = ctx;
-	return gt_model_process_rank(g->m, g->t->rows[row].process)->rank;
-}
-
-static int64_t gpu_wall(const void *ctx, uint64_t row)
-{
-	const struct gpu_rows *g = ctx;
-	return g->t->rows[row].end_ns - g->t->rows[row].begin_ns;
-}
-
-static int write_gpu_time(const struct gt_common *c, const gt_model *m, const gt_gpu_times *t)
-{
-	enum { PARTS = GT_GPU_CLASS_COUNT + 1 };
-	struct gpu_rows g = {m, t, malloc(((size_t)t->count * PARTS + 1) * sizeof(double)), {0}};
-	if (!g.share) {
-		fprintf(stderr, "gputrace: out of memory\n");
-		return GT_EINPUT;
+	bool brief = r->c.report >= 0;
+	stats_table *st = &res->tables[res->ntables];
+	int rc = 0;
+	bool overflow = false;
+	switch (report) {
+	case R_KERNELS:
+		if ((rc = gt_stats_kernels(s, r->by, r->group_class, &res->kernels, err)) == 0) {
+			res->kernels.count = keep_top(res->kernels.rows, res->kernels.count, sizeof *res->kernels.rows, r->top);
+			rc = stats_table_kernels(st, s, &res->kernels, r->by, r->group_class, brief);
+			overflow = res->kernels.overflow;
+		}
+		break;
+	case R_OPS:
+	case R_RUNTIME: {
+		gt_call_stats *c = &res->calls[report == R_RUNTIME];
+		if ((rc = gt_stats_calls(s, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, c, err)) == 0) {
+			c->count = keep_top(c->rows, c->count, sizeof *c->rows, r->top);
+			rc = stats_table_calls(st, s, c, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, brief);
+			overflow = c->overflow;
+		}
+		break;
 	}
-	for (uint32_t i = 0; i < t->count; i++) {
-		int64_t wall = t->rows[i].end_ns - t->rows[i].begin_ns;
-		for (int k = 0; k < PARTS; k++) {
-			int64_t v = k < GT_GPU_CLASS_COUNT ? t->rows[i].class_ns[k] : t->rows[i].idle_ns;
-			g.share[(size_t)i * PARTS + (size_t)k] =
-				wall > 0 ? (double)(((unsigned __int128)v * 2000000u / (uint64_t)wall + 1) / 2) / 1e6 : 0;
+	case R_GPU_TIME:
+	case R_OVERLAP:
+		if (!res->gpu.rows && (rc = gt_stats_gpu_time(s, &res->gpu, err)) < 0)
+			break;
+		rc = report == R_GPU_TIME ? stats_table_gpu_time(st, s, &res->gpu, brief) : stats_table_overlap(st, s, &res->gpu);
+		break;
+	case R_LAUNCHES:
+		if ((rc = gt_stats_launches(s, &res->launches, err)) == 0) {
+			if (r->rows)
+				rc = stats_table_launch_rows(st, s, &res->launches);
+			else
+				rc = stats_table_launches(st, s, &res->launches, brief);
+			overflow = res->launches.overflow;
+		}
+		break;
+	case R_IDLE:
+		if ((rc = gt_stats_idle(s, r->kernel_wait_ns, &res->idle, err)) == 0) {
+			rc = stats_table_idle(st, s, &res->idle, r->kernel_wait_ns, brief);
+			overflow = res->idle.overflow;
+		}
+		break;
+	}
+	if (rc < 0) {
+		if (!err->msg[0])
+			gt_fail(err, GT_EINPUT, "out of memory for the %s report", report_names[report]);
+		return -1;
+	}
+	if (overflow)
+		gt_notice(&r->c, "%s: a sum passed 2^63-1 ns and was saturated", report_names[report]);
+	res->order[res->ntables++] = report;
+	return overflow ? 1 : 0;
+}
+
+/* One table as itself; several as one JSON object of tables, or one
+ * report with a table after another. */
+static int write_all(const struct gt_common *c, struct results *res)
+{
+	if (res->ntables == 1)
+		return gt_cli_write_table(c, &res->tables[0].t);
+	gt_outfile out;
+	gt_error err = {0};
+	if (gt_outfile_open(&out, c->output, false, &err) < 0)
+		return gt_report(&err);
+	int rc = 0;
+	if (c->report < 0)
+		fputc('{', out.fp);
+	for (int i = 0; rc == 0 && i < res->ntables; i++) {
+		const gt_table *t = &res->tables[i].t;
+		if (c->report >= 0) {
+			if (i)
+				fputc('\n', out.fp);
+			rc = gt_table_report_write(out.fp, t, c->report) < 0
+				     ? gt_fail(&err, GT_EINPUT, "out of memory writing the report")
+				     : 0;
+		} else {
+			fprintf(out.fp, "%s\"%s\":", i ? "," : "", t->name);
+			rc = gt_table_write(t, GT_OUT_JSON, out.fp, &err);
 		}
 	}
-	const gt_gpu_time *r0 = t->rows;
-	size_t sz = sizeof *r0;
-	static const char *const part[PARTS] = {"compute", "communication", "memcpy", "memset", "idle"};
-	static const char *const us[PARTS] = {"compute_us", "communication_us", "memcpy_us", "memset_us", "idle_us"};
-	static const char *const ns[PARTS] = {"compute_ns", "communication_ns", "memcpy_ns", "memset_ns", "idle_ns"};
-	static const char *const sh[PARTS] = {"compute_share", "communication_share", "memcpy_share", "memset_share",
-					     "idle_share"};
-	(void)part;
-	gt_column cols[24];
-	size_t n = 0;
-	if (m->rank_count)
-		cols[n++] = (gt_column){.name = "rank", .type = GT_COL_I64, .get_i64 = gpu_rank, .get_ctx = &g};
-	cols[n++] = (gt_column){.name = "device", .type = GT_COL_STR, .get_str = gpu_device, .get_ctx = &g};
-	cols[n++] = (gt_column){.name = "wall_us", .arrow_name = "wall_ns", .type = GT_COL_NS_US, .get_i64 = gpu_wall,
-				.get_ctx = &g};
-	for (int k = 0; k < PARTS; k++)
-		cols[n++] = (gt_column){.name = us[k], .arrow_name = ns[k], .type = GT_COL_NS_US,
-					.data = k < GT_GPU_CLASS_COUNT ? (const void *)&r0->class_ns[k] : (const void *)&r0->idle_ns,
-					.stride = sz};
-	for (int k = 0; k < PARTS; k++)
-		cols[n++] = (gt_column){.name = sh[k], .type = GT_COL_F64, .data = g.share + k, .stride = PARTS * sizeof(double)};
-	const char *mk[3] = {"gputrace_version", "source", "report"};
-	const char *mv[3] = {gt_program_version, m->source ? m->source : "", "gpu-time"};
-	gt_table tb = {.name = "gpu_time", .cols = cols, .ncols = n, .nrows = t->count, .meta_keys = mk,
-		       .meta_values = mv, .nmeta = 3};
-	int rc = gt_cli_write_table(c, &tb);
-	free(g.share);
-	return rc;
+	if (rc == 0 && c->report < 0)
+		fputs("}\n", out.fp);
+	if (rc < 0) {
+		gt_outfile_abort(&out);
+		return gt_report(&err);
+	}
+	return gt_outfile_commit(&out, &err) < 0 ? gt_report(&err) : 0;
 }
 
-static int run_stats(const struct gt_command *cmd, int argc, char **argv)
+static int parse(const struct gt_command *cmd, int argc, char **argv, struct stats_run *r, struct gt_opt_state *st)
 {
-	struct gt_common c;
-	gt_common_init(&c);
-	c.reports_ok = true;
-	struct gt_opt_state st;
-	gt_opt_begin(&st, cmd, argc, argv);
 	const char *arg;
-	int id, by = GT_STATS_BY_NAME, status;
-	bool gpu_time = false;
-	const char *collective = NULL;
-	while ((id = gt_opt_next(&st, &arg)) > 0) {
+	int id, status;
+	gt_opt_begin(st, cmd, argc, argv);
+	while ((id = gt_opt_next(st, &arg)) > 0) {
 		if (id == OPT_REPORT) {
-			if (strcmp(arg, "kernels") && strcmp(arg, "gpu-time"))
-				return gt_usage_error(cmd, "unknown report '%s' (kernels, gpu-time)", arg);
-			gpu_time = arg[0] == 'g';
+			if ((status = parse_reports(cmd, r, arg)) != 0)
+				return status;
+		} else if (id == OPT_STEP) {
+			r->opt.step_glob = arg;
 		} else if (id == OPT_STATS_COLLECTIVE) {
-			collective = arg;
+			r->opt.collective_regex = arg;
 		} else if (id == OPT_BY) {
-			if (strcmp(arg, "name") && strcmp(arg, "stream") && strcmp(arg, "rank"))
-				return gt_usage_error(cmd, "option '--by' is name, stream or rank, not '%s'", arg);
-			by = arg[0] == 's' ? GT_STATS_BY_STREAM : arg[0] == 'r' ? GT_STATS_BY_RANK : GT_STATS_BY_NAME;
-		} else if (!gt_common_or_exit(&c, cmd, id, arg, &status)) {
+			if (strcmp(arg, "name") && strcmp(arg, "stream") && strcmp(arg, "rank") && strcmp(arg, "step"))
+				return gt_usage_error(cmd, "option '--by' is name, stream, rank or step, not '%s'", arg);
+			r->by = !strcmp(arg, "stream") ? GT_STATS_BY_STREAM : !strcmp(arg, "rank") ? GT_STATS_BY_RANK : GT_STATS_BY_NAME;
+			if (!strcmp(arg, "step") && !r->opt.step_glob)
+				r->opt.step_glob = "ProfilerStep#*";
+		} else if (id == OPT_GROUP) {
+			if (strcmp(arg, "class"))
+				return gt_usage_error(cmd, "option '--group' is class, not '%s'", arg);
+			r->group_class = true;
+		} else if (id == OPT_ROWS) {
+			r->rows = true;
+		} else if (id == OPT_TOP) {
+			if (gt_parse_u64(cmd, "top", arg, &r->top) < 0)
+				return GT_EUSAGE;
+			r->top_given = true;
+		} else if (id == OPT_KERNEL_WAIT) {
+			unsigned long long v;
+			if (gt_parse_u64(cmd, "kernel-wait", arg, &v) < 0 || v > INT64_MAX)
+				return GT_EUSAGE;
+			r->kernel_wait_ns = (int64_t)v;
+		} else if (!gt_common_or_exit(&r->c, cmd, id, arg, &status)) {
 			return status;
 		}
 	}
 	if (id < 0)
 		return GT_EUSAGE;
-	gt_common_report_default(&c);
-	gt_operand_stdin(&st);
-	if (st.noperands < 1)
+	for (int i = 0; i < R_COUNT; i++)
+		r->nwant += r->want[i];
+	if (!r->nwant)
+		r->want[R_KERNELS] = true, r->nwant = 1;
+	gt_common_report_default(&r->c);
+	if (!r->top_given && r->c.report >= 0 && !r->c.output)
+		r->top = 20;
+	if ((r->by != GT_STATS_BY_NAME || r->group_class) && !r->want[R_KERNELS])
+		return gt_usage_error(cmd, "--by and --group belong to the kernels report");
+	if (r->rows && !r->want[R_LAUNCHES])
+		return gt_usage_error(cmd, "--rows belongs to the launches report");
+	if (r->nwant > 1 && r->c.report < 0 && r->c.format != GT_OUT_JSON)
+		return gt_usage_error(cmd, "several reports are one JSON object or one text report: a table format (-f csv, ndjson, arrow) takes one");
+	gt_operand_stdin(st);
+	if (st->noperands < 1)
 		return gt_usage_error(cmd, "'stats' takes a TRACE (several files or a directory: one job)");
-	gt_model m;
-	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
+	return 0;
+}
+
+static int run_stats(const struct gt_command *cmd, int argc, char **argv)
+{
+	struct stats_run r = {.kernel_wait_ns = 30};
+	gt_common_init(&r.c);
+	r.c.reports_ok = true;
+	struct gt_opt_state st;
+	int rc = parse(cmd, argc, argv, &r, &st);
 	if (rc)
 		return rc;
+	r.opt.threads = r.c.threads;
+	gt_model m;
+	if ((rc = gt_cli_load_many(&r.c, st.operands, st.noperands, &m)) != 0)
+		return rc;
 	gt_error err = {0};
+	gt_stats_scope s;
 	char label[600];
-	if (gpu_time) {
-		if (by != GT_STATS_BY_NAME) {
-			gt_model_free(&m);
-			return gt_usage_error(cmd, "--by belongs to the kernels report");
-		}
-		gt_gpu_times t;
-		if (gt_stats_gpu_time(&m, collective, &t, &err) < 0)
-			rc = err.status == GT_EUSAGE ? gt_usage_error(cmd, "%s", err.msg) : gt_report(&err);
-		else if (!t.count)
-			rc = (fprintf(stderr, "gputrace: %s: no device spans (kernel, gpu_memcpy, gpu_memset, memcpy, memset): "
-					      "the gpu-time report needs them\n",
-				      gt_input_label(st.operands, st.noperands, label, sizeof label)),
-			      GT_EINPUT);
-		else
-			rc = write_gpu_time(&c, &m, &t);
-		gt_gpu_times_free(&t);
+	const char *input = gt_input_label(st.operands, st.noperands, label, sizeof label);
+	if (gt_stats_scope_init(&s, &m, &r.opt, &err) < 0) {
+		rc = err.status == GT_EUSAGE ? gt_usage_error(cmd, "%s", err.msg) : gt_report_input(input, &err);
+		gt_stats_scope_free(&s);
 		gt_model_free(&m);
 		return rc;
 	}
-	gt_kernel_stats s;
-	if (gt_stats_kernels(&m, by, &s, &err) < 0) {
-		rc = gt_report(&err);
-	} else if (!s.device_spans) {
-		fprintf(stderr, "gputrace: %s: no device spans (kernel, gpu_memcpy, gpu_memset, memcpy, memset): the kernels report needs them\n",
-			gt_input_label(st.operands, st.noperands, label, sizeof label));
-		rc = GT_EINPUT;
-	} else {
-		if (s.overflow)
-			gt_notice(&c, "a sum passed 2^63-1 ns and was saturated");
-		rc = write_kernels(&c, &m, &s, by);
-		if (rc == 0 && c.strict && s.overflow)
-			rc = GT_EINCOMPLETE;
+	if (!s.device_spans) {
+		int gpu = -1, named = 0;
+		for (int i = R_COUNT - 1; i >= 0; i--)
+			if (r.want[i] && needs_gpu(i))
+				gpu = i, named++;
+		bool cpu = r.want[R_OPS] || r.want[R_RUNTIME];
+		const char *where = s.steps.count ? " in the steps" : "";
+		if (gpu >= 0 && !cpu) {
+			char need[64];
+			snprintf(need, sizeof need, named == 1 ? "the %s report needs them" : "the GPU reports need them",
+				 report_names[gpu]);
+			fprintf(stderr, "gputrace: %s: no device spans%s (kernel, gpu_memcpy, gpu_memset, memcpy, memset): %s\n",
+				input, where, need);
+			gt_stats_scope_free(&s);
+			gt_model_free(&m);
+			return GT_EINPUT;
+		}
+		if (gpu >= 0)
+			fprintf(stderr, "gputrace: %s: no device spans%s: only the CPU reports (ops, runtime)\n", input, where);
 	}
-	gt_kernel_stats_free(&s);
+	struct results res;
+	memset(&res, 0, sizeof res);
+	bool overflow = false;
+	for (int i = 0; rc == 0 && i < R_COUNT; i++) {
+		if (!r.want[i] || (needs_gpu(i) && !s.device_spans))
+			continue;
+		int k = compute(&r, &s, i, &res, &err);
+		if (k < 0)
+			rc = gt_report_input(input, &err);
+		overflow |= k > 0;
+	}
+	if (rc == 0)
+		rc = write_all(&r.c, &res);
+	if (rc == 0 && r.c.strict && overflow)
+		rc = GT_EINCOMPLETE;
+	results_free(&res);
+	gt_stats_scope_free(&s);
 	gt_model_free(&m);
 	return rc;
 }
@@ -262,7 +328,7 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 const struct gt_command gt_cmd_stats = {
 	.name = "stats",
 	.args = "TRACE...",
-	.summary = "summary tables: kernels (per device-span name: count, total, mean, median, p95, min, max, stddev, share of GPU busy time)",
+	.summary = "summary tables: kernels, ops, runtime calls, GPU time, communication overlap, launches, idle; per step with --step",
 	.opts = stats_opts,
 	.run = run_stats,
 };

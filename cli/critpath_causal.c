@@ -65,12 +65,11 @@ const char *gt_causal_share_key(const gt_model *m, const gt_causal_share *s, cha
 /* num/den with 6 decimals, rounded half up, exact (no floating point). */
 static void format_share(char *buf, size_t cap, int64_t num, int64_t den)
 {
-	if (den <= 0 || num < 0) {
+	uint64_t q;
+	if (!gt_share_millionths(num, den, &q))
 		snprintf(buf, cap, "null");
-		return;
-	}
-	unsigned __int128 q = ((unsigned __int128)num * 2000000u / (uint64_t)den + 1) / 2;
-	snprintf(buf, cap, "%" PRIu64 ".%06" PRIu64, (uint64_t)(q / 1000000u), (uint64_t)(q % 1000000u));
+	else
+		snprintf(buf, cap, "%" PRIu64 ".%06" PRIu64, q / 1000000u, q % 1000000u);
 }
 
 static void json_point(gt_jsonw *w, const char *key, const gt_causal_point *p, bool present)

@@ -73,7 +73,7 @@ for args in "--report nope" "--by nope" "--report gpu-time --by stream" "--repor
 	"$bin" stats -q $args "$tmp/hand.json" >/dev/null 2>"$tmp/err"
 	[ $? = 2 ] && ok || bad "stats $args: not a usage error"
 done
-"$bin" stats -q --report nope "$tmp/hand.json" 2>&1 | grep -q "(kernels, gpu-time)" && ok ||
+"$bin" stats -q --report nope "$tmp/hand.json" 2>&1 | grep -q "(kernels, ops, runtime, gpu-time, overlap, launches, idle, all)" && ok ||
 	bad "the unknown report's error does not list the reports"
 echo "stats: $pass passed, $fail failed"
 [ "$fail" = 0 ]

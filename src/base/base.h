@@ -2,8 +2,9 @@
  * struct the core fills instead of printing (gt_error.h), fault injection
  * for tests (fault.h), the galloping search over sorted runs
  * (sorted_search.h), a deterministic random stream (splitmix.h), large
- * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h) and
- * little-endian integers in byte buffers (le_bytes.h). It includes nothing
+ * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h),
+ * little-endian integers in byte buffers (le_bytes.h) and shares rounded
+ * to millionths (share.h). It includes nothing
  * of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
@@ -15,5 +16,6 @@
 #include "splitmix.h"
 #include "jobs.h"
 #include "le_bytes.h"
+#include "share.h"
 
 #endif

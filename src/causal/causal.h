@@ -338,6 +338,26 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 		      gt_causal_result *out, gt_error *err);
 void gt_causal_result_free(gt_causal_result *r);
 
+/* The --step windows alone, by the rule above (ranks included), for the
+ * analyses that summarise per step (stats/): each window's step span and
+ * bounds, and each span's window (GT_NONE: none, or not taking part). */
+typedef struct gt_step_window {
+	uint32_t step_span;
+	int64_t begin_ns, end_ns;
+	uint32_t ranks; /* a job: the ranks with the step; else 0 */
+} gt_step_window;
+
+typedef struct gt_step_windows {
+	gt_step_window *windows;
+	uint32_t count;
+	uint32_t *window_of; /* per span */
+} gt_step_windows;
+
+/* Errors as gt_causal_analyze's. */
+int gt_causal_step_windows(const gt_model *m, const char *step_glob, unsigned threads, gt_step_windows *out,
+			   gt_error *err);
+void gt_step_windows_free(gt_step_windows *w);
+
 /* The graph steps on an OpenCL device: binding and float (cpm.h) and the
  * forest walk (forest/), plugged into the engine above. Results equal the
  * host's byte for byte. */

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "causal_internal.h"
+#include "model/device_class.h"
 
 const char *const gt_causal_class_names[GT_CAUSAL_CLASS_COUNT] = {
 	[GT_CLASS_GPU_COMPUTE] = "gpu_compute",       [GT_CLASS_GPU_COMMUNICATION] = "gpu_communication",
@@ -40,7 +41,7 @@ int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_er
 	for (uint32_t i = 0; i < m->strings.count; i++) {
 		const char *s = gt_model_str(m, i);
 		uint8_t c = 0;
-		if (has(s, "nccl") || has(s, "rccl") || has(s, "hccl") || (extra && regexec(&re, s, 0, NULL, 0) == 0))
+		if (gt_communication_name(s) || (extra && regexec(&re, s, 0, NULL, 0) == 0))
 			c |= CAUSAL_STR_COMM;
 		if (has(s, "memcpy"))
 			c |= CAUSAL_STR_MEMCPY;

@@ -9,20 +9,12 @@
 #include <strings.h>
 
 #include "causal_internal.h"
+#include "model/device_class.h"
 
 /* The blocking waits every trace knows; --wait-name adds to them. */
 static const char default_wait_pattern[] =
 	"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D|WithStream|DtoH|Peer)?$"
 	"|^cu(Ctx|Stream|Event)Synchronize$";
-
-static bool device_category(const char *cat)
-{
-	static const char *const names[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (strcasecmp(cat, names[i]) == 0)
-			return true;
-	return false;
-}
 
 static void *alloc(size_t n, size_t size)
 {
@@ -143,7 +135,7 @@ static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_erro
 			continue;
 		uint8_t *d = &device.v[s->cat];
 		if (!*d)
-			*d = device_category(gt_model_str(m, s->cat)) ? 2 : 1;
+			*d = gt_device_category(gt_model_str(m, s->cat)) ? 2 : 1;
 		t->span_class[i] = CAUSAL_TAKES_PART | (*d == 2 ? CAUSAL_DEVICE : 0);
 		if (*d == 2)
 			t->track_device[s->track] = 1;

@@ -1,6 +1,7 @@
 /* Communication kernels from a model or a summary, their matching across
  * ranks and the stragglers (the rules are in collective.h). */
 #include "collective.h"
+#include "model/device_class.h"
 
 #include <fnmatch.h>
 #include <regex.h>
@@ -69,25 +70,11 @@ int gt_coll_add(gt_coll_set *s, const gt_coll_kernel *k, const char *name, gt_er
 	return 0;
 }
 
-static bool device_category(const char *cat)
-{
-	static const char *const names[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (strcasecmp(cat, names[i]) == 0)
-			return true;
-	return false;
-}
-
 /* Whether each name (string id) names a communication kernel. */
 static uint8_t *comm_names(const gt_model *m, const char *regex, gt_error *err)
 {
-	regex_t re, extra;
-	if (regcomp(&re, "nccl|rccl|hccl", REG_EXTENDED | REG_NOSUB | REG_ICASE) != 0) {
-		gt_fail(err, GT_EINPUT, "cannot compile the collective pattern");
-		return NULL;
-	}
+	regex_t extra;
 	if (regex && regcomp(&extra, regex, REG_EXTENDED | REG_NOSUB) != 0) {
-		regfree(&re);
 		gt_fail(err, GT_EUSAGE, "--collective-name '%s' is not a POSIX extended regular expression", regex);
 		return NULL;
 	}
@@ -100,10 +87,9 @@ static uint8_t *comm_names(const gt_model *m, const char *regex, gt_error *err)
 		if (is[sp->name] || strcasecmp(gt_model_str(m, sp->cat), "kernel") != 0)
 			continue;
 		const char *n = gt_model_str(m, sp->name);
-		bool hit = regexec(&re, n, 0, NULL, 0) == 0 || (regex && regexec(&extra, n, 0, NULL, 0) == 0);
+		bool hit = gt_communication_name(n) || (regex && regexec(&extra, n, 0, NULL, 0) == 0);
 		is[sp->name] = hit ? 2 : 1;
 	}
-	regfree(&re);
 	if (regex)
 		regfree(&extra);
 	return is;
@@ -231,7 +217,7 @@ int gt_coll_extract(gt_coll_set *s, const gt_model *m, const gt_coll_options *op
 	int64_t *launch = NULL;
 	int rc = track_device ? 0 : gt_fail(err, GT_EINPUT, "out of memory");
 	for (uint32_t i = 0; rc == 0 && i < m->span_count; i++)
-		if (device_category(gt_model_str(m, m->spans[i].cat)))
+		if (gt_device_category(gt_model_str(m, m->spans[i].cat)))
 			track_device[m->spans[i].track] = 1;
 	const char *glob = opt ? opt->step_glob : NULL;
 	if (rc == 0 && glob) {

@@ -1,32 +1,21 @@
-/* The kernels report (stats.h): the device spans by (key, name, duration),
- * one sort, then each group's statistics; the busy time from the spans by
- * (process, start). */
-#include <math.h>
+/* The kernels report (stats.h): the device spans by (window, key, name,
+ * duration), one sort, then each group's distribution; the busy time from
+ * the spans by (window, process, start). */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "stats.h"
 
-static bool device_category(const char *cat)
-{
-	static const char *const cats[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"};
-	for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
-		if (!strcasecmp(cat, cats[i]))
-			return true;
-	return false;
-}
-
 typedef struct item {
-	uint32_t key, name;
-	int64_t dur;
-	uint32_t process;
-	int64_t ts;
+	uint32_t window, key, name, process;
+	int64_t dur, ts;
 } item;
 
 static int cmp_group(const void *x, const void *y)
 {
 	const item *a = x, *b = y;
+	if (a->window != b->window)
+		return a->window < b->window ? -1 : 1;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	if (a->name != b->name)
@@ -37,147 +26,109 @@ static int cmp_group(const void *x, const void *y)
 static int cmp_start(const void *x, const void *y)
 {
 	const item *a = x, *b = y;
+	if (a->window != b->window)
+		return a->window < b->window ? -1 : 1;
 	if (a->process != b->process)
 		return a->process < b->process ? -1 : 1;
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
 static const gt_model *order_model;
+static bool order_by_class;
 
 static int cmp_row(const void *x, const void *y)
 {
 	const gt_kernel_stat *a = x, *b = y;
-	if (a->total_ns != b->total_ns)
-		return a->total_ns > b->total_ns ? -1 : 1;
+	if (a->window != b->window)
+		return a->window < b->window ? -1 : 1;
+	if (a->d.total_ns != b->d.total_ns)
+		return a->d.total_ns > b->d.total_ns ? -1 : 1;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
+	if (order_by_class)
+		return a->name < b->name ? -1 : a->name > b->name;
 	return strcmp(gt_model_str(order_model, a->name), gt_model_str(order_model, b->name));
 }
 
-/* The rounded square root of v (an integer). */
-static int64_t root(unsigned __int128 v)
+/* Per window, the union of the intervals per process, summed; v by
+ * (window, process, start). busy has one entry per window. */
+static bool union_busy(const item *v, uint64_t n, int64_t *busy)
 {
-	uint64_t r = (uint64_t)sqrtl((long double)v);
-	while ((unsigned __int128)r * r > v)
-		r--;
-	while ((unsigned __int128)(r + 1) * (r + 1) <= v)
-		r++;
-	/* rounded: r + 1 when v - r^2 > r (v is nearer (r + 1)^2) */
-	return (int64_t)(v - (unsigned __int128)r * r > r ? r + 1 : r);
-}
-
-/* Population standard deviation of n sorted values, to the nanosecond. */
-static int64_t stddev(const item *v, uint64_t n, int64_t mean_floor, bool *overflow)
-{
-	/* deviations from the floor of the mean keep the squares small */
-	unsigned __int128 sq = 0;
-	__int128 lin = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		__int128 d = (__int128)v[i].dur - mean_floor;
-		unsigned __int128 d2 = (unsigned __int128)(d < 0 ? -d : d) * (unsigned __int128)(d < 0 ? -d : d);
-		if (sq + d2 < sq)
-			*overflow = true;
-		sq += d2;
-		lin += d;
-	}
-	/* variance = (sq - lin^2 / n) / n = (n sq - lin^2) / n^2 */
-	unsigned __int128 l2 = (unsigned __int128)(lin < 0 ? -lin : lin) * (unsigned __int128)(lin < 0 ? -lin : lin);
-	long double var = ((long double)sq - (long double)l2 / (long double)n) / (long double)n;
-	if (var < 0)
-		var = 0;
-	if (var < 1.8e19L) /* to the nanosecond: the rounded root of the rounded variance */
-		return root((unsigned __int128)(var + 0.5L));
-	return (int64_t)(sqrtl(var) + 0.5L);
-}
-
-int gt_stats_kernels(const gt_model *m, int by, gt_kernel_stats *out, gt_error *err)
-{
-	memset(out, 0, sizeof *out);
-	uint8_t *dev_cat = calloc(m->strings.count ? m->strings.count : 1, 1);
-	if (!dev_cat)
-		return gt_fail(err, GT_EINPUT, "out of memory for the kernel statistics");
-	uint64_t n = 0;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		const gt_span *s = &m->spans[i];
-		if ((s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION) ||
-		    m->tracks[s->track].kind != GT_TRACK_THREAD)
-			continue;
-		uint8_t *d = &dev_cat[s->cat];
-		if (!*d)
-			*d = device_category(gt_model_str(m, s->cat)) ? 2 : 1;
-		n += *d == 2;
-	}
-	item *v = malloc((n ? n : 1) * sizeof *v);
-	if (!v) {
-		free(dev_cat);
-		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)n);
-	}
-	n = 0;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		const gt_span *s = &m->spans[i];
-		if ((s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION) ||
-		    m->tracks[s->track].kind != GT_TRACK_THREAD || dev_cat[s->cat] != 2)
-			continue;
-		uint32_t key = GT_NONE;
-		if (by == GT_STATS_BY_STREAM)
-			key = s->track;
-		else if (by == GT_STATS_BY_RANK)
-			key = m->rank_count ? (uint32_t)(gt_model_span_rank(m, i) - m->ranks) : 0;
-		v[n++] = (item){key, s->name, s->dur_ns, m->tracks[s->track].process, s->ts_ns};
-	}
-	free(dev_cat);
-	out->device_spans = n;
-	/* busy: the union of the intervals per process */
-	qsort(v, n, sizeof *v, cmp_start);
+	bool overflow = false;
 	for (uint64_t i = 0; i < n;) {
-		uint32_t p = v[i].process;
+		uint32_t w = v[i].window, p = v[i].process;
 		int64_t lo = v[i].ts, hi = v[i].ts + v[i].dur;
-		for (i++; i <= n; i++) {
-			if (i < n && v[i].process == p && v[i].ts <= hi) {
-				if (v[i].ts + v[i].dur > hi)
-					hi = v[i].ts + v[i].dur;
+		for (i++;; i++) {
+			bool same = i < n && v[i].window == w && v[i].process == p;
+			if (same && v[i].ts <= hi) {
+				hi = v[i].ts + v[i].dur > hi ? v[i].ts + v[i].dur : hi;
 				continue;
 			}
-			out->overflow |= __builtin_add_overflow(out->busy_ns, hi - lo, &out->busy_ns);
-			if (i == n || v[i].process != p)
+			overflow |= __builtin_add_overflow(busy[w == GT_NONE ? 0 : w], hi - lo, &busy[w == GT_NONE ? 0 : w]);
+			if (!same)
 				break;
 			lo = v[i].ts, hi = v[i].ts + v[i].dur;
 		}
 	}
+	return overflow;
+}
+
+int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kernel_stats *out, gt_error *err)
+{
+	const gt_model *m = s->m;
+	memset(out, 0, sizeof *out);
+	uint32_t windows = s->steps.count ? s->steps.count : 1;
+	item *v = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *v);
+	int64_t *busy = calloc(windows, sizeof *busy);
+	if (!v || !busy) {
+		gt_big_free(v), free(busy);
+		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)s->device_spans);
+	}
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		uint32_t w = gt_stats_window(s, i);
+		if (!gt_stats_is_device(s, i) || w == GT_NONE)
+			continue;
+		const gt_span *sp = &m->spans[i];
+		uint32_t key = GT_NONE;
+		if (by == GT_STATS_BY_STREAM)
+			key = sp->track;
+		else if (by == GT_STATS_BY_RANK)
+			key = m->rank_count ? (uint32_t)(gt_model_span_rank(m, i) - m->ranks) : 0;
+		v[n++] = (item){s->steps.count ? w : GT_NONE, key, group_class ? s->device[i] : sp->name,
+				m->tracks[sp->track].process, sp->dur_ns, sp->ts_ns};
+	}
+	qsort(v, n, sizeof *v, cmp_start);
+	out->overflow |= union_busy(v, n, busy);
 	qsort(v, n, sizeof *v, cmp_group);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
-		groups += i == 0 || v[i].key != v[i - 1].key || v[i].name != v[i - 1].name;
+		groups += i == 0 || v[i].window != v[i - 1].window || v[i].key != v[i - 1].key || v[i].name != v[i - 1].name;
 	out->rows = calloc(groups ? groups : 1, sizeof *out->rows);
 	if (!out->rows) {
-		free(v);
+		gt_big_free(v), free(busy);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u kernel names", groups);
 	}
 	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i;
-		int64_t total = 0;
-		while (j < n && v[j].key == v[i].key && v[j].name == v[i].name) {
-			out->overflow |= __builtin_add_overflow(total, v[j].dur, &total);
+		uint64_t j = i + 1;
+		while (j < n && v[j].window == v[i].window && v[j].key == v[i].key && v[j].name == v[i].name)
 			j++;
-		}
-		uint64_t c = j - i;
 		gt_kernel_stat *r = &out->rows[out->count++];
-		r->name = v[i].name, r->key = v[i].key, r->count = c, r->total_ns = total;
-		r->mean_ns = (int64_t)(((__int128)total * 2 + (__int128)c) / ((__int128)c * 2)); /* half up */
-		r->median_ns = v[i + (c - 1) / 2].dur;
-		r->p95_ns = v[i + (95 * c + 99) / 100 - 1].dur;
-		r->min_ns = v[i].dur, r->max_ns = v[j - 1].dur;
-		r->stddev_ns = stddev(v + i, c, (int64_t)((__int128)total / (__int128)c), &out->overflow);
+		r->window = v[i].window, r->key = v[i].key, r->name = v[i].name;
+		r->busy_ns = busy[v[i].window == GT_NONE ? 0 : v[i].window];
+		gt_stats_dist_of(&v[i].dur, sizeof *v, j - i, &r->d, &out->overflow);
 		i = j;
 	}
-	free(v);
-	order_model = m;
+	for (uint32_t w = 0; w < windows; w++)
+		out->overflow |= __builtin_add_overflow(out->busy_ns, busy[w], &out->busy_ns);
+	gt_big_free(v), free(busy);
+	order_model = m, order_by_class = group_class;
 	qsort(out->rows, out->count, sizeof *out->rows, cmp_row);
 	return 0;
 }
 
-void gt_kernel_stats_free(gt_kernel_stats *s)
+void gt_kernel_stats_free(gt_kernel_stats *k)
 {
-	free(s->rows);
-	memset(s, 0, sizeof *s);
+	free(k->rows);
+	memset(k, 0, sizeof *k);
 }
