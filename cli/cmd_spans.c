@@ -70,7 +70,36 @@ static bool any_string_ids(const gt_model *m, bool tids)
 	return false;
 }
 
+enum { OPT_FLOWS = OPT_COMMAND_BASE };
+
+/* The flows as bound: a checker's way to the launches (src, dst: span ids). */
+static int write_flows(const struct gt_common *c, const gt_model *m)
+{
+	const gt_flow *f0 = m->flows;
+	static const gt_flow none;
+	size_t stride = f0 ? sizeof *f0 : 0;
+	if (!f0)
+		f0 = &none;
+	gt_column cols[] = {
+		{.name = "id", .type = GT_COL_U32, .get_i64 = row_id},
+		{.name = "src", .type = GT_COL_U32, .data = &f0->src, .stride = stride, .has_null = true, .null_u32 = GT_NONE},
+		{.name = "dst", .type = GT_COL_U32, .data = &f0->dst, .stride = stride, .has_null = true, .null_u32 = GT_NONE},
+		{.name = "name", .type = GT_COL_DICT, .data = &f0->name, .stride = stride, .dict_get = gt_cli_model_string,
+		 .dict_ctx = m},
+		{.name = "cat", .type = GT_COL_DICT, .data = &f0->cat, .stride = stride, .dict_get = gt_cli_model_string,
+		 .dict_ctx = m},
+		{.name = "flow_id", .type = GT_COL_U64, .data = &f0->id, .stride = stride},
+		{.name = "src_ts_us", .arrow_name = "src_ts_ns", .type = GT_COL_NS_US, .data = &f0->src_ts_ns, .stride = stride},
+		{.name = "dst_ts_us", .arrow_name = "dst_ts_ns", .type = GT_COL_NS_US, .data = &f0->dst_ts_ns, .stride = stride},
+	};
+	gt_table t = {.name = "flows", .cols = cols, .ncols = sizeof cols / sizeof cols[0], .nrows = m->flow_count};
+	const char *mk[2], *mv[2];
+	gt_cli_table_meta(&t, m->source, mk, mv);
+	return gt_cli_write_table(c, &t);
+}
+
 static const struct gt_opt spans_opts[] = {
+	{"flows", 0, NULL, OPT_FLOWS, "the flow table instead: id, src, dst (span ids), name, cat, flow_id, src_ts_us, dst_ts_us"},
 	GT_OPT_FORMAT, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION,
 	GT_OPT_STRICT, GT_OPT_QUIET, GT_OPT_PROGRESS, GT_OPT_HELP, GT_OPT_END,
 };
@@ -79,9 +108,18 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 {
 	struct gt_common c;
 	struct gt_opt_state st;
-	int status;
-	if (!gt_parse_common(cmd, argc, argv, &c, &st, &status))
-		return status;
+	int status, id;
+	const char *arg;
+	bool flows = false;
+	gt_common_init(&c);
+	gt_opt_begin(&st, cmd, argc, argv);
+	while ((id = gt_opt_next(&st, &arg)) > 0)
+		if (id == OPT_FLOWS)
+			flows = true;
+		else if (!gt_common_or_exit(&c, cmd, id, arg, &status))
+			return status;
+	if (id < 0)
+		return GT_EUSAGE;
 	gt_operand_stdin(&st);
 	if (st.noperands < 1)
 		return gt_usage_error(cmd, "'spans' takes a TRACE (several files or a directory: one job)");
@@ -91,6 +129,11 @@ static int run_spans(const struct gt_command *cmd, int argc, char **argv)
 	int rc = gt_cli_load_many(&c, st.operands, st.noperands, &m);
 	if (rc)
 		return rc;
+	if (flows) {
+		rc = write_flows(&c, &m);
+		gt_model_free(&m);
+		return rc;
+	}
 	const gt_span *s0 = m.spans;
 	size_t stride = sizeof(gt_span);
 	bool pid_str = any_string_ids(&m, false), tid_str = any_string_ids(&m, true);

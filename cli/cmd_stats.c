@@ -302,7 +302,7 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 			return GT_EINPUT;
 		}
 		if (gpu >= 0)
-			fprintf(stderr, "gputrace: %s: no device spans%s: only the CPU reports (ops, runtime)\n", input, where);
+			gt_notice(&r.c, "%s: no device spans%s: only the CPU reports (ops, runtime)", input, where);
 	}
 	struct results res;
 	memset(&res, 0, sizeof res);

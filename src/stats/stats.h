@@ -19,7 +19,9 @@
  *
  * kernels: per device-span name (or per class with group_class), with by
  * stream or rank a key first; the share of GPU busy time: the union of
- * every device span's interval per process (a GPU) and window, summed.
+ * every device span's interval per process (a GPU) and window, summed over
+ * the GPUs the row covers (by name: every GPU; by rank: the rank's; by
+ * stream: the stream's).
  *
  * gpu-time (HTA's temporal breakdown) and overlap: per window and process
  * holding device spans, from its first device span's start to its last
@@ -103,7 +105,7 @@ typedef struct gt_kernel_stat {
 	uint32_t key;    /* by stream: the track; by rank: the rank part's index; else GT_NONE */
 	uint32_t name;   /* string id; group_class: enum gt_device_class */
 	gt_stats_dist d;
-	int64_t busy_ns; /* its window's GPU busy time (the share's denominator) */
+	int64_t busy_ns; /* the busy time of the GPUs it covers (the share's denominator) */
 } gt_kernel_stat;
 
 typedef struct gt_kernel_stats {

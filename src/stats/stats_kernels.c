@@ -50,38 +50,70 @@ static int cmp_row(const void *x, const void *y)
 	return strcmp(gt_model_str(order_model, a->name), gt_model_str(order_model, b->name));
 }
 
-/* Per window, the union of the intervals per process, summed; v by
- * (window, process, start). busy has one entry per window. */
-static bool union_busy(const item *v, uint64_t n, int64_t *busy)
+/* The union of the intervals per (window, process); v by (window,
+ * process, start). busy gets one entry per pair, in that order. */
+typedef struct busy_of {
+	uint32_t window, process;
+	int64_t ns;
+} busy_of;
+
+static uint32_t union_busy(const item *v, uint64_t n, busy_of *busy, bool *overflow)
 {
-	bool overflow = false;
+	uint32_t k = 0;
 	for (uint64_t i = 0; i < n;) {
-		uint32_t w = v[i].window, p = v[i].process;
+		busy_of *b = &busy[k++];
+		*b = (busy_of){v[i].window, v[i].process, 0};
 		int64_t lo = v[i].ts, hi = v[i].ts + v[i].dur;
 		for (i++;; i++) {
-			bool same = i < n && v[i].window == w && v[i].process == p;
+			bool same = i < n && v[i].window == b->window && v[i].process == b->process;
 			if (same && v[i].ts <= hi) {
 				hi = v[i].ts + v[i].dur > hi ? v[i].ts + v[i].dur : hi;
 				continue;
 			}
-			overflow |= __builtin_add_overflow(busy[w == GT_NONE ? 0 : w], hi - lo, &busy[w == GT_NONE ? 0 : w]);
+			*overflow |= __builtin_add_overflow(b->ns, hi - lo, &b->ns);
 			if (!same)
 				break;
 			lo = v[i].ts, hi = v[i].ts + v[i].dur;
 		}
 	}
-	return overflow;
+	return k;
+}
+
+/* A row's share denominator: the busy time of the GPUs it covers in its
+ * window (by name: all; by rank: the rank's; by stream: the stream's). */
+static int64_t busy_for(const gt_stats_scope *s, const busy_of *busy, uint32_t nbusy, int by, uint32_t window,
+			uint32_t key)
+{
+	const gt_model *m = s->m;
+	int64_t sum = 0;
+	uint32_t lo = 0, hi = nbusy;
+	while (lo < hi) { /* the window's first entry */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (busy[mid].window < window)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t i = lo; i < nbusy && busy[i].window == window; i++) {
+		uint32_t p = busy[i].process;
+		bool covers = by == GT_STATS_BY_NAME ||
+			      (by == GT_STATS_BY_STREAM && m->tracks[key].process == p) ||
+			      (by == GT_STATS_BY_RANK &&
+			       (m->rank_count ? (uint32_t)(gt_model_process_rank(m, p) - m->ranks) : 0) == key);
+		if (covers)
+			__builtin_add_overflow(sum, busy[i].ns, &sum);
+	}
+	return sum;
 }
 
 int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kernel_stats *out, gt_error *err)
 {
 	const gt_model *m = s->m;
 	memset(out, 0, sizeof *out);
-	uint32_t windows = s->steps.count ? s->steps.count : 1;
 	item *v = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *v);
-	int64_t *busy = calloc(windows, sizeof *busy);
+	busy_of *busy = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *busy);
 	if (!v || !busy) {
-		gt_big_free(v), free(busy);
+		gt_big_free(v), gt_big_free(busy);
 		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)s->device_spans);
 	}
 	uint64_t n = 0;
@@ -99,14 +131,16 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 				m->tracks[sp->track].process, sp->dur_ns, sp->ts_ns};
 	}
 	qsort(v, n, sizeof *v, cmp_start);
-	out->overflow |= union_busy(v, n, busy);
+	uint32_t nbusy = union_busy(v, n, busy, &out->overflow);
+	for (uint32_t i = 0; i < nbusy; i++)
+		out->overflow |= __builtin_add_overflow(out->busy_ns, busy[i].ns, &out->busy_ns);
 	qsort(v, n, sizeof *v, cmp_group);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].key != v[i - 1].key || v[i].name != v[i - 1].name;
 	out->rows = calloc(groups ? groups : 1, sizeof *out->rows);
 	if (!out->rows) {
-		gt_big_free(v), free(busy);
+		gt_big_free(v), gt_big_free(busy);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u kernel names", groups);
 	}
 	for (uint64_t i = 0; i < n;) {
@@ -115,13 +149,11 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 			j++;
 		gt_kernel_stat *r = &out->rows[out->count++];
 		r->window = v[i].window, r->key = v[i].key, r->name = v[i].name;
-		r->busy_ns = busy[v[i].window == GT_NONE ? 0 : v[i].window];
+		r->busy_ns = busy_for(s, busy, nbusy, by, v[i].window, v[i].key);
 		gt_stats_dist_of(&v[i].dur, sizeof *v, j - i, &r->d, &out->overflow);
 		i = j;
 	}
-	for (uint32_t w = 0; w < windows; w++)
-		out->overflow |= __builtin_add_overflow(out->busy_ns, busy[w], &out->busy_ns);
-	gt_big_free(v), free(busy);
+	gt_big_free(v), gt_big_free(busy);
 	order_model = m, order_by_class = group_class;
 	qsort(out->rows, out->count, sizeof *out->rows, cmp_row);
 	return 0;
