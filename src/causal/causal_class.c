@@ -7,7 +7,6 @@
 #include <strings.h>
 
 #include "causal_internal.h"
-#include "model/device_class.h"
 
 const char *const gt_causal_class_names[GT_CAUSAL_CLASS_COUNT] = {
 	[GT_CLASS_GPU_COMPUTE] = "gpu_compute",       [GT_CLASS_GPU_COMMUNICATION] = "gpu_communication",

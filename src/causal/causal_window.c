@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "causal_internal.h"
-#include "model/device_class.h"
 
 /* The blocking waits every trace knows; --wait-name adds to them. */
 static const char default_wait_pattern[] =

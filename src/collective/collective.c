@@ -1,7 +1,6 @@
 /* Communication kernels from a model or a summary, their matching across
  * ranks and the stragglers (the rules are in collective.h). */
 #include "collective.h"
-#include "model/device_class.h"
 
 #include <fnmatch.h>
 #include <regex.h>

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/base.h"
+#include "device_class.h"
 #include "strpool.h"
 
 #define GT_NONE 0xffffffffu

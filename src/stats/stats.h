@@ -53,7 +53,6 @@
 
 #include "base/base.h"
 #include "causal/causal.h"
-#include "model/device_class.h"
 #include "model/model.h"
 
 typedef struct gt_stats_options {
