@@ -110,7 +110,46 @@ static void results_free(struct results *res)
 		stats_table_free(&res->tables[i]);
 }
 
-static int compute(struct stats_run *r, const gt_stats_scope *s, int report, struct results *res, gt_error *err)
+/* One report's computation, on a thread of its own. */
+struct job {
+	const struct stats_run *r;
+	const gt_stats_scope *s;
+	struct results *res;
+	int report;
+	int rc;
+	gt_error err;
+};
+
+static void *compute(void *arg)
+{
+	struct job *j = arg;
+	struct results *res = j->res;
+	const gt_stats_scope *s = j->s;
+	switch (j->report) {
+	case R_KERNELS:
+		j->rc = gt_stats_kernels(s, j->r->by, j->r->group_class, &res->kernels, &j->err);
+		break;
+	case R_OPS:
+	case R_RUNTIME:
+		j->rc = gt_stats_calls(s, j->report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS,
+				       &res->calls[j->report == R_RUNTIME], &j->err);
+		break;
+	case R_GPU_TIME: /* overlap reads the same rows */
+		j->rc = gt_stats_gpu_time(s, &res->gpu, &j->err);
+		break;
+	case R_LAUNCHES:
+		j->rc = gt_stats_launches(s, &res->launches, &j->err);
+		break;
+	case R_IDLE:
+		j->rc = gt_stats_idle(s, j->r->kernel_wait_ns, &res->idle, &j->err);
+		break;
+	}
+	return NULL;
+}
+
+/* A computed report as a table (its rows cut to --top); 1 when a sum
+ * overflowed, -1 out of memory. */
+static int tabulate(const struct stats_run *r, const gt_stats_scope *s, int report, struct results *res)
 {
 	bool brief = r->c.report >= 0;
 	stats_table *st = &res->tables[res->ntables];
@@ -118,53 +157,70 @@ static int compute(struct stats_run *r, const gt_stats_scope *s, int report, str
 	bool overflow = false;
 	switch (report) {
 	case R_KERNELS:
-		if ((rc = gt_stats_kernels(s, r->by, r->group_class, &res->kernels, err)) == 0) {
-			res->kernels.count = keep_top(res->kernels.rows, res->kernels.count, sizeof *res->kernels.rows, r->top);
-			rc = stats_table_kernels(st, s, &res->kernels, r->by, r->group_class, brief);
-			overflow = res->kernels.overflow;
-		}
+		res->kernels.count = keep_top(res->kernels.rows, res->kernels.count, sizeof *res->kernels.rows, r->top);
+		rc = stats_table_kernels(st, s, &res->kernels, r->by, r->group_class, brief);
+		overflow = res->kernels.overflow;
 		break;
 	case R_OPS:
 	case R_RUNTIME: {
 		gt_call_stats *c = &res->calls[report == R_RUNTIME];
-		if ((rc = gt_stats_calls(s, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, c, err)) == 0) {
-			c->count = keep_top(c->rows, c->count, sizeof *c->rows, r->top);
-			rc = stats_table_calls(st, s, c, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, brief);
-			overflow = c->overflow;
-		}
+		c->count = keep_top(c->rows, c->count, sizeof *c->rows, r->top);
+		rc = stats_table_calls(st, s, c, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, brief);
+		overflow = c->overflow;
 		break;
 	}
 	case R_GPU_TIME:
+		rc = stats_table_gpu_time(st, s, &res->gpu, brief);
+		break;
 	case R_OVERLAP:
-		if (!res->gpu.rows && (rc = gt_stats_gpu_time(s, &res->gpu, err)) < 0)
-			break;
-		rc = report == R_GPU_TIME ? stats_table_gpu_time(st, s, &res->gpu, brief) : stats_table_overlap(st, s, &res->gpu);
+		rc = stats_table_overlap(st, s, &res->gpu);
 		break;
 	case R_LAUNCHES:
-		if ((rc = gt_stats_launches(s, &res->launches, err)) == 0) {
-			if (r->rows)
-				rc = stats_table_launch_rows(st, s, &res->launches);
-			else
-				rc = stats_table_launches(st, s, &res->launches, brief);
-			overflow = res->launches.overflow;
-		}
+		rc = r->rows ? stats_table_launch_rows(st, s, &res->launches) : stats_table_launches(st, s, &res->launches, brief);
+		overflow = res->launches.overflow;
 		break;
 	case R_IDLE:
-		if ((rc = gt_stats_idle(s, r->kernel_wait_ns, &res->idle, err)) == 0) {
-			rc = stats_table_idle(st, s, &res->idle, r->kernel_wait_ns, brief);
-			overflow = res->idle.overflow;
-		}
+		rc = stats_table_idle(st, s, &res->idle, r->kernel_wait_ns, brief);
+		overflow = res->idle.overflow;
 		break;
 	}
-	if (rc < 0) {
-		if (!err->msg[0])
-			gt_fail(err, GT_EINPUT, "out of memory for the %s report", report_names[report]);
+	if (rc < 0)
 		return -1;
-	}
 	if (overflow)
 		gt_notice(&r->c, "%s: a sum passed 2^63-1 ns and was saturated", report_names[report]);
 	res->order[res->ntables++] = report;
 	return overflow ? 1 : 0;
+}
+
+/* Every report asked for: computed side by side (they only read the
+ * model and the scope), then tabulated in order. */
+static int run_reports(const struct stats_run *r, const gt_stats_scope *s, struct results *res, const char *input,
+		       bool *overflow)
+{
+	struct job jobs[R_COUNT];
+	unsigned k = 0;
+	for (int i = 0; i < R_COUNT; i++) {
+		bool want = r->want[i] || (i == R_GPU_TIME && r->want[R_OVERLAP]);
+		if (want && !(needs_gpu(i) && !s->device_spans) && i != R_OVERLAP)
+			jobs[k++] = (struct job){r, s, res, i, 0, {0}};
+	}
+	unsigned threads = gt_thread_count(r->c.threads, k ? k : 1);
+	for (unsigned done = 0; done < k; done += threads)
+		gt_run_jobs(compute, jobs + done, sizeof *jobs, k - done < threads ? k - done : threads);
+	for (unsigned i = 0; i < k; i++)
+		if (jobs[i].rc < 0)
+			return gt_report_input(input, &jobs[i].err);
+	for (int i = 0; i < R_COUNT; i++) {
+		if (!r->want[i] || (needs_gpu(i) && !s->device_spans))
+			continue;
+		int t = tabulate(r, s, i, res);
+		if (t < 0) {
+			fprintf(stderr, "gputrace: out of memory for the %s report\n", report_names[i]);
+			return GT_EINPUT;
+		}
+		*overflow |= t > 0;
+	}
+	return 0;
 }
 
 /* One table as itself; several as one JSON object of tables, or one
@@ -307,14 +363,7 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 	struct results res;
 	memset(&res, 0, sizeof res);
 	bool overflow = false;
-	for (int i = 0; rc == 0 && i < R_COUNT; i++) {
-		if (!r.want[i] || (needs_gpu(i) && !s.device_spans))
-			continue;
-		int k = compute(&r, &s, i, &res, &err);
-		if (k < 0)
-			rc = gt_report_input(input, &err);
-		overflow |= k > 0;
-	}
+	rc = run_reports(&r, &s, &res, input, &overflow);
 	if (rc == 0)
 		rc = write_all(&r.c, &res);
 	if (rc == 0 && r.c.strict && overflow)

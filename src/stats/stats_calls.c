@@ -50,16 +50,15 @@ static int cmp_item(const void *x, const void *y)
 	return a->dur < b->dur ? -1 : a->dur > b->dur;
 }
 
-static const gt_model *order_model;
-
-static int cmp_row(const void *x, const void *y)
+static int cmp_row(const void *x, const void *y, void *model)
 {
+	const gt_model *m = model;
 	const gt_call_stat *a = x, *b = y;
 	if (a->window != b->window)
 		return a->window < b->window ? -1 : 1;
 	if (a->d.total_ns != b->d.total_ns)
 		return a->d.total_ns > b->d.total_ns ? -1 : 1;
-	return strcmp(gt_model_str(order_model, a->name), gt_model_str(order_model, b->name));
+	return strcmp(gt_model_str(m, a->name), gt_model_str(m, b->name));
 }
 
 /* The report's spans: item index per span (GT_NONE: not one), items filled
@@ -146,8 +145,7 @@ int gt_stats_calls(const gt_stats_scope *s, int which, gt_call_stats *out, gt_er
 		i = j;
 	}
 	gt_big_free(v);
-	order_model = m;
-	qsort(out->rows, out->count, sizeof *out->rows, cmp_row);
+	qsort_r(out->rows, out->count, sizeof *out->rows, cmp_row, (void *)m);
 	return 0;
 }
 

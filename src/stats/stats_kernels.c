@@ -33,21 +33,25 @@ static int cmp_start(const void *x, const void *y)
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-static const gt_model *order_model;
-static bool order_by_class;
+/* Rows tie by the name's text, or by class. */
+struct row_order {
+	const gt_model *m;
+	bool by_class;
+};
 
-static int cmp_row(const void *x, const void *y)
+static int cmp_row(const void *x, const void *y, void *ctx)
 {
 	const gt_kernel_stat *a = x, *b = y;
+	const struct row_order *o = ctx;
 	if (a->window != b->window)
 		return a->window < b->window ? -1 : 1;
 	if (a->d.total_ns != b->d.total_ns)
 		return a->d.total_ns > b->d.total_ns ? -1 : 1;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	if (order_by_class)
+	if (o->by_class)
 		return a->name < b->name ? -1 : a->name > b->name;
-	return strcmp(gt_model_str(order_model, a->name), gt_model_str(order_model, b->name));
+	return strcmp(gt_model_str(o->m, a->name), gt_model_str(o->m, b->name));
 }
 
 /* The union of the intervals per (window, process); v by (window,
@@ -154,8 +158,8 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 		i = j;
 	}
 	gt_big_free(v), gt_big_free(busy);
-	order_model = m, order_by_class = group_class;
-	qsort(out->rows, out->count, sizeof *out->rows, cmp_row);
+	struct row_order order = {m, group_class};
+	qsort_r(out->rows, out->count, sizeof *out->rows, cmp_row, &order);
 	return 0;
 }
 
