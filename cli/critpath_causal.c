@@ -637,8 +637,7 @@ static int cmp_share_out(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The windows' breakdowns summed by (kind, key), ordered as a window's. */
-static gt_causal_share *sum_breakdowns(const gt_causal_result *r, uint32_t *count, int64_t *total, bool *overflow)
+gt_causal_share *gt_cli_causal_sum_breakdowns(const gt_causal_result *r, uint32_t *count, int64_t *total, bool *overflow)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->window_count; i++)
@@ -743,7 +742,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	uint32_t nsum;
 	int64_t total;
 	bool overflow;
-	gt_causal_share *sum = sum_breakdowns(r, &nsum, &total, &overflow);
+	gt_causal_share *sum = gt_cli_causal_sum_breakdowns(r, &nsum, &total, &overflow);
 	if (!sum)
 		return gt_fail(err, GT_EINPUT, "out of memory summing the breakdowns");
 	gt_jsonw w;

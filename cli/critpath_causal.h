@@ -35,6 +35,9 @@ const char *gt_causal_share_key(const gt_model *m, const gt_causal_share *s, cha
 const char *gt_causal_track_label(const gt_model *m, uint32_t track, char *buf, size_t cap);
 
 /* The report of -f text or -f markdown (critpath_report.c). */
+/* The windows' breakdowns summed by (kind, key), ordered as a window's
+ * (malloc'd, *count entries; NULL out of memory); total: the paths summed. */
+gt_causal_share *gt_cli_causal_sum_breakdowns(const gt_causal_result *r, uint32_t *count, int64_t *total, bool *overflow);
 int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_causal_result *r, const char *device,
 			 const char *input, const char *step, int kind);
 

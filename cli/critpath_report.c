@@ -43,6 +43,15 @@ static void line(const struct ctx *x, const char *text)
 	fprintf(x->out, "%s%s\n", x->kind == GT_REPORT_MARKDOWN ? "" : "  ", text);
 }
 
+static int by_time(const void *x, const void *y, void *shares)
+{
+	const gt_causal_share *s = shares;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	if (s[a].critical_ns != s[b].critical_ns)
+		return s[a].critical_ns > s[b].critical_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 /* Rows of the breakdown table: the top entries by time (then the rest as
  * one), the wall's parts; cells are the caller's to free. */
 static int breakdown_table(const struct ctx *x, const gt_causal_share *s, uint32_t n, int64_t path, int64_t wall,
@@ -53,11 +62,7 @@ static int breakdown_table(const struct ctx *x, const gt_causal_share *s, uint32
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = i;
-	for (uint32_t i = 1; i < n; i++) /* by time, descending; stable (few entries) */
-		for (uint32_t j = i; j > 0 && s[order[j - 1]].critical_ns < s[order[j]].critical_ns; j--) {
-			uint32_t t = order[j];
-			order[j] = order[j - 1], order[j - 1] = t;
-		}
+	qsort_r(order, n, sizeof *order, by_time, (void *)s); /* by time, descending; ties in their order */
 	uint32_t shown = n < TOP_ENTRIES ? n : TOP_ENTRIES, rows = shown + (n > shown) + (before > 0) + (after > 0);
 	const char **keys = calloc(shown ? shown : 1, sizeof *keys);
 	char **names = calloc(shown ? shown : 1, sizeof *names), **cells = calloc((size_t)rows * 6 + 1, sizeof *cells);
@@ -300,31 +305,6 @@ static int window_lines(const struct ctx *x, const gt_causal_result *r)
 	return rc;
 }
 
-/* The windows' breakdowns summed (kind, key), like the document's aggregate. */
-static gt_causal_share *summed(const gt_causal_result *r, uint32_t *count)
-{
-	size_t n = 0;
-	for (uint32_t i = 0; i < r->window_count; i++)
-		n += r->windows[i].breakdown_count;
-	gt_causal_share *all = malloc((n ? n : 1) * sizeof *all);
-	if (!all)
-		return NULL;
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < r->window_count; i++)
-		for (uint32_t j = 0; j < r->windows[i].breakdown_count; j++) {
-			const gt_causal_share *s = &r->windows[i].breakdown[j];
-			uint32_t at = 0;
-			while (at < k && !(all[at].kind == s->kind && all[at].key == s->key))
-				at++; /* few distinct keys */
-			if (at == k)
-				all[k++] = *s;
-			else
-				all[at].critical_ns += s->critical_ns;
-		}
-	*count = k;
-	return all;
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -386,7 +366,9 @@ int gt_cli_causal_report(const struct gt_common *c, const gt_model *m, const gt_
 			rc = class_table(&x, classes, path, wall);
 			fputc('\n', x.out);
 			uint32_t n;
-			gt_causal_share *all = rc == 0 ? summed(r, &n) : NULL;
+			int64_t paths;
+			bool overflow;
+			gt_causal_share *all = rc == 0 ? gt_cli_causal_sum_breakdowns(r, &n, &paths, &overflow) : NULL;
 			rc = all ? breakdown_table(&x, all, n, path, wall, before, after) : -1;
 			free(all);
 		}
