@@ -90,6 +90,12 @@ check-viewer: all
 	$(Q)sh scripts/install-deps viewer
 	$(Q)sh scripts/check-viewer $(BUILD)
 
+## check-hta: stats' kernels, gpu-time and overlap reports against HTA 0.5.0 (Holistic Trace Analysis) on the shared PyTorch traces; not in check
+.PHONY: check-hta
+check-hta: all
+	$(Q)sh scripts/install-deps hta
+	$(Q)GPUTRACE_HTA=1 GPUTRACE_BIN=$(BIN) sh tests/hta.sh
+
 ## demo: install what is missing, build, run gputrace on a real trace from testdata/
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

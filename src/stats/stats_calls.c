@@ -2,11 +2,13 @@
  * categories, each with its self time (less its nesting children) and the
  * GPU time it launched (its own and its nested spans' launches), then per
  * (window, name) the distribution of the inclusive durations. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "stats.h"
+#include "stats_order.h"
 
 const char *const gt_runtime_kind_names[GT_RUNTIME_KIND_COUNT] = {"launch", "sync", "memory", "alloc", "other"};
 
@@ -39,16 +41,6 @@ typedef struct item {
 	int64_t dur, self, gpu;
 	uint64_t launched;
 } item;
-
-static int cmp_item(const void *x, const void *y)
-{
-	const item *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return a->dur < b->dur ? -1 : a->dur > b->dur;
-}
 
 static int cmp_row(const void *x, const void *y, void *model)
 {
@@ -121,7 +113,15 @@ int gt_stats_calls(const gt_stats_scope *s, int which, gt_call_stats *out, gt_er
 	}
 	gt_big_free(of);
 	out->calls = n;
-	qsort(v, n, sizeof *v, cmp_item);
+	stats_records rec;
+	if (stats_records_init(&rec, v, n, sizeof *v) < 0) {
+		gt_big_free(v);
+		return gt_fail(err, GT_EINPUT, "out of memory for %llu calls", (unsigned long long)n);
+	}
+	stats_records_by_i64(&rec, offsetof(item, dur));
+	stats_records_by_u32(&rec, offsetof(item, name));
+	stats_records_by_u32(&rec, offsetof(item, window));
+	v = stats_records_done(&rec);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].name != v[i - 1].name;

@@ -2,10 +2,12 @@
  * device spans' begin and end events sorted, one sweep with a count per
  * class; each stretch between two events goes to the highest class
  * running, else idle, and to the unions of compute and communication. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "stats_order.h"
 
 _Static_assert(GT_DEVICE_COMMUNICATION - GT_DEVICE_COMPUTE == GT_GPU_COMMUNICATION &&
 		       GT_DEVICE_MEMCPY - GT_DEVICE_COMPUTE == GT_GPU_MEMCPY &&
@@ -15,21 +17,9 @@ _Static_assert(GT_DEVICE_COMMUNICATION - GT_DEVICE_COMPUTE == GT_GPU_COMMUNICATI
 typedef struct edge {
 	uint32_t window, process;
 	int64_t t;
-	int8_t delta; /* +1 begin, -1 end */
-	uint8_t cls;  /* enum gt_gpu_class */
+	uint32_t begins; /* 1 a begin, 0 an end: ends sort first, no stretch between them */
+	uint32_t cls;    /* enum gt_gpu_class */
 } edge;
-
-static int cmp_edge(const void *x, const void *y)
-{
-	const edge *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	if (a->process != b->process)
-		return a->process < b->process ? -1 : 1;
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->delta < b->delta ? -1 : a->delta > b->delta; /* ends first: no stretch between them */
-}
 
 /* One (window, process)'s stretch of time to its row. */
 static void account(gt_gpu_time *r, const uint64_t running[GT_GPU_CLASS_COUNT], int64_t stretch)
@@ -67,9 +57,18 @@ int gt_stats_gpu_time(const gt_stats_scope *s, gt_gpu_times *out, gt_error *err)
 		uint32_t p = m->tracks[sp->track].process;
 		w = s->steps.count ? w : GT_NONE;
 		e[n++] = (edge){w, p, sp->ts_ns, 1, c};
-		e[n++] = (edge){w, p, sp->ts_ns + sp->dur_ns, -1, c};
+		e[n++] = (edge){w, p, sp->ts_ns + sp->dur_ns, 0, c};
 	}
-	qsort(e, n, sizeof *e, cmp_edge);
+	stats_records rec;
+	if (stats_records_init(&rec, e, n, sizeof *e) < 0) {
+		gt_big_free(e);
+		return gt_fail(err, GT_EINPUT, "out of memory for the GPU time");
+	}
+	stats_records_by_u32(&rec, offsetof(edge, begins));
+	stats_records_by_i64(&rec, offsetof(edge, t));
+	stats_records_by_u32(&rec, offsetof(edge, process));
+	stats_records_by_u32(&rec, offsetof(edge, window));
+	e = stats_records_done(&rec);
 	uint32_t rows = 0;
 	for (uint64_t i = 0; i < n; i++)
 		rows += i == 0 || e[i].window != e[i - 1].window || e[i].process != e[i - 1].process;
@@ -87,7 +86,7 @@ int gt_stats_gpu_time(const gt_stats_scope *s, gt_gpu_times *out, gt_error *err)
 			if (e[i].t > at)
 				account(r, running, e[i].t - at);
 			at = e[i].t;
-			if (e[i].delta > 0)
+			if (e[i].begins)
 				running[e[i].cls]++;
 			else
 				running[e[i].cls]--;

@@ -1,26 +1,16 @@
 /* The idle report (stats.h): per (window, stream) the device spans by
  * start, each gap attributed by the span after it. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "stats_order.h"
 
 typedef struct item {
 	uint32_t window, track, span;
 	int64_t ts, end, launch; /* launch: the launcher's start, INT64_MIN: none */
 } item;
-
-static int cmp_item(const void *x, const void *y)
-{
-	const item *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->span < b->span ? -1 : a->span > b->span;
-}
 
 int gt_stats_idle(const gt_stats_scope *s, int64_t kernel_wait_ns, gt_idle_stats *out, gt_error *err)
 {
@@ -39,7 +29,15 @@ int gt_stats_idle(const gt_stats_scope *s, int64_t kernel_wait_ns, gt_idle_stats
 		v[n++] = (item){s->steps.count ? w : GT_NONE, sp->track, i, sp->ts_ns, sp->ts_ns + sp->dur_ns,
 				l == GT_NONE ? INT64_MIN : m->spans[l].ts_ns};
 	}
-	qsort(v, n, sizeof *v, cmp_item);
+	stats_records rec; /* by (window, track, start), ties in span order */
+	if (stats_records_init(&rec, v, n, sizeof *v) < 0) {
+		gt_big_free(v);
+		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)n);
+	}
+	stats_records_by_i64(&rec, offsetof(item, ts));
+	stats_records_by_u32(&rec, offsetof(item, track));
+	stats_records_by_u32(&rec, offsetof(item, window));
+	v = stats_records_done(&rec);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].track != v[i - 1].track;

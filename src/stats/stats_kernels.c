@@ -1,37 +1,17 @@
-/* The kernels report (stats.h): the device spans by (window, key, name,
- * duration), one sort, then each group's distribution; the busy time from
- * the spans by (window, process, start). */
+/* The kernels report (stats.h): the device spans ordered by (window, key,
+ * name, duration), then each group's distribution; the busy time from the
+ * spans ordered by (window, process, start). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "stats_order.h"
 
 typedef struct item {
 	uint32_t window, key, name, process;
 	int64_t dur, ts;
 } item;
-
-static int cmp_group(const void *x, const void *y)
-{
-	const item *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return a->dur < b->dur ? -1 : a->dur > b->dur;
-}
-
-static int cmp_start(const void *x, const void *y)
-{
-	const item *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	if (a->process != b->process)
-		return a->process < b->process ? -1 : 1;
-	return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
 
 /* Rows tie by the name's text, or by class. */
 struct row_order {
@@ -65,19 +45,21 @@ static uint32_t union_busy(const item *v, uint64_t n, busy_of *busy, bool *overf
 {
 	uint32_t k = 0;
 	for (uint64_t i = 0; i < n;) {
+		const item *x = &v[i];
 		busy_of *b = &busy[k++];
-		*b = (busy_of){v[i].window, v[i].process, 0};
-		int64_t lo = v[i].ts, hi = v[i].ts + v[i].dur;
+		*b = (busy_of){x->window, x->process, 0};
+		int64_t lo = x->ts, hi = x->ts + x->dur;
 		for (i++;; i++) {
-			bool same = i < n && v[i].window == b->window && v[i].process == b->process;
-			if (same && v[i].ts <= hi) {
-				hi = v[i].ts + v[i].dur > hi ? v[i].ts + v[i].dur : hi;
+			x = i < n ? &v[i] : NULL;
+			bool same = x && x->window == b->window && x->process == b->process;
+			if (same && x->ts <= hi) {
+				hi = x->ts + x->dur > hi ? x->ts + x->dur : hi;
 				continue;
 			}
 			*overflow |= __builtin_add_overflow(b->ns, hi - lo, &b->ns);
 			if (!same)
 				break;
-			lo = v[i].ts, hi = v[i].ts + v[i].dur;
+			lo = x->ts, hi = x->ts + x->dur;
 		}
 	}
 	return k;
@@ -115,8 +97,8 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 	const gt_model *m = s->m;
 	memset(out, 0, sizeof *out);
 	item *v = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *v);
-	busy_of *busy = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *busy);
-	if (!v || !busy) {
+	busy_of *busy = NULL;
+	if (!v) {
 		gt_big_free(v), gt_big_free(busy);
 		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)s->device_spans);
 	}
@@ -134,17 +116,40 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 		v[n++] = (item){s->steps.count ? w : GT_NONE, key, group_class ? s->device[i] : sp->name,
 				m->tracks[sp->track].process, sp->dur_ns, sp->ts_ns};
 	}
-	qsort(v, n, sizeof *v, cmp_start);
-	uint32_t nbusy = union_busy(v, n, busy, &out->overflow);
+	stats_records rec;
+	int64_t *durs = gt_big_malloc(n ? n : 1, sizeof *durs);
+	if (!durs || stats_records_init(&rec, v, n, sizeof *v) < 0) {
+		gt_big_free(v), free(busy), gt_big_free(durs);
+		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)n);
+	}
+	stats_records_by_i64(&rec, offsetof(item, ts));
+	stats_records_by_u32(&rec, offsetof(item, process));
+	stats_records_by_u32(&rec, offsetof(item, window));
+	uint32_t pairs = 0; /* (window, process) pairs */
+	for (uint64_t i = 0; i < n; i++) {
+		const item *a = (const item *)rec.v + i, *b = a - 1;
+		pairs += i == 0 || a->window != b->window || a->process != b->process;
+	}
+	if (!(busy = malloc((pairs ? pairs : 1) * sizeof *busy))) {
+		gt_big_free(stats_records_done(&rec)), gt_big_free(durs);
+		return gt_fail(err, GT_EINPUT, "out of memory for the busy time");
+	}
+	uint32_t nbusy = union_busy(rec.v, n, busy, &out->overflow);
 	for (uint32_t i = 0; i < nbusy; i++)
 		out->overflow |= __builtin_add_overflow(out->busy_ns, busy[i].ns, &out->busy_ns);
-	qsort(v, n, sizeof *v, cmp_group);
+	stats_records_by_i64(&rec, offsetof(item, dur));
+	stats_records_by_u32(&rec, offsetof(item, name));
+	stats_records_by_u32(&rec, offsetof(item, key));
+	stats_records_by_u32(&rec, offsetof(item, window));
+	v = stats_records_done(&rec);
 	uint32_t groups = 0;
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n; i++) {
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].key != v[i - 1].key || v[i].name != v[i - 1].name;
+		durs[i] = v[i].dur;
+	}
 	out->rows = calloc(groups ? groups : 1, sizeof *out->rows);
 	if (!out->rows) {
-		gt_big_free(v), gt_big_free(busy);
+		gt_big_free(v), free(busy), gt_big_free(durs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u kernel names", groups);
 	}
 	for (uint64_t i = 0; i < n;) {
@@ -154,10 +159,11 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 		gt_kernel_stat *r = &out->rows[out->count++];
 		r->window = v[i].window, r->key = v[i].key, r->name = v[i].name;
 		r->busy_ns = busy_for(s, busy, nbusy, by, v[i].window, v[i].key);
-		gt_stats_dist_of(&v[i].dur, sizeof *v, j - i, &r->d, &out->overflow);
+		gt_stats_dist_of(&durs[i], sizeof *durs, j - i, &r->d, &out->overflow);
 		i = j;
 	}
-	gt_big_free(v), gt_big_free(busy);
+	gt_big_free(durs);
+	gt_big_free(v), free(busy);
 	struct row_order order = {m, group_class};
 	qsort_r(out->rows, out->count, sizeof *out->rows, cmp_row, &order);
 	return 0;

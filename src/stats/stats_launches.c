@@ -2,40 +2,12 @@
  * latency, and the queue of its stream it joins (found per stream over
  * the whole trace, so that a step's first launches see the queue the last
  * step left); then per (window, stream) the distributions. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
-
-static int cmp_stream(const void *x, const void *y)
-{
-	const gt_launch *a = x, *b = y;
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	if (a->launch_ns != b->launch_ns)
-		return a->launch_ns < b->launch_ns ? -1 : 1;
-	return a->span < b->span ? -1 : a->span > b->span;
-}
-
-static int cmp_window(const void *x, const void *y)
-{
-	const gt_launch *a = x, *b = y;
-	if (a->window != b->window)
-		return a->window < b->window ? -1 : 1;
-	return cmp_stream(x, y);
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
+#include "stats_order.h"
 
 /* q for the launches of one stream [v, v + n), by launch time: those
  * launched at or before each one's launch, less those left by then (a
@@ -45,7 +17,8 @@ static int queue_lengths(gt_launch *v, uint64_t n, int64_t *leave)
 {
 	for (uint64_t i = 0; i < n; i++)
 		leave[i] = v[i].start_ns > v[i].launch_ns ? v[i].start_ns : v[i].launch_ns;
-	qsort(leave, n, sizeof *leave, cmp_i64);
+	if (stats_sort_i64(leave, n) < 0)
+		return -1;
 	uint64_t left = 0;
 	for (uint64_t i = 0; i < n;) {
 		uint64_t j = i + 1; /* launches at the same time join the same queue */
@@ -84,16 +57,26 @@ int gt_stats_launches(const gt_stats_scope *s, gt_launch_stats *out, gt_error *e
 		v[n++] = (gt_launch){s->steps.count ? w : 0, d->track, i, l, m->spans[l].ts_ns, d->ts_ns,
 				     d->ts_ns - m->spans[l].ts_ns, 0};
 	}
-	qsort(v, n, sizeof *v, cmp_stream);
-	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i + 1;
-		while (j < n && v[j].track == v[i].track)
-			j++;
-		queue_lengths(v + i, j - i, tmp);
-		i = j;
+	stats_records rec; /* by (track, launch), ties in span order; then by window */
+	int rc = stats_records_init(&rec, v, n, sizeof *v);
+	if (rc == 0) {
+		stats_records_by_i64(&rec, offsetof(gt_launch, launch_ns));
+		stats_records_by_u32(&rec, offsetof(gt_launch, track));
+		v = rec.v;
+		for (uint64_t i = 0; rc == 0 && i < n;) {
+			uint64_t j = i + 1;
+			while (j < n && v[j].track == v[i].track)
+				j++;
+			rc = queue_lengths(v + i, j - i, tmp);
+			i = j;
+		}
+		stats_records_by_u32(&rec, offsetof(gt_launch, window)); /* the scope: GT_NONE sorts last */
+		v = stats_records_done(&rec);
 	}
-	/* the scope: spans in a window (GT_NONE sorts last) */
-	qsort(v, n, sizeof *v, cmp_window);
+	if (rc < 0) {
+		gt_big_free(v), gt_big_free(tmp), gt_big_free(q);
+		return gt_fail(err, GT_EINPUT, "out of memory for %llu launches", (unsigned long long)n);
+	}
 	uint64_t kept = 0;
 	while (kept < n && (!s->steps.count || v[kept].window != GT_NONE))
 		kept++;
@@ -114,8 +97,11 @@ int gt_stats_launches(const gt_stats_scope *s, gt_launch_stats *out, gt_error *e
 			j++;
 		for (uint64_t k = i; k < j; k++)
 			tmp[k - i] = v[k].latency_ns, q[k - i] = v[k].queue;
-		qsort(tmp, j - i, sizeof *tmp, cmp_i64);
-		qsort(q, j - i, sizeof *q, cmp_u32);
+		if (stats_sort_i64(tmp, j - i) < 0 || stats_sort_u32(q, j - i) < 0) {
+			gt_big_free(tmp), gt_big_free(q);
+			out->launches = v, out->launch_count = kept;
+			return gt_fail(err, GT_EINPUT, "out of memory for %llu launches", (unsigned long long)n);
+		}
 		gt_launch_stat *r = &out->rows[out->count++];
 		r->window = v[i].window, r->track = v[i].track;
 		gt_stats_dist_of(tmp, sizeof *tmp, j - i, &r->latency, &out->overflow);
