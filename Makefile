@@ -94,7 +94,7 @@ check-viewer: all
 .PHONY: check-hta
 check-hta: all
 	$(Q)sh scripts/install-deps hta
-	$(Q)GPUTRACE_HTA=1 GPUTRACE_BIN=$(BIN) sh tests/hta.sh
+	$(Q)GPUTRACE_BIN=$(BIN) sh scripts/check-hta
 
 ## demo: install what is missing, build, run gputrace on a real trace from testdata/
 demo: deps

@@ -514,11 +514,8 @@ def compare(label, t, gt, cmpr, notes, job):
                     den_rank = facts[rank]["busy"]
                     shares.append((rank, w, g["share"], float(h["sum (us)"]) / busy_h,
                                    float(h["sum (us)"]) / den_rank if den_rank else 0.0, tol))
-        # one convention for every row: the job's busy time, else (by rank) the rank's
-        fits = lambda i: all(abs(x[2] - x[i]) <= x[5] + 1e-12 for x in shares)
-        use = 3 if fits(3) or not job else 4 if fits(4) else 3
-        if job and shares:
-            notes.append("kernels --by rank: share is of %s GPU busy time" % ("the job's" if use == 3 else "the rank's"))
+        # by rank, a share is of the rank's GPU busy time (man gputrace: STATS); else the job's
+        use = 4 if job else 3
         for x in shares:
             cmpr.val("share", x[0], x[1] + " share = sum / busy (%s)" % ("kernel-type total" if use == 3 else "the rank's union"), x[2], x[use], x[5])
     # overlap

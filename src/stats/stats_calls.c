@@ -53,30 +53,26 @@ static int cmp_row(const void *x, const void *y, void *model)
 	return strcmp(gt_model_str(m, a->name), gt_model_str(m, b->name));
 }
 
-/* The report's spans: item index per span (GT_NONE: not one), items filled
- * but for self and gpu. */
-static uint64_t gather(const gt_stats_scope *s, int which, uint32_t *of, item *v)
+/* The report's spans: item index per span (GT_NONE: not one), and with v
+ * the items, but for self and gpu; the count either way. */
+static uint64_t gather(const gt_stats_scope *s, const uint8_t *cat, uint32_t *of, item *v)
 {
 	const gt_model *m = s->m;
-	uint8_t *cat = calloc(m->strings.count ? m->strings.count : 1, 1); /* 0 unknown, 1 no, 2 yes */
-	if (!cat)
-		return UINT64_MAX;
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		const gt_span *sp = &m->spans[i];
 		uint32_t w = gt_stats_window(s, i);
-		of[i] = GT_NONE;
-		if ((sp->kind != GT_SPAN_COMPLETE && sp->kind != GT_SPAN_DURATION) ||
+		if (of)
+			of[i] = GT_NONE;
+		if (cat[sp->cat] != 2 || (sp->kind != GT_SPAN_COMPLETE && sp->kind != GT_SPAN_DURATION) ||
 		    m->tracks[sp->track].kind != GT_TRACK_THREAD || gt_stats_is_device(s, i) || w == GT_NONE)
 			continue;
-		if (!cat[sp->cat])
-			cat[sp->cat] = 1 + category_of(which, gt_model_str(m, sp->cat));
-		if (cat[sp->cat] != 2)
-			continue;
-		of[i] = (uint32_t)n;
-		v[n++] = (item){s->steps.count ? w : GT_NONE, sp->name, sp->dur_ns, sp->dur_ns, 0, 0};
+		if (v) {
+			of[i] = (uint32_t)n;
+			v[n] = (item){s->steps.count ? w : GT_NONE, sp->name, sp->dur_ns, sp->dur_ns, 0, 0};
+		}
+		n++;
 	}
-	free(cat);
 	return n;
 }
 
@@ -84,13 +80,23 @@ int gt_stats_calls(const gt_stats_scope *s, int which, gt_call_stats *out, gt_er
 {
 	const gt_model *m = s->m;
 	memset(out, 0, sizeof *out);
+	uint8_t *cat = calloc(m->strings.count ? m->strings.count : 1, 1); /* per category: 1 no, 2 yes */
+	if (!cat)
+		return gt_fail(err, GT_EINPUT, "out of memory for the calls of %u spans", m->span_count);
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		uint8_t *c = &cat[m->spans[i].cat];
+		if (!*c)
+			*c = 1 + category_of(which, gt_model_str(m, m->spans[i].cat));
+	}
+	uint64_t n = gather(s, cat, NULL, NULL);
 	uint32_t *of = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *of);
-	item *v = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *v);
-	uint64_t n = of && v ? gather(s, which, of, v) : UINT64_MAX;
-	if (n == UINT64_MAX) {
-		gt_big_free(of), gt_big_free(v);
+	item *v = gt_big_malloc(n ? n : 1, sizeof *v);
+	if (!of || !v) {
+		free(cat), gt_big_free(of), gt_big_free(v);
 		return gt_fail(err, GT_EINPUT, "out of memory for the calls of %u spans", m->span_count);
 	}
+	gather(s, cat, of, v);
+	free(cat);
 	/* self: less each nesting child's duration (a flow's child is not nested) */
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		const gt_span *sp = &m->spans[i];

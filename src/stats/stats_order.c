@@ -14,9 +14,7 @@ int stats_records_init(stats_records *r, void *v, uint64_t n, size_t size)
 	if (n < 2)
 		return 0;
 	r->scratch = gt_big_malloc(n, size);
-	r->digit = gt_big_malloc(n, sizeof *r->digit);
-	if (!r->scratch || !r->digit) {
-		gt_big_free(r->scratch), gt_big_free(r->digit);
+	if (!r->scratch) {
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
@@ -26,13 +24,43 @@ int stats_records_init(stats_records *r, void *v, uint64_t n, size_t size)
 void *stats_records_done(stats_records *r)
 {
 	void *v = r->v;
-	gt_big_free(r->scratch), gt_big_free(r->digit);
+	gt_big_free(r->scratch);
 	memset(r, 0, sizeof *r);
 	return v;
 }
 
+static inline uint32_t digit_of(const char *rec, size_t offset, int wide, int64_t lo, int shift)
+{
+	const char *p = rec + offset;
+	uint64_t k = wide ? (uint64_t)*(const int64_t *)p - (uint64_t)lo : (uint64_t)(*(const uint32_t *)p - (uint32_t)lo);
+	return (uint32_t)((k >> shift) & (BUCKETS - 1));
+}
+
+/* Moves a record; the sizes the reports use are copied as constants. */
+static inline void move(char *to, const char *from, size_t size)
+{
+	switch (size) {
+	case 24:
+		memcpy(to, from, 24);
+		break;
+	case 32:
+		memcpy(to, from, 32);
+		break;
+	case 40:
+		memcpy(to, from, 40);
+		break;
+	case 48:
+		memcpy(to, from, 48);
+		break;
+	default:
+		memcpy(to, from, size);
+	}
+}
+
 /* The passes over the digits of the key at offset (wide: int64_t, else
- * uint32_t) less lo, whose range is [0, range], moving whole records. */
+ * uint32_t) less lo, whose range is [0, range], moving whole records; a
+ * digit is read again when its record moves rather than kept (less memory
+ * to fault in). */
 static void radix(stats_records *r, uint64_t range, size_t offset, int wide, int64_t lo)
 {
 	uint64_t count[BUCKETS];
@@ -40,14 +68,9 @@ static void radix(stats_records *r, uint64_t range, size_t offset, int wide, int
 		const char *in = r->v;
 		char *out = r->scratch;
 		memset(count, 0, sizeof count);
-		for (uint64_t i = 0; i < r->n; i++) {
-			const char *p = in + i * r->size + offset;
-			uint64_t k = wide ? (uint64_t)*(const int64_t *)p - (uint64_t)lo : (uint64_t)(*(const uint32_t *)p - (uint32_t)lo);
-			uint32_t d = (uint32_t)((k >> shift) & (BUCKETS - 1));
-			r->digit[i] = d;
-			count[d]++;
-		}
-		if (count[r->digit[0]] == r->n)
+		for (uint64_t i = 0; i < r->n; i++)
+			count[digit_of(in + i * r->size, offset, wide, lo, shift)]++;
+		if (count[digit_of(in, offset, wide, lo, shift)] == r->n)
 			continue; /* one digit throughout: nothing moves */
 		uint64_t at = 0;
 		for (int b = 0; b < BUCKETS; b++) {
@@ -55,8 +78,10 @@ static void radix(stats_records *r, uint64_t range, size_t offset, int wide, int
 			count[b] = at;
 			at += c;
 		}
-		for (uint64_t i = 0; i < r->n; i++)
-			memcpy(out + count[r->digit[i]]++ * r->size, in + i * r->size, r->size);
+		for (uint64_t i = 0; i < r->n; i++) {
+			const char *rec = in + i * r->size;
+			move(out + count[digit_of(rec, offset, wide, lo, shift)]++ * r->size, rec, r->size);
+		}
 		void *t = r->v;
 		r->v = r->scratch, r->scratch = t;
 	}

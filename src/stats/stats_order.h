@@ -13,7 +13,6 @@ typedef struct stats_records {
 	void *scratch;
 	uint64_t n;
 	size_t size;
-	uint32_t *digit; /* per record: its digit in the current pass */
 } stats_records;
 
 /* Takes v (gt_big_malloc'd) over; -1 out of memory (v is still the caller's). */

@@ -53,27 +53,26 @@ static int64_t departure(const gt_model *m, const gt_flow *f)
 }
 
 /* Each device span's launcher: the host span its earliest departing flow
- * leaves (ties: the lowest flow). */
+ * leaves (ties: the lowest flow). The array holds the flow first, then its
+ * source. */
 static int find_launchers(gt_stats_scope *s, gt_error *err)
 {
 	const gt_model *m = s->m;
-	s->launcher = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *s->launcher);
-	int64_t *at = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *at);
-	if (!s->launcher || !at) {
-		gt_big_free(at);
+	uint32_t *l = s->launcher = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *s->launcher);
+	if (!l)
 		return gt_fail(err, GT_EINPUT, "out of memory for the launches of %u spans", m->span_count);
-	}
-	memset(s->launcher, 0xff, (size_t)m->span_count * sizeof *s->launcher);
+	memset(l, 0xff, (size_t)m->span_count * sizeof *l);
 	for (uint32_t i = 0; i < m->flow_count; i++) {
 		const gt_flow *f = &m->flows[i];
 		if (f->src == GT_NONE || f->dst == GT_NONE || f->src == f->dst || !gt_stats_is_device(s, f->dst) ||
 		    gt_stats_is_device(s, f->src) || !thread_span(m, &m->spans[f->src]))
 			continue;
-		int64_t t = departure(m, f);
-		if (s->launcher[f->dst] == GT_NONE || t < at[f->dst])
-			s->launcher[f->dst] = f->src, at[f->dst] = t;
+		if (l[f->dst] == GT_NONE || departure(m, f) < departure(m, &m->flows[l[f->dst]]))
+			l[f->dst] = i;
 	}
-	gt_big_free(at);
+	for (uint32_t i = 0; i < m->span_count; i++)
+		if (l[i] != GT_NONE)
+			l[i] = m->flows[l[i]].src;
 	return 0;
 }
 
