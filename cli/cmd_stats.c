@@ -30,7 +30,7 @@ static const struct gt_opt stats_opts[] = {
 	{"by", 0, "KEY", OPT_BY, "kernels: also by stream, rank or step (step alone: --step 'ProfilerStep#*')"},
 	{"group", 0, "class", OPT_GROUP, "kernels: per device class (compute, communication, memcpy, memset) instead of per name"},
 	{"rows", 0, NULL, OPT_ROWS, "launches: one row per launch (latency, the queue it joins) instead of the summary"},
-	{"top", 0, "N", OPT_TOP, "the N largest rows of each report and step (default: all; text on a terminal: 20)"},
+	{"top", 0, "N", OPT_TOP, "kernels, ops, runtime: the N largest rows of each step (default: all; a text or Markdown report on stdout: 20)"},
 	{"kernel-wait", 0, "NS", OPT_KERNEL_WAIT, "idle: a gap shorter than NS ns that the host did not cause is kernel wait (default 30, as HTA)"},
 	{"collective-name", 0, "REGEX", OPT_STATS_COLLECTIVE, "kernels whose name matches REGEX are communication too"},
 	GT_OPT_FORMAT_REPORTS, GT_OPT_OUTPUT, GT_OPT_PARENTS, GT_OPT_THREADS, GT_OPT_MAX_EXPANSION, GT_OPT_STRICT,
@@ -154,18 +154,25 @@ static int tabulate(const struct stats_run *r, const gt_stats_scope *s, int repo
 	bool brief = r->c.report >= 0;
 	stats_table *st = &res->tables[res->ntables];
 	int rc = 0;
+	uint32_t total;
 	bool overflow = false;
 	switch (report) {
 	case R_KERNELS:
+		total = res->kernels.count;
 		res->kernels.count = keep_top(res->kernels.rows, res->kernels.count, sizeof *res->kernels.rows, r->top);
 		rc = stats_table_kernels(st, s, &res->kernels, r->by, r->group_class, brief);
+		if (rc == 0)
+			stats_table_note_top(st, res->kernels.count, total);
 		overflow = res->kernels.overflow;
 		break;
 	case R_OPS:
 	case R_RUNTIME: {
 		gt_call_stats *c = &res->calls[report == R_RUNTIME];
+		total = c->count;
 		c->count = keep_top(c->rows, c->count, sizeof *c->rows, r->top);
 		rc = stats_table_calls(st, s, c, report == R_RUNTIME ? GT_STATS_RUNTIME : GT_STATS_OPS, brief);
+		if (rc == 0)
+			stats_table_note_top(st, c->count, total);
 		overflow = c->overflow;
 		break;
 	}

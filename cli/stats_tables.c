@@ -101,8 +101,20 @@ static void begin(stats_table *st, const gt_stats_scope *s, const char *name, co
 static void meta(stats_table *st, const char *key, int64_t v)
 {
 	size_t k = st->t.nmeta;
-	snprintf(st->meta[k - 3], sizeof st->meta[k - 3], "%" PRId64, v);
-	st->mk[k] = key, st->mv[k] = st->meta[k - 3];
+	if (k >= STATS_MAX_META)
+		return;
+	snprintf(st->meta[k], sizeof st->meta[k], "%" PRId64, v);
+	st->mk[k] = key, st->mv[k] = st->meta[k];
+	st->t.nmeta++;
+}
+
+void stats_table_note_top(stats_table *st, uint32_t shown, uint32_t total)
+{
+	size_t k = st->t.nmeta;
+	if (shown == total || k >= STATS_MAX_META)
+		return;
+	snprintf(st->meta[k], sizeof st->meta[k], "the largest %u of %u (--top 0: every row)", shown, total);
+	st->mk[k] = "rows", st->mv[k] = st->meta[k];
 	st->t.nmeta++;
 }
 

@@ -12,7 +12,7 @@ typedef struct stats_table {
 	gt_table t;
 	gt_column cols[STATS_MAX_COLS];
 	const char *mk[STATS_MAX_META], *mv[STATS_MAX_META];
-	char meta[2][32];
+	char meta[STATS_MAX_META][64];
 	const gt_stats_scope *s;
 	const void *rows;     /* the report's rows; each starts with its window */
 	size_t row_size;
@@ -33,6 +33,8 @@ int stats_table_launches(stats_table *st, const gt_stats_scope *s, const gt_laun
 int stats_table_launch_rows(stats_table *st, const gt_stats_scope *s, const gt_launch_stats *l);
 int stats_table_idle(stats_table *st, const gt_stats_scope *s, const gt_idle_stats *i, int64_t kernel_wait_ns,
 		     bool brief);
+/* Says in the metadata that --top kept shown of total rows. */
+void stats_table_note_top(stats_table *st, uint32_t shown, uint32_t total);
 void stats_table_free(stats_table *st);
 
 #endif
