@@ -225,7 +225,7 @@ int gt_report_shorten_all(const char *const *names, size_t n, size_t width, char
 	}
 	/* names that print alike, found sorted (in order within a run of
 	 * one text): after the first, each other name than the first's is
-	 * given in full where that fits a little more room, else numbered */
+	 * numbered, shortened again to leave room for the number */
 	size_t *order = malloc((n ? n : 1) * sizeof *order);
 	if (!order) {
 		gt_report_free_names(out, n);
@@ -252,10 +252,10 @@ int gt_report_shorten_all(const char *const *names, size_t n, size_t width, char
 				continue;
 			if (!alt_of || strcmp(alt_of, names[at])) {
 				alt_of = names[at];
-				if (gt_report_columns(names[at]) <= width + 20)
-					snprintf(buf, sizeof buf, "%s", names[at]);
-				else
-					snprintf(buf, sizeof buf, "%.*s #%zu", (int)(sizeof buf - 24), out[at], k++);
+				char num[24], cut[sizeof buf - sizeof num];
+				int len = snprintf(num, sizeof num, " #%zu", k++);
+				gt_report_shorten(names[at], width > (size_t)len + 8 ? width - (size_t)len : 8, cut, sizeof cut);
+				snprintf(buf, sizeof buf, "%s%s", cut, num);
 			}
 			if (!(alt = strdup(buf)))
 				rc = -1;

@@ -171,8 +171,8 @@ static void add_dist(stats_table *st, size_t at, const char *prefix, bool brief)
 			      offsetof(gt_stats_dist, min_ns),    offsetof(gt_stats_dist, max_ns),
 			      offsetof(gt_stats_dist, stddev_ns)};
 	for (size_t i = prefix ? 1 : 0; i < 7; i++) {
-		if (brief && (i == 4 || i == 6 || (prefix && i == 1)))
-			continue; /* a person reads the total, mean, median, p95 and max */
+		if (brief && (i == 4 || i == 6 || (prefix ? i == 1 || i == 5 : i == 2)))
+			continue; /* a person reads the total, mean, p95 and max (latencies: median and p95) */
 		const char *const *n = prefix ? latency[i] : names[i];
 		add_ns(st, n[0], n[1], at + off[i]);
 	}
@@ -294,7 +294,8 @@ int stats_table_calls(stats_table *st, const gt_stats_scope *s, const gt_call_st
 		add(st, (gt_column){.name = "kind", .type = GT_COL_STR, .get_str = call_kind, .get_ctx = st});
 	add_u64(st, "count", offsetof(gt_call_stat, d.count));
 	add_ns(st, "total_us", "total_ns", offsetof(gt_call_stat, d.total_ns));
-	add_ns(st, "self_us", "self_ns", offsetof(gt_call_stat, self_ns));
+	if (!brief || ops) /* a runtime call's self time is nearly all of it */
+		add_ns(st, "self_us", "self_ns", offsetof(gt_call_stat, self_ns));
 	add_ns(st, "gpu_us", "gpu_ns", offsetof(gt_call_stat, gpu_ns));
 	if (!brief)
 		add_u64(st, "launched", offsetof(gt_call_stat, launched));
@@ -324,7 +325,8 @@ int stats_table_launches(stats_table *st, const gt_stats_scope *s, const gt_laun
 	add(st, (gt_column){.name = "stream", .type = GT_COL_STR, .get_str = launch_stream, .get_ctx = st});
 	add_u64(st, "launches", offsetof(gt_launch_stat, latency.count));
 	add_dist(st, offsetof(gt_launch_stat, latency), "latency", brief);
-	add_u32(st, "queue_median", offsetof(gt_launch_stat, queue_median));
+	if (!brief)
+		add_u32(st, "queue_median", offsetof(gt_launch_stat, queue_median));
 	add_u32(st, "queue_p95", offsetof(gt_launch_stat, queue_p95));
 	add_u32(st, "queue_max", offsetof(gt_launch_stat, queue_max));
 	meta(st, "launches", (int64_t)l->launch_count);
