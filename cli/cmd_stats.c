@@ -265,6 +265,7 @@ static int write_all(const struct gt_common *c, struct results *res)
 	return gt_outfile_commit(&out, &err) < 0 ? gt_report(&err) : 0;
 }
 
+/* -1 to go on, else the status to exit with. */
 static int parse(const struct gt_command *cmd, int argc, char **argv, struct stats_run *r, struct gt_opt_state *st)
 {
 	const char *arg;
@@ -321,7 +322,7 @@ static int parse(const struct gt_command *cmd, int argc, char **argv, struct sta
 	gt_operand_stdin(st);
 	if (st->noperands < 1)
 		return gt_usage_error(cmd, "'stats' takes a TRACE (several files or a directory: one job)");
-	return 0;
+	return -1;
 }
 
 static int run_stats(const struct gt_command *cmd, int argc, char **argv)
@@ -331,7 +332,7 @@ static int run_stats(const struct gt_command *cmd, int argc, char **argv)
 	r.c.reports_ok = true;
 	struct gt_opt_state st;
 	int rc = parse(cmd, argc, argv, &r, &st);
-	if (rc)
+	if (rc >= 0)
 		return rc;
 	r.opt.threads = r.c.threads;
 	gt_model m;
