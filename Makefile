@@ -23,7 +23,7 @@ ifeq ($(FAULTS),1)
 endif
 CPPFLAGS += -Isrc -Icli -I$(BUILD)/gen -DCL_TARGET_OPENCL_VERSION=120
 CFLAGS += $(CSTD) $(WARN) $(OPT) -pthread
-LDLIBS += -lOpenCL -lcjson -lzstd -lz -lxxhash -lm -pthread
+LDLIBS += -lOpenCL -lcjson -lzstd -lisal -lz -lxxhash -lm -pthread
 LDFLAGS += $(filter -fsanitize%,$(OPT))
 
 LIB_SRC = $(wildcard src/*/*.c)
