@@ -130,6 +130,29 @@ static uint32_t intern_hashed(gt_builder *b, const jl_slice *s, uint64_t hash, g
 	return id;
 }
 
+/* An event's name or category through its piece's table: interned at its
+ * first use in the piece, then found by local id. */
+static uint32_t intern_local(gt_builder *b, const jl_slice *s, uint64_t hash, uint32_t local, gt_error *err,
+			     const raw_event *ev)
+{
+	if (local == GT_NONE || !b->local_global)
+		return intern_hashed(b, s, hash, err, ev);
+	uint32_t *g = &b->local_global[local];
+	if (*g == GT_NONE)
+		*g = intern_hashed(b, s, hash, err, ev);
+	return *g;
+}
+
+static uint32_t intern_name(gt_builder *b, const raw_event *ev, gt_error *err)
+{
+	return intern_local(b, &ev->name, ev->name_hash, ev->name_local, err, ev);
+}
+
+static uint32_t intern_cat(gt_builder *b, const raw_event *ev, gt_error *err)
+{
+	return intern_local(b, &ev->cat, ev->cat_hash, ev->cat_local, err, ev);
+}
+
 /* Key words for a pid/tid/id value: kind in the high bits of w[0]. */
 static int id_words(gt_builder *b, const raw_id *r, uint64_t *kind, uint64_t *val, gt_error *err,
 		    const raw_event *ev)
@@ -406,8 +429,8 @@ static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int
 		return fail_at(b, err, ev, "more spans than a 32-bit span id holds"), GT_NONE;
 	if (ev->index > UINT32_MAX)
 		return fail_at(b, err, ev, "more events than a 32-bit event index holds"), GT_NONE;
-	uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
-	uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
+	uint32_t name = intern_name(b, ev, err);
+	uint32_t cat = intern_cat(b, ev, err);
 	if (name == GT_NONE || cat == GT_NONE)
 		return GT_NONE;
 	uint8_t group = group_of(b, cat, err, ev);
@@ -455,7 +478,7 @@ static int close_top(gt_builder *b, uint32_t track, const raw_event *ev, gt_erro
 		return 0;
 	}
 	if (ev->name.p && ev->name.len) {
-		uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+		uint32_t name = intern_name(b, ev, err);
 		if (name == GT_NONE)
 			return -1;
 		if (name != s->name)
@@ -473,7 +496,7 @@ static int close_span(gt_builder *b, uint32_t track, const raw_event *ev, gt_err
 	u32vec *st = &b->open[track];
 	uint32_t name = GT_NONE;
 	if (ev->name.p && ev->name.len) {
-		name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+		name = intern_name(b, ev, err);
 		if (name == GT_NONE)
 			return -1;
 	}
@@ -502,8 +525,8 @@ static int add_flow_point(gt_builder *b, const raw_event *ev, gt_error *err)
 	uint32_t track = thread_track(b, ev, err);
 	if (track == GT_NONE)
 		return -1;
-	uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
-	uint32_t name = intern_hashed(b, &ev->name, ev->name_hash, err, ev);
+	uint32_t cat = intern_cat(b, ev, err);
+	uint32_t name = intern_name(b, ev, err);
 	uint64_t ikind = 0, ival = 0;
 	if (cat == GT_NONE || name == GT_NONE ||
 	    (ev->id.kind && id_words(b, &ev->id, &ikind, &ival, err, ev) < 0))
@@ -907,7 +930,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 			warn_event(b, GT_WARN_INVALID_ID, ev, false);
 			return 0;
 		}
-		uint32_t cat = intern_hashed(b, &ev->cat, ev->cat_hash, err, ev);
+		uint32_t cat = intern_cat(b, ev, err);
 		if (cat == GT_NONE)
 			return -1;
 		track = async_track(b, ev, cat, err);

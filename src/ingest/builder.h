@@ -39,6 +39,7 @@ typedef struct thread_memo {
 
 typedef struct gt_builder {
 	gt_model *m;
+	uint32_t *local_global; /* the events' piece: local id -> string id (GT_NONE: not yet); NULL: none */
 	gt_keymap processes, threads, asyncs, series;
 	u32vec *open;  /* per track: stack of open span ids (B, b, S) */
 	u32vec unfinished; /* X spans without dur, in id order: they end with the trace */

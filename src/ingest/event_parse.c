@@ -271,6 +271,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 {
 	const char *p = *pp;
 	memset(ev, 0, sizeof *ev);
+	ev->name_local = ev->cat_local = UINT32_MAX; /* GT_NONE: set by the piece that parsed it */
 	ev->text = p;
 	uint64_t utf8_before = lx->invalid_utf8, nonstd_before = lx->nonstandard;
 	p++; /* '{' */

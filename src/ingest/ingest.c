@@ -17,6 +17,7 @@
 #include "ingest.h"
 #include "input.h"
 #include "builder.h"
+#include "local_names.h"
 #include "raw_event.h"
 #include "resume.h"
 #include "base/base.h"
@@ -61,6 +62,7 @@ typedef struct piece {
 	bool overshot;       /* passed its stop without landing on it */
 	bool eof;            /* no bytes follow the window */
 	jl_lexer lx;         /* its counts cover complete events only */
+	local_names names;   /* the names and categories its events use */
 } piece;
 
 typedef struct ingest {
@@ -190,6 +192,7 @@ static void parse_piece(piece *pc)
 	pc->n = 0;
 	pc->hit_close = false;
 	pc->overshot = false;
+	local_names_reset(&pc->names);
 	for (;;) {
 		const char *q = jl_skip_ws(p, lx->end);
 		pc->end_pos = p;
@@ -240,6 +243,8 @@ static void parse_piece(piece *pc)
 			return;
 		}
 		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
+		ev->name_local = local_names_id(&pc->names, &ev->name, ev->name_hash);
+		ev->cat_local = local_names_id(&pc->names, &ev->cat, ev->cat_hash);
 		r = jl_skip_ws(r, lx->end);
 		if (r >= lx->end) {
 			pc->rc = JL_NEED_MORE;
@@ -306,14 +311,18 @@ static void add_lexer_counts(gt_model *m, const jl_lexer *lx)
 static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
 {
 	piece *pc = &g->pieces[t];
+	g->builder.local_global = pc->names.global;
 	for (size_t i = 0; i < pc->n; i++) {
 		raw_event *ev = &pc->evs[i];
 		ev->index = g->events;
 		ev->offset += g->win_base;
-		if (gt_builder_add(&g->builder, ev, err) < 0)
+		if (gt_builder_add(&g->builder, ev, err) < 0) {
+			g->builder.local_global = NULL;
 			return -1;
+		}
 		g->events++;
 	}
+	g->builder.local_global = NULL;
 	add_lexer_counts(g->m, &pc->lx);
 	if (pc->n && pc->rc != JL_ERROR) {
 		/* only whitespace and one ',' lie between the last event and end_pos */
@@ -793,8 +802,10 @@ static int run(ingest *g, gt_error *err)
 static void teardown(ingest *g)
 {
 	gt_builder_free(&g->builder);
-	for (int t = 0; t < MAX_PIECES; t++)
+	for (int t = 0; t < MAX_PIECES; t++) {
 		free(g->pieces[t].evs);
+		local_names_free(&g->pieces[t].names);
+	}
 	if (!g->map)
 		free(g->win);
 }

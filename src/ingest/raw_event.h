@@ -48,6 +48,7 @@ typedef struct raw_event {
 	jl_slice name, cat, scope, args;
 	jl_slice ph_text; /* the phase when it is not one character */
 	uint64_t name_hash, cat_hash; /* gt_strpool_hash of name and cat, unless escaped */
+	uint32_t name_local, cat_local; /* ids in the piece's own table (local_names.h), or GT_NONE */
 	raw_id pid, tid, id, bind_id;
 	char ph;
 	char s;  /* instant scope */
