@@ -51,6 +51,13 @@ static int grow(gt_keymap *m)
 	return 0;
 }
 
+/* Four words compared inline: a memcmp call per probe was a tenth of the
+ * builder's time. */
+static inline bool same_key(const gt_key *a, const gt_key *b)
+{
+	return ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])) == 0;
+}
+
 uint32_t *gt_keymap_slot(gt_keymap *m, const gt_key *k, bool *found)
 {
 	if (!m->keys || (uint64_t)(m->count + 1) * 2 > (uint64_t)m->mask + 1)
@@ -58,7 +65,7 @@ uint32_t *gt_keymap_slot(gt_keymap *m, const gt_key *k, bool *found)
 			return NULL;
 	uint64_t j = hash_key(k) & m->mask;
 	while (m->vals[j]) {
-		if (memcmp(&m->keys[j], k, sizeof *k) == 0) {
+		if (same_key(&m->keys[j], k)) {
 			*found = true;
 			return &m->vals[j];
 		}
@@ -76,7 +83,7 @@ uint32_t gt_keymap_get(const gt_keymap *m, const gt_key *k)
 		return UINT32_MAX;
 	uint64_t j = hash_key(k) & m->mask;
 	while (m->vals[j]) {
-		if (memcmp(&m->keys[j], k, sizeof *k) == 0)
+		if (same_key(&m->keys[j], k))
 			return m->vals[j] - 1;
 		j = (j + 1) & m->mask;
 	}
