@@ -80,6 +80,9 @@ typedef struct ingest {
 	gt_builder builder;
 	gt_model *m;
 	unsigned threads;
+	/* GPUTRACE_INGEST_TIMES: where the builder thread's time went, ns */
+	bool timed;
+	uint64_t t_refill, t_build, t_await, t_finish;
 	piece pieces[MAX_PIECES];
 	const gt_load_options *opt;
 	uint64_t total_bytes;
@@ -438,6 +441,13 @@ static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const 
  * exactly at the next cut (a wrong guess, an error, the array's end)
  * discards the pieces after it: the state machine goes on from where it
  * really ended. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int parse_events(ingest *g, size_t *pos, gt_error *err)
 {
 	const char *cuts[MAX_PIECES + 1];
@@ -466,11 +476,15 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	int rc = 0;
 	bool more = true;
 	for (unsigned t = 0; t < k && rc == 0 && more; t++) {
+		uint64_t t0 = g->timed ? now_ns() : 0;
 		if (k > 1)
 			await_piece(&pp, t);
 		else
 			parse_piece(&g->pieces[0]);
+		uint64_t t1 = g->timed ? now_ns() : 0;
 		rc = stitch_piece(g, t, k, pos, &more, err);
+		if (g->timed)
+			g->t_await += t1 - t0, g->t_build += now_ns() - t1;
 	}
 	if (k > 1) {
 		pthread_mutex_lock(&pp.mu);
@@ -764,8 +778,11 @@ static int run(ingest *g, gt_error *err)
 	gt_model *m = g->m;
 	size_t keep = 0;
 	for (;;) {
+		uint64_t t0 = g->timed ? now_ns() : 0;
 		if (refill(g, keep, err) < 0)
 			return -1;
+		if (g->timed)
+			g->t_refill += now_ns() - t0;
 		keep = 0;
 		int r = step(g, &keep, err);
 		if (r < 0)
@@ -796,7 +813,11 @@ static int run(ingest *g, gt_error *err)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
 	}
 	gt_model_read_distributed_info(m);
-	return gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
+	uint64_t t0 = g->timed ? now_ns() : 0;
+	int rc = gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
+	if (g->timed)
+		g->t_finish = now_ns() - t0;
+	return rc;
 }
 
 static void teardown(ingest *g)
@@ -820,7 +841,14 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		rc = gt_builder_init(&g.builder, m, path, err);
 	if (rc == 0) {
 		g.builder.finish_threads = g.threads;
+		g.timed = getenv("GPUTRACE_INGEST_TIMES") != NULL;
+		uint64_t t0 = g.timed ? now_ns() : 0;
 		rc = run(&g, err);
+		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
+			fprintf(stderr, "gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, "
+					"parsing or waiting for pieces %.3f s, building %.3f s, finishing %.3f s\n",
+				path, g.threads, (now_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9,
+				g.t_build / 1e9, g.t_finish / 1e9);
 	}
 	teardown(&g);
 	return rc;
