@@ -1,10 +1,14 @@
 /* gt_parallel_ranges: every index of [0, n) visited exactly once, in
  * consecutive ranges no shorter than asked (but for n below it), whatever
- * the thread count; the first failing range's result comes back. */
+ * the thread count; the first failing range's result comes back.
+ * gt_parallel_sort: the order qsort gives, for every thread count. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/jobs.h"
+#include "base/par_sort.h"
+#include "base/splitmix.h"
 #include "testutil.h"
 
 struct visits {
@@ -63,9 +67,51 @@ START_TEST(first_failure_returned)
 }
 END_TEST
 
+/* records with few distinct keys (many ties broken by seq), like the
+ * ingest's flow points */
+typedef struct rec {
+	uint32_t key, seq;
+	int64_t ts;
+} rec;
+
+static int cmp_rec(const void *x, const void *y)
+{
+	const rec *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+START_TEST(parallel_sort_is_qsort)
+{
+	static const size_t sizes[] = {0, 1, 1000, 65536 * 2 + 7, 65536 * 9 + 3};
+	static const unsigned threads[] = {1, 2, 3, 8, 16};
+	uint64_t state = 42;
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		size_t n = sizes[s];
+		rec *v = malloc((n + 1) * sizeof *v), *want = malloc((n + 1) * sizeof *v), *got = malloc((n + 1) * sizeof *v);
+		ck_assert(v && want && got);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (rec){(uint32_t)(gt_splitmix64(&state) % 7), (uint32_t)i, (int64_t)(gt_splitmix64(&state) % 1000)};
+		memcpy(want, v, n * sizeof *v);
+		if (n)
+			qsort(want, n, sizeof *want, cmp_rec);
+		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+			memcpy(got, v, n * sizeof *v);
+			ck_assert_int_eq(gt_parallel_sort(got, n, sizeof *got, cmp_rec, threads[t]), 0);
+			ck_assert(n == 0 || memcmp(got, want, n * sizeof *got) == 0);
+		}
+		free(v), free(want), free(got);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	const gt_test ranges[] = {GT_TEST(every_index_once), GT_TEST(first_failure_returned), {0}};
-	const gt_tcase cases[] = {{"ranges", 0, ranges}, {0}};
+	const gt_test sorts[] = {GT_TEST(parallel_sort_is_qsort), {0}};
+	const gt_tcase cases[] = {{"ranges", 0, ranges}, {"sort", 0, sorts}, {0}};
 	return gt_run_cases("jobs", cases);
 }

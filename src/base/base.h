@@ -3,8 +3,8 @@
  * for tests (fault.h), the galloping search over sorted runs
  * (sorted_search.h), a deterministic random stream (splitmix.h), large
  * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h),
- * little-endian integers in byte buffers (le_bytes.h) and shares rounded
- * to millionths (share.h). It includes nothing
+ * little-endian integers in byte buffers (le_bytes.h), shares rounded
+ * to millionths (share.h) and a comparison sort on threads (par_sort.h). It includes nothing
  * of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
@@ -17,5 +17,6 @@
 #include "jobs.h"
 #include "le_bytes.h"
 #include "share.h"
+#include "par_sort.h"
 
 #endif

@@ -275,8 +275,10 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 static void *sort_points(void *arg)
 {
 	gt_builder *b = arg;
-	if (b->npoints) /* qsort's base must not be NULL, even for 0 items */
-		qsort(b->points, b->npoints, sizeof *b->points, cmp_point);
+	/* beside the track work, on the threads it leaves (qsort's base must not be NULL) */
+	unsigned threads = b->finish_threads > 2 ? b->finish_threads / 2 : 1;
+	if (b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
+		qsort(b->points, b->npoints, sizeof *b->points, cmp_point); /* no memory for the scratch: in place */
 	return NULL;
 }
 
