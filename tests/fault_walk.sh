@@ -56,7 +56,9 @@ stragglers -j1 -q -o OUT $tmp/job
 stragglers -q -f arrow -o OUT $tmp/r0.arrow $tmp/r1.arrow
 critical-path -j1 -q --device host -o OUT $tmp/job
 spans -j1 -f csv --parents nesting -o OUT $tmp/lanes.gtx
-spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json"
+spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json
+stats -j1 -q --report all -o OUT testdata/stats/steps.json
+stats -j2 -q --report all --by step -o OUT $tmp/job"
 
 # Under the sanitizers, commands on an OpenCL device run without the exit-time
 # leak check: LeakSanitizer's thread tracer itself crashes now and then
