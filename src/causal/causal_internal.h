@@ -98,6 +98,9 @@ static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 }
 
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
+/* Only the spans' classes, the windows and each span's window: what the
+ * summaries per step need (gt_causal_step_windows). */
+int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 void causal_trace_free(causal_trace *t);
 
 /* --- causal_collective.c --------------------------------------------- */

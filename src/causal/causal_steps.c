@@ -1,5 +1,5 @@
 /* The --step windows on their own (causal.h: gt_causal_step_windows): the
- * trace-wide part of the analysis, kept for its windows and placement. */
+ * classes, windows and placement of the analysis, none of its edges. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +11,7 @@ int gt_causal_step_windows(const gt_model *m, const char *step_glob, unsigned th
 	memset(out, 0, sizeof *out);
 	gt_causal_options opt = {.step_glob = step_glob, .threads = threads};
 	causal_trace t;
-	if (causal_trace_init(&t, m, &opt, err) < 0) {
+	if (causal_trace_windows(&t, m, &opt, err) < 0) {
 		causal_trace_free(&t);
 		return -1;
 	}

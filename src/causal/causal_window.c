@@ -685,6 +685,15 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	return rc;
 }
 
+int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err)
+{
+	memset(t, 0, sizeof *t);
+	t->m = m;
+	if (classify_spans(t, opt, err) < 0 || make_windows(t, opt, err) < 0)
+		return -1;
+	return place(t, gt_thread_count(opt->threads, GT_MAX_JOBS), err);
+}
+
 void causal_trace_free(causal_trace *t)
 {
 	gt_big_free(t->span_class);

@@ -54,8 +54,9 @@ static int cmp_row(const void *x, const void *y, void *model)
 }
 
 /* The report's spans: item index per span (GT_NONE: not one), and with v
- * the items, but for self and gpu; the count either way. */
-static uint64_t gather(const gt_stats_scope *s, const uint8_t *cat, uint32_t *of, item *v)
+ * the items, but for self and gpu; the count either way. cat: per
+ * category string, 0 not yet known, 1 not the report's, 2 the report's. */
+static uint64_t gather(const gt_stats_scope *s, int which, uint8_t *cat, uint32_t *of, item *v)
 {
 	const gt_model *m = s->m;
 	uint64_t n = 0;
@@ -64,8 +65,12 @@ static uint64_t gather(const gt_stats_scope *s, const uint8_t *cat, uint32_t *of
 		uint32_t w = gt_stats_window(s, i);
 		if (of)
 			of[i] = GT_NONE;
-		if (cat[sp->cat] != 2 || (sp->kind != GT_SPAN_COMPLETE && sp->kind != GT_SPAN_DURATION) ||
+		if ((sp->kind != GT_SPAN_COMPLETE && sp->kind != GT_SPAN_DURATION) ||
 		    m->tracks[sp->track].kind != GT_TRACK_THREAD || gt_stats_is_device(s, i) || w == GT_NONE)
+			continue;
+		if (!cat[sp->cat])
+			cat[sp->cat] = 1 + category_of(which, gt_model_str(m, sp->cat));
+		if (cat[sp->cat] != 2)
 			continue;
 		if (v) {
 			of[i] = (uint32_t)n;
@@ -80,22 +85,17 @@ int gt_stats_calls(const gt_stats_scope *s, int which, gt_call_stats *out, gt_er
 {
 	const gt_model *m = s->m;
 	memset(out, 0, sizeof *out);
-	uint8_t *cat = calloc(m->strings.count ? m->strings.count : 1, 1); /* per category: 1 no, 2 yes */
+	uint8_t *cat = calloc(m->strings.count ? m->strings.count : 1, 1);
 	if (!cat)
 		return gt_fail(err, GT_EINPUT, "out of memory for the calls of %u spans", m->span_count);
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		uint8_t *c = &cat[m->spans[i].cat];
-		if (!*c)
-			*c = 1 + category_of(which, gt_model_str(m, m->spans[i].cat));
-	}
-	uint64_t n = gather(s, cat, NULL, NULL);
+	uint64_t n = gather(s, which, cat, NULL, NULL);
 	uint32_t *of = gt_big_malloc(m->span_count ? m->span_count : 1, sizeof *of);
 	item *v = gt_big_malloc(n ? n : 1, sizeof *v);
 	if (!of || !v) {
 		free(cat), gt_big_free(of), gt_big_free(v);
 		return gt_fail(err, GT_EINPUT, "out of memory for the calls of %u spans", m->span_count);
 	}
-	gather(s, cat, of, v);
+	gather(s, which, cat, of, v);
 	free(cat);
 	/* self: less each nesting child's duration (a flow's child is not nested) */
 	for (uint32_t i = 0; i < m->span_count; i++) {
@@ -119,15 +119,12 @@ int gt_stats_calls(const gt_stats_scope *s, int which, gt_call_stats *out, gt_er
 	}
 	gt_big_free(of);
 	out->calls = n;
-	stats_records rec;
-	if (stats_records_init(&rec, v, n, sizeof *v) < 0) {
+	static const stats_key by[] = {{offsetof(item, window), false}, {offsetof(item, name), false},
+				       {offsetof(item, dur), true}};
+	if (stats_sort_records((void **)&v, n, sizeof *v, by, 3) < 0) {
 		gt_big_free(v);
 		return gt_fail(err, GT_EINPUT, "out of memory for %llu calls", (unsigned long long)n);
 	}
-	stats_records_by_i64(&rec, offsetof(item, dur));
-	stats_records_by_u32(&rec, offsetof(item, name));
-	stats_records_by_u32(&rec, offsetof(item, window));
-	v = stats_records_done(&rec);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].name != v[i - 1].name;

@@ -59,16 +59,12 @@ int gt_stats_gpu_time(const gt_stats_scope *s, gt_gpu_times *out, gt_error *err)
 		e[n++] = (edge){w, p, sp->ts_ns, 1, c};
 		e[n++] = (edge){w, p, sp->ts_ns + sp->dur_ns, 0, c};
 	}
-	stats_records rec;
-	if (stats_records_init(&rec, e, n, sizeof *e) < 0) {
+	static const stats_key by[] = {{offsetof(edge, window), false}, {offsetof(edge, process), false},
+				       {offsetof(edge, t), true}, {offsetof(edge, begins), false}};
+	if (stats_sort_records((void **)&e, n, sizeof *e, by, 4) < 0) {
 		gt_big_free(e);
 		return gt_fail(err, GT_EINPUT, "out of memory for the GPU time");
 	}
-	stats_records_by_u32(&rec, offsetof(edge, begins));
-	stats_records_by_i64(&rec, offsetof(edge, t));
-	stats_records_by_u32(&rec, offsetof(edge, process));
-	stats_records_by_u32(&rec, offsetof(edge, window));
-	e = stats_records_done(&rec);
 	uint32_t rows = 0;
 	for (uint64_t i = 0; i < n; i++)
 		rows += i == 0 || e[i].window != e[i - 1].window || e[i].process != e[i - 1].process;

@@ -29,15 +29,12 @@ int gt_stats_idle(const gt_stats_scope *s, int64_t kernel_wait_ns, gt_idle_stats
 		v[n++] = (item){s->steps.count ? w : GT_NONE, sp->track, i, sp->ts_ns, sp->ts_ns + sp->dur_ns,
 				l == GT_NONE ? INT64_MIN : m->spans[l].ts_ns};
 	}
-	stats_records rec; /* by (window, track, start), ties in span order */
-	if (stats_records_init(&rec, v, n, sizeof *v) < 0) {
+	static const stats_key by[] = {{offsetof(item, window), false}, {offsetof(item, track), false},
+				       {offsetof(item, ts), true}}; /* ties in span order */
+	if (stats_sort_records((void **)&v, n, sizeof *v, by, 3) < 0) {
 		gt_big_free(v);
 		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)n);
 	}
-	stats_records_by_i64(&rec, offsetof(item, ts));
-	stats_records_by_u32(&rec, offsetof(item, track));
-	stats_records_by_u32(&rec, offsetof(item, window));
-	v = stats_records_done(&rec);
 	uint32_t groups = 0;
 	for (uint64_t i = 0; i < n; i++)
 		groups += i == 0 || v[i].window != v[i - 1].window || v[i].track != v[i - 1].track;

@@ -98,10 +98,8 @@ int gt_stats_kernels(const gt_stats_scope *s, int by, bool group_class, gt_kerne
 	memset(out, 0, sizeof *out);
 	item *v = gt_big_malloc(s->device_spans ? s->device_spans : 1, sizeof *v);
 	busy_of *busy = NULL;
-	if (!v) {
-		gt_big_free(v), gt_big_free(busy);
+	if (!v)
 		return gt_fail(err, GT_EINPUT, "out of memory for %llu device spans", (unsigned long long)s->device_spans);
-	}
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < m->span_count; i++) {
 		uint32_t w = gt_stats_window(s, i);

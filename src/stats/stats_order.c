@@ -111,6 +111,20 @@ void stats_records_by_i64(stats_records *r, size_t offset)
 	radix(r, (uint64_t)hi - (uint64_t)lo, offset, 1, lo); /* offsets from the smallest: no overflow */
 }
 
+int stats_sort_records(void **v, uint64_t n, size_t size, const stats_key *keys, size_t nkeys)
+{
+	stats_records r;
+	if (stats_records_init(&r, *v, n, size) < 0)
+		return -1;
+	for (size_t k = nkeys; k-- > 0;) /* least significant first */
+		if (keys[k].wide)
+			stats_records_by_i64(&r, keys[k].offset);
+		else
+			stats_records_by_u32(&r, keys[k].offset);
+	*v = stats_records_done(&r);
+	return 0;
+}
+
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;

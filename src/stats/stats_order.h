@@ -5,6 +5,7 @@
 #ifndef GT_STATS_ORDER_H
 #define GT_STATS_ORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,17 @@ void *stats_records_done(stats_records *r);
 /* One stable sort by the uint32_t or int64_t key at offset in each record. */
 void stats_records_by_u32(stats_records *r, size_t offset);
 void stats_records_by_i64(stats_records *r, size_t offset);
+
+/* A sort key: the uint32_t (wide: int64_t) at offset in each record. */
+typedef struct stats_key {
+	size_t offset;
+	bool wide;
+} stats_key;
+
+/* Sorts the n records at *v by keys, the most significant first (ties keep
+ * their order); *v may move to another block. -1 out of memory (*v
+ * untouched). */
+int stats_sort_records(void **v, uint64_t n, size_t size, const stats_key *keys, size_t nkeys);
 
 /* Sorts n values in place, ascending. -1 out of memory. */
 int stats_sort_i64(int64_t *v, uint64_t n);
