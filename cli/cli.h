@@ -31,7 +31,7 @@ enum {
 	{ "format", 'f', "FMT", OPT_FORMAT,                                                                \
 	  "json (default; on a terminal text), text, markdown, ndjson, csv, arrow or arrow-stream" }
 #define GT_OPT_OUTPUT   { "output", 'o', "FILE", OPT_OUTPUT, "write to FILE atomically instead of stdout" }
-#define GT_OPT_DEVICE   { "device", 'd', "DEV", OPT_DEVICE, "auto, host, an index from 'gputrace devices', or a name substring" }
+#define GT_OPT_DEVICE   { "device", 'd', "DEV", OPT_DEVICE, "auto, host, gpu, an index from 'gputrace devices', or a name substring" }
 #define GT_OPT_QUIET    { "quiet", 'q', NULL, OPT_QUIET, "no notices on stderr" }
 #define GT_OPT_PROGRESS { "progress", 0, NULL, OPT_PROGRESS, "show progress on stderr even when it is not a terminal" }
 #define GT_OPT_STRICT   { "strict", 0, NULL, OPT_STRICT, "exit 4 when a result is flagged incomplete or the trace had events skipped, cut or repaired" }

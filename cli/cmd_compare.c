@@ -611,7 +611,7 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	if (rc == 0 && !held)
 		rc = GT_EINPUT;
 	if (rc == 0)
-		gt_cli_device_prefetch(&c, forest_model ? "critpath" : "cpm");
+		gt_cli_device_prefetch(&c, forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH);
 	for (int k = 0; rc == 0 && k < 2; k++) {
 		s[k].input = st.operands[k];
 		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
@@ -620,7 +620,9 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 	if (rc == 0) {
 		gt_error err = {0};
 		char chosen[512] = "";
-		if (gt_cli_device_open(&c, &cl, chosen, sizeof chosen, &err) < 0)
+		uint64_t spans = (uint64_t)s[0].m.span_count > s[1].m.span_count ? s[0].m.span_count : s[1].m.span_count;
+		if (gt_cli_device_open(&c, forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH, spans, &cl, chosen,
+				       sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
 		else
 			gt_device_notice(&c, chosen);

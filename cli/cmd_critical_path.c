@@ -208,7 +208,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_error err = {0};
 	char chosen[512];
 	gt_cl *cl = NULL;
-	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(c, GT_WORK_CAUSAL_PATH, m->span_count, &cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(c, chosen);
 	char device[300];
@@ -292,7 +292,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		return GT_EUSAGE;
 	struct gt_stages stages;
 	gt_stages_begin(&stages);
-	gt_cli_device_prefetch(&c, a.forest || a.forest_model ? "critpath" : "cpm");
+	gt_cli_device_prefetch(&c, a.forest || a.forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH);
 	if (a.forest)
 		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows, &stages);
 	gt_model m;

@@ -424,7 +424,7 @@ static int open_device(struct run *r)
 {
 	gt_error err = {0};
 	char chosen[256] = "";
-	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(&r->c, GT_WORK_QUERY, r->x.m.span_count, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(&r->c, chosen);
 	uint64_t bad;
@@ -516,7 +516,7 @@ static int run_query_cmd(const struct gt_command *cmd, int argc, char **argv)
 		return gt_usage_error(cmd, "bad --time '%s': %s", v.time, why);
 	if (v.lanes && gt_parse_lane_window(v.lanes, &l0, &l1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", v.lanes, why);
-	gt_cli_device_prefetch(&r.c, "tindex");
+	gt_cli_device_prefetch(&r.c, GT_WORK_QUERY);
 	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);
 	if (rc == 0)
 		rc = open_device(&r);

@@ -53,7 +53,7 @@ static int query(struct run *r, const gt_tquery *q, uint32_t *cand, uint64_t *n)
 {
 	gt_error err = {0};
 	char chosen[256] = "";
-	if (gt_cli_device_open(&r->c, &r->cl, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(&r->c, GT_WORK_RENDER, r->x.m.span_count, &r->cl, chosen, sizeof chosen, &err) < 0)
 		return gt_report(&err);
 	gt_device_notice(&r->c, chosen);
 	gt_tresult res = {.candidates = cand, .capacity = r->x.ix->batch_count};
@@ -136,7 +136,7 @@ static int run_render(const struct gt_command *cmd, int argc, char **argv)
 	if (lanes_arg && gt_parse_lane_window(lanes_arg, &q.lane0, &q.lane1, &why) < 0)
 		return gt_usage_error(cmd, "bad --lanes '%s': %s", lanes_arg, why);
 	double t_start = now_ms();
-	gt_cli_device_prefetch(&r.c, "tindex");
+	gt_cli_device_prefetch(&r.c, GT_WORK_RENDER);
 	char label[600];
 	const char *input = gt_input_label(st.operands, st.noperands, label, sizeof label);
 	int rc = gt_cli_index_open_many(&r.x, &r.c, st.operands, st.noperands);

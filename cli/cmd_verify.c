@@ -144,7 +144,7 @@ static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 	gt_error err = {0};
 	if (gt_outfile_open(&out, c.output, false, &err) < 0)
 		return gt_report(&err);
-	gt_cli_device_prefetch(&c, "tindex");
+	gt_cli_device_prefetch(&c, GT_WORK_VERIFY);
 	gt_gtx g;
 	gt_model m;
 	memset(&m, 0, sizeof m);
@@ -165,7 +165,7 @@ static int run_verify(const struct gt_command *cmd, int argc, char **argv)
 	uint32_t all = 0;
 	if (!bits) {
 		rc = gt_fail(&err, GT_EINPUT, "out of memory");
-	} else if (gt_cli_device_open(&c, &cl, chosen, sizeof chosen, &err) < 0) {
+	} else if (gt_cli_device_open(&c, GT_WORK_VERIFY, g.ix.span_count, &cl, chosen, sizeof chosen, &err) < 0) {
 		rc = -1;
 	} else if (cl) {
 		if (gt_tindex_cl_open(&dev, cl, &g.ix, &err) < 0 ||

@@ -581,7 +581,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 
 	char chosen[512];
 	gt_cl *cl = NULL;
-	if (gt_cli_device_open(c, &cl, chosen, sizeof chosen, &err) < 0)
+	if (gt_cli_device_open(c, GT_WORK_FOREST_PATH, in.n, &cl, chosen, sizeof chosen, &err) < 0)
 		goto fail;
 	gt_device_notice(c, chosen);
 	char device[300];

@@ -6,7 +6,54 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#define NEVER UINT64_MAX
+
+/* The smallest trace, in spans, from which the GPU path measured faster end
+ * to end than the host path, per work; NEVER where it was slower at every
+ * size measured. The H200 machine (16 cores), scripts/device-auto-rule at
+ * d6ad503, medians of 3, host against GPU:
+ *   forest path   1M 0.027 / 0.479 s, 20M 0.263 / 0.570 s, 100M 0.854 / 0.898 s
+ *   causal path   1M 0.364 / 1.00 s (per step 0.198 / 0.636), 20M 4.72 / 9.81 s
+ *   query         1M 0.042 / 0.412 s (1 viewport), 0.228 / 0.640 s (1,000);
+ *                 20M 0.563 / 0.767 s, 6.43 / 6.96 s
+ *   render        1M 0.092 / 0.500 s, 20M 0.628 / 0.854 s
+ *   verify        1M 0.054 / 0.456 s, 20M 0.976 / 1.531 s
+ * The GPU's set-up alone (driver start-up, context, programs; about 0.4 s)
+ * is more than the host path's whole command at 1M. */
+static const struct {
+	const char *what;
+	const char *program; /* built on the prefetch thread */
+	uint64_t min_spans;
+} auto_rule[] = {
+	[GT_WORK_FOREST_PATH] = {"the forest critical path", "critpath", NEVER},
+	[GT_WORK_CAUSAL_PATH] = {"the causal critical path", "cpm", NEVER},
+	[GT_WORK_QUERY] = {"viewport queries", "tindex", NEVER},
+	[GT_WORK_RENDER] = {"a picture's query", "tindex", NEVER},
+	[GT_WORK_VERIFY] = {"the index check", "tindex", NEVER},
+};
+
+bool gt_cli_auto_takes_gpu(enum gt_gpu_work work, uint64_t spans)
+{
+	return spans >= auto_rule[work].min_spans;
+}
+
+/* --device, else $GPUTRACE_DEVICE, else auto */
+static const char *device_spec(const struct gt_common *c)
+{
+	const char *spec = c->device;
+	if (!spec || !*spec)
+		spec = getenv("GPUTRACE_DEVICE");
+	return spec && *spec ? spec : "auto";
+}
+
+static bool is_auto(const struct gt_common *c)
+{
+	return strcasecmp(device_spec(c), "auto") == 0;
+}
 
 static struct {
 	bool started;
@@ -50,12 +97,14 @@ static bool same_spec(const char *spec)
 	return spec ? pending.has_spec && strcmp(spec, pending.spec) == 0 : !pending.has_spec;
 }
 
-void gt_cli_device_prefetch(const struct gt_common *c, const char *program)
+void gt_cli_device_prefetch(const struct gt_common *c, enum gt_gpu_work work)
 {
 #ifdef GT_FAULT_INJECTION
-	(void)c, (void)program;
+	(void)c, (void)work;
 #else
-	if (pending.started || (c->device && strcmp(c->device, "host") == 0))
+	const char *program = auto_rule[work].program;
+	if (pending.started || strcasecmp(device_spec(c), "host") == 0 ||
+	    (is_auto(c) && auto_rule[work].min_spans == NEVER))
 		return;
 	if (c->device && strlen(c->device) >= sizeof pending.spec)
 		return;
@@ -67,8 +116,18 @@ void gt_cli_device_prefetch(const struct gt_common *c, const char *program)
 #endif
 }
 
-int gt_cli_device_open(const struct gt_common *c, gt_cl **cl, char *chosen, size_t chosen_len, gt_error *err)
+int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_t spans, gt_cl **cl,
+		       char *chosen, size_t chosen_len, gt_error *err)
 {
+	if (is_auto(c) && !gt_cli_auto_takes_gpu(work, spans)) {
+		gt_cli_device_settle();
+		*cl = NULL;
+		if (chosen && chosen_len)
+			snprintf(chosen, chosen_len,
+				 "device: host (plain C; auto: the host path is faster end to end for %s%s)",
+				 auto_rule[work].what, auto_rule[work].min_spans == NEVER ? "" : " at this size");
+		return 0;
+	}
 	if (!pending.started || !same_spec(c->device)) {
 		gt_cli_device_settle();
 		return gt_cl_open(cl, c->device, chosen, chosen_len, err);

@@ -6,18 +6,39 @@
 #ifndef GT_CLI_DEVICE_OPEN_H
 #define GT_CLI_DEVICE_OPEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cli.h"
 #include "cl/cl.h"
 
-/* Starts opening c->device (and building or loading `program`, NULL for
- * none) on a thread. Nothing happens when --device is host. */
-void gt_cli_device_prefetch(const struct gt_common *c, const char *program);
+/* The work a command can run on an OpenCL device. */
+enum gt_gpu_work {
+	GT_WORK_FOREST_PATH, /* critical-path --model forest, compare's */
+	GT_WORK_CAUSAL_PATH, /* critical-path, compare's */
+	GT_WORK_QUERY,       /* query */
+	GT_WORK_RENDER,      /* render's viewport query */
+	GT_WORK_VERIFY,      /* verify's hierarchy check */
+};
 
-/* gt_cl_open for c->device: the prefetched device when one was started for
- * the same --device, else opened now. */
-int gt_cli_device_open(const struct gt_common *c, gt_cl **cl, char *chosen, size_t chosen_len, gt_error *err);
+/* --device auto's rule: whether auto takes a GPU for `work` on `spans`
+ * spans. It does only where the GPU path measured faster end to end than
+ * the host path on the same machine (BENCHMARKS.md, "--device auto"); the
+ * table in device_open.c holds the measured sizes. */
+bool gt_cli_auto_takes_gpu(enum gt_gpu_work work, uint64_t spans);
+
+/* Starts opening c->device (and building or loading the work's program) on
+ * a thread. Nothing happens when --device is host, or when it is auto and
+ * the rule takes the GPU at no size for this work. */
+void gt_cli_device_prefetch(const struct gt_common *c, enum gt_gpu_work work);
+
+/* Opens c->device for `work` on `spans` spans: the host path when it is
+ * auto and the rule says so (*cl NULL, chosen says why), else the
+ * prefetched device when one was started for the same --device, else
+ * gt_cl_open now. */
+int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_t spans, gt_cl **cl,
+		       char *chosen, size_t chosen_len, gt_error *err);
 
 /* Waits for a prefetch nobody took and closes its device: before exit, so
  * no driver start-up is still running while the process ends. */

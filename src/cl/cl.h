@@ -43,11 +43,12 @@ typedef struct gt_cl_device_info {
  * error: *count is then 0. */
 int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err);
 
-/* Chooses and opens a device. spec: "auto", "host", an index N as listed by
- * gt_cl_list, or a case-insensitive substring of the platform or device name;
- * NULL means $GPUTRACE_DEVICE, else "auto". auto takes a GPU, else the host
- * path (never a CPU OpenCL device: PoCL is slower than the host path; name it
- * or its index to use it). On success *out is the runtime, or
+/* Chooses and opens a device. spec: "gpu" (or "auto"), "host", an index N as
+ * listed by gt_cl_list, or a case-insensitive substring of the platform or
+ * device name; NULL means $GPUTRACE_DEVICE, else "auto". gpu and auto take a
+ * GPU, else the host path (never a CPU OpenCL device: PoCL is slower than the
+ * host path; name it or its index to use it). The command line applies its
+ * per-command rule for auto before it calls this (cli/device_open.h). On success *out is the runtime, or
  * NULL for the host path; chosen (if non-NULL) receives a one-line
  * description of the choice for the CLI's notice. */
 int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, gt_error *err);

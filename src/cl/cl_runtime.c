@@ -304,9 +304,9 @@ static long choose(const char *spec, const gt_cl_device_info *infos, size_t n, g
 {
 	if (strcasecmp(spec, "host") == 0)
 		return -1;
-	if (strcasecmp(spec, "auto") == 0) {
+	if (strcasecmp(spec, "gpu") == 0 || strcasecmp(spec, "auto") == 0) {
 		/* A CPU OpenCL device (PoCL) is slower than the host path and
-		 * uses more memory: auto takes only a GPU. */
+		 * uses more memory: these take only a GPU. */
 		for (size_t i = 0; i < n; i++)
 			if (infos[i].is_gpu)
 				return (long)i;
@@ -354,7 +354,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 		spec = getenv("GPUTRACE_DEVICE");
 	if (!spec || !*spec)
 		spec = "auto";
-	bool is_auto = strcasecmp(spec, "auto") == 0;
+	bool is_auto = strcasecmp(spec, "auto") == 0 || strcasecmp(spec, "gpu") == 0;
 	if (strcasecmp(spec, "host") == 0) {
 		if (chosen)
 			snprintf(chosen, chosen_len, "device: host (plain C)");
