@@ -760,6 +760,7 @@ static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const g
 	g->threads = opt && opt->threads ? opt->threads : default_threads();
 	if (g->threads > MAX_THREADS)
 		g->threads = MAX_THREADS;
+	gt_input_set_threads(in, g->threads);
 	g->total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
 	g->win_cap = WINDOW_MIN;

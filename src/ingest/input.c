@@ -21,6 +21,7 @@
 
 #include "model/model.h"
 #include "base/base.h"
+#include "zstd_frames.h"
 
 #ifndef GT_FUZZING
 #define BLOCK_SIZE (4u << 20)
@@ -59,11 +60,17 @@ struct gt_input {
 	bool zs_live;
 	ZSTD_DCtx *zd;
 	uint64_t raw_total; /* compressed bytes consumed */
-	uint64_t out_total; /* decompressed bytes produced */
+	uint64_t out_total; /* decompressed bytes in filled blocks (the bomb check) */
+	uint64_t out_pos;   /* decompressed bytes produced (an error's offset) */
 
-	/* ring */
+	/* a zstd file of several frames: decoded on threads (zstd_frames.h) */
+	unsigned threads;
+	void *zmap; /* the compressed file, mapped */
+	gt_zframes *zf;
+
+	/* ring, filled once the first read starts the thread */
 	pthread_t thread;
-	bool thread_started;
+	bool ring, thread_started, started;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct block blocks[NBLOCKS];
@@ -122,7 +129,7 @@ static long inflate_zlib(gt_input *in, size_t avail, char *dst, size_t cap, gt_e
 		in->zs_live = false;
 	else if (rc != Z_OK && rc != Z_BUF_ERROR)
 		return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt gzip data (%s)", in->path,
-			       (unsigned long long)(in->out_total + got), in->zs.msg ? in->zs.msg : "inflate failed");
+			       (unsigned long long)(in->out_pos + got), in->zs.msg ? in->zs.msg : "inflate failed");
 	return (long)got;
 }
 
@@ -164,7 +171,7 @@ static long inflate_isal(gt_input *in, size_t avail, char *dst, size_t cap, gt_e
 	size_t got = cap - st->avail_out;
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt gzip data (%s)", in->path,
-			       (unsigned long long)(in->out_total + got), isal_error(rc));
+			       (unsigned long long)(in->out_pos + got), isal_error(rc));
 	if (st->block_state == ISAL_BLOCK_FINISH)
 		in->zs_live = false;
 	return (long)got;
@@ -206,7 +213,7 @@ static long produce(gt_input *in, char *dst, size_t cap, gt_error *err)
 		in->raw_pos = ib.pos;
 		if (ZSTD_isError(rc))
 			return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data (%s)", in->path,
-				       (unsigned long long)(in->out_total + ob.pos), ZSTD_getErrorName(rc));
+				       (unsigned long long)(in->out_pos + ob.pos), ZSTD_getErrorName(rc));
 		in->zs_live = rc != 0; /* 0: a frame just ended */
 		if (ob.pos)
 			return (long)ob.pos;
@@ -231,8 +238,10 @@ static void *reader_main(void *arg)
 		size_t len = 0;
 		gt_error e = {0};
 		long n = 0;
-		while (len < BLOCK_SIZE && (n = produce(in, b->data + len, BLOCK_SIZE - len, &e)) > 0)
+		while (len < BLOCK_SIZE && (n = produce(in, b->data + len, BLOCK_SIZE - len, &e)) > 0) {
 			len += (size_t)n;
+			in->out_pos += (uint64_t)n;
+		}
 		in->out_total += len;
 		/* compressed bytes consumed so far, not read ahead */
 		uint64_t used = in->raw_total - (in->raw_len - in->raw_pos);
@@ -298,7 +307,9 @@ static int detect(gt_input *in, gt_error *err)
 			in->isal->crc_flag = ISAL_GZIP;
 		}
 		in->zs_live = true;
-	} else if (in->raw_len >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd) {
+	} else if (in->raw_len >= 4 && ((h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd) ||
+					 /* a skippable frame first, as pzstd writes */
+					 ((h[0] & 0xf0) == 0x50 && h[1] == 0x2a && h[2] == 0x4d && h[3] == 0x18))) {
 		in->compression = GT_COMP_ZSTD;
 		in->zd = ZSTD_createDCtx();
 		if (!in->zd)
@@ -353,6 +364,7 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
+	in->ring = true;
 	for (int i = 0; i < NBLOCKS; i++) {
 		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
 		if (!in->blocks[i].data) {
@@ -360,11 +372,6 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 			goto fail_sync;
 		}
 	}
-	if (pthread_create(&in->thread, NULL, reader_main, in) != 0) {
-		gt_fail(err, GT_EINPUT, "cannot start the reader thread");
-		goto fail_sync;
-	}
-	in->thread_started = true;
 	*out = in;
 	return 0;
 fail_sync:
@@ -384,8 +391,45 @@ fail:
 	return -1;
 }
 
+void gt_input_set_threads(gt_input *in, unsigned threads)
+{
+	in->threads = threads;
+}
+
+/* At the first read: the frames' workers for a zstd file of several frames
+ * (given threads), else the reader thread. */
+static int start(gt_input *in, gt_error *err)
+{
+	in->started = true;
+	if (in->compression == GT_COMP_ZSTD && in->threads > 1 && in->file_size > 0 && in->file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_WILLNEED);
+			int rc = gt_zframes_open(&in->zf, m, (size_t)in->file_size, in->threads, in->max_expansion,
+						 in->path, err);
+			if (rc < 0) {
+				munmap(m, (size_t)in->file_size);
+				return -1;
+			}
+			if (rc == 1) {
+				in->zmap = m;
+				return 0;
+			}
+			munmap(m, (size_t)in->file_size);
+		}
+	}
+	if (pthread_create(&in->thread, NULL, reader_main, in) != 0)
+		return gt_fail(err, GT_EINPUT, "%s: cannot start the reader thread", in->path);
+	in->thread_started = true;
+	return 0;
+}
+
 long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 {
+	if (!in->started && start(in, err) < 0)
+		return -1;
+	if (in->zf)
+		return gt_zframes_read(in->zf, buf, cap, err);
 	size_t got = 0;
 	pthread_mutex_lock(&in->mu);
 	while (got < cap) {
@@ -461,11 +505,13 @@ int gt_input_compression(const gt_input *in)
 
 uint64_t gt_input_file_bytes(const gt_input *in)
 {
-	return in->raw_total;
+	return in->zf ? gt_zframes_consumed(in->zf) : in->raw_total;
 }
 
 bool gt_input_truncated(const gt_input *in)
 {
+	if (in->zf)
+		return gt_zframes_truncated(in->zf);
 	return in->truncated; /* written by the reader thread before it set done */
 }
 
@@ -484,12 +530,17 @@ void gt_input_close(gt_input *in)
 {
 	if (!in)
 		return;
+	gt_zframes_close(in->zf);
+	if (in->zmap)
+		munmap(in->zmap, (size_t)in->file_size);
 	if (in->thread_started) {
 		pthread_mutex_lock(&in->mu);
 		in->stop = true;
 		pthread_cond_broadcast(&in->cv);
 		pthread_mutex_unlock(&in->mu);
 		pthread_join(in->thread, NULL);
+	}
+	if (in->ring) {
 		pthread_mutex_destroy(&in->mu);
 		pthread_cond_destroy(&in->cv);
 	}

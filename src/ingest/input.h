@@ -1,6 +1,7 @@
 /* Trace input: a file or stdin, plain, gzip (concatenated members too) or
  * zstd (several frames too), recognised by magic bytes. Decompression runs
- * on a thread of its own so it overlaps parsing. */
+ * on a thread of its own so it overlaps parsing, or, for a zstd file of
+ * several frames, on several. */
 #ifndef GT_INPUT_H
 #define GT_INPUT_H
 
@@ -15,6 +16,10 @@ typedef struct gt_input gt_input;
 /* max_expansion: fail when decompressed/compressed bytes exceeds it
  * (a decompression bomb); 0 means no cap. */
 int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err);
+/* Threads for decoding, before the first read: a zstd regular file of
+ * several frames decodes them on up to this many (zstd_frames.h); 0 or 1,
+ * the default, decodes on the one reader thread. */
+void gt_input_set_threads(gt_input *in, unsigned threads);
 /* Reads up to cap bytes of decompressed text; returns the count, 0 at the
  * end, -1 on error (err set, naming the file and the offset). */
 long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err);
