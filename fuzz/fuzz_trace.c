@@ -6,7 +6,9 @@
  * decompressors' error paths), the parser's thread count, the parent mode
  * and the cap on expansion, and whether a compressed stream is cut short
  * (the truncated_input path). The input goes through a memfd (a regular file:
- * mapped when plain) or a pipe (read by the reader thread).
+ * mapped when plain) or a pipe (read by the reader thread). zstd may come as
+ * many small frames (bit 7), which a regular file decodes on threads: then
+ * a load with one thread must read it alike (the same spans or error).
  * A successful load must give a consistent model; a failed one an error. */
 #include <stdint.h>
 #include <stdio.h>
@@ -73,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		owned = gzip_bytes(data, size, &n);
 		break;
 	case 2:
-		owned = zstd_bytes(data, size, &n);
+		owned = (mode & 128) ? zstd_frames_bytes(data, size, 8 + size / 8, &n) : zstd_bytes(data, size, &n);
 		break;
 	default: /* 0 plain, 3 raw: the same bytes; the reader sniffs magic */
 		break;
@@ -133,12 +135,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gt_model_set_parent_mode(&m, opt.parent_mode == GT_PARENTS_NESTING
 							    ? GT_PARENTS_NESTING_FLOW : GT_PARENTS_NESTING);
 		check_model(&m);
-		gt_model_free(&m);
 	} else {
 		CHECK(err.status == GT_EINPUT);
 		CHECK(err.msg[0] != '\0');
 		CHECK(strchr(err.msg, '\n') == NULL);
 	}
+	if ((mode & 3) == 2 && (mode & 128) && !(mode & 32) && opt.threads > 1) {
+		/* the frames on threads against the one-thread decoder */
+		gt_model m1;
+		gt_error err1 = {0};
+		opt.threads = 1;
+		int rc1 = gt_model_load(&m1, path, &opt, &err1);
+		CHECK(rc1 == rc);
+		if (rc1 == 0) {
+			CHECK(m1.span_count == m.span_count && m1.stats.events == m.stats.events);
+			CHECK(m1.stats.warnings[GT_WARN_TRUNCATED_INPUT] == m.stats.warnings[GT_WARN_TRUNCATED_INPUT]);
+			gt_model_free(&m1);
+		} else {
+			CHECK(strcmp(err1.msg, err.msg) == 0);
+		}
+	}
+	if (rc == 0)
+		gt_model_free(&m);
 	close(fd);
 	return 0;
 }
