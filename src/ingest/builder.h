@@ -60,6 +60,9 @@ typedef struct gt_builder {
 	thread_memo memo[THREAD_MEMOS];
 	unsigned memo_next; /* the entry to replace next */
 	unsigned finish_threads; /* finish may use this many threads (0: one) */
+	/* GPUTRACE_INGEST_TIMES: finish's stages, ns (when timed) */
+	bool timed;
+	uint64_t t_tracks, t_flows, t_lanes, t_parents;
 } gt_builder;
 
 int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err);

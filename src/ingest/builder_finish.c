@@ -1,6 +1,7 @@
 /* The parts of the model that need every span: unclosed spans, the parent
  * forest (nesting, then flows), flow binding, lanes and the time range. */
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -511,6 +512,15 @@ static int assign_lanes(gt_model *m)
 	return 0;
 }
 
+static uint64_t stage_ns(const gt_builder *b)
+{
+	if (!b->timed)
+		return 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 {
 	gt_model *m = b->m;
@@ -541,6 +551,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		s->flags |= GT_SPANF_UNCLOSED;
 	}
 	b->unfinished.n = 0;
+	uint64_t t0 = stage_ns(b);
 	track_index ti = {0};
 	pthread_t sorter;
 	bool sorting = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN &&
@@ -550,12 +561,19 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	int rc = build_track_index(m, &ti, b->finish_threads);
 	if (sorting)
 		pthread_join(sorter, NULL);
-	if (rc < 0 || bind_flows(b, &ti) < 0 || assign_lanes(m) < 0) {
+	uint64_t t1 = stage_ns(b);
+	if (rc == 0)
+		rc = bind_flows(b, &ti);
+	uint64_t t2 = stage_ns(b);
+	if (rc < 0 || assign_lanes(m) < 0) {
 		track_index_free(&ti);
 		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
 	}
 	track_index_free(&ti);
+	uint64_t t3 = stage_ns(b);
 	gt_model_set_parent_mode(m, parent_mode);
+	uint64_t t4 = stage_ns(b);
+	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_lanes = t3 - t2, b->t_parents = t4 - t3;
 	if (m->parent_mode != parent_mode)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);
 	m->start_ns = m->end_ns = 0;
