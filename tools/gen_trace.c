@@ -12,6 +12,8 @@
  *
  * The output compression follows FILE's extension: .gz (zlib), .zst (zstd),
  * anything else plain JSON; no -o (or "-") writes plain JSON to stdout.
+ * --zstd-frame MB ends a zstd frame after every MB MiB of JSON: a file of
+ * several frames, as pzstd writes (less the skippable frames).
  * --spans N counts spans (X events) instead of events: exactly N either way.
  * A one-line JSON summary (events, spans, flows, bytes) goes to stderr.
  *
@@ -65,6 +67,7 @@ struct out {
 	char *zbuf;
 	size_t zcap;
 	uint64_t bytes; /* uncompressed JSON bytes */
+	uint64_t frame_cap, frame_bytes; /* --zstd-frame: JSON bytes per frame, in this one */
 	int failed;
 };
 
@@ -112,7 +115,12 @@ static void sink_push(const char *p, size_t n, int finish)
 static void flush_out(int finish)
 {
 	O.bytes += O.len;
-	sink_push(O.buf, O.len, finish);
+	O.frame_bytes += O.len;
+	/* ending a frame: the next push starts another */
+	int end_frame = O.frame_cap && O.frame_bytes >= O.frame_cap;
+	sink_push(O.buf, O.len, finish || end_frame);
+	if (end_frame)
+		O.frame_bytes = 0;
 	O.len = 0;
 }
 
@@ -756,7 +764,7 @@ static void usage(void)
 	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks N [--rank R [--straggler R:DELAY[:STEP]]]] [--level L]\n"
 	      "                 [-o FILE.json|.json.gz|.json.zst]\n"
 	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n"
-	      "                 [--sync-markers]\n", stderr);
+	      "                 [--sync-markers] [--zstd-frame MB]\n", stderr);
 	exit(2);
 }
 
@@ -799,6 +807,8 @@ int main(int argc, char **argv)
 			strag_rank = (int)x, strag_delay = d, strag_step = k;
 		} else if (!strcmp(a, "--level"))
 			level = parse_u64(a, v);
+		else if (!strcmp(a, "--zstd-frame"))
+			O.frame_cap = parse_u64(a, v) << 20;
 		else if (!strcmp(a, "-o"))
 			path = v;
 		else if (!strcmp(a, "--sync-markers"))
@@ -857,6 +867,8 @@ int main(int argc, char **argv)
 	O.zbuf = malloc(O.zcap);
 	if (!O.buf || !O.zbuf)
 		die("out of memory for", "buffers");
+	if (O.frame_cap && O.kind != SINK_ZSTD)
+		die("--zstd-frame needs a .zst output, not", path ? path : "-");
 	if (O.kind == SINK_GZIP) {
 		if (deflateInit2(&O.z, level ? (int)level : 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 			die("cannot start", "zlib");
