@@ -49,25 +49,69 @@ static void track_index_free(track_index *ti)
 	free(ti->starts);
 }
 
-/* Groups span ids by track, in id order: order[first[t]..first[t+1]). */
-static int group_by_track(const gt_model *m, track_index *ti)
+/* A run of span ids, counted per track, then placed: a counting sort on
+ * threads. at[t] is first the run's count on track t, then where its next
+ * span of track t goes. */
+typedef struct group_job {
+	const gt_model *m;
+	uint32_t *order;
+	uint32_t begin, end; /* span ids */
+	uint32_t *at;        /* track_count entries */
+	bool place;
+} group_job;
+
+static void *group_range(void *arg)
 {
+	group_job *j = arg;
+	const gt_span *s = j->m->spans;
+	if (!j->place)
+		for (uint32_t i = j->begin; i < j->end; i++)
+			j->at[s[i].track]++;
+	else
+		for (uint32_t i = j->begin; i < j->end; i++)
+			j->order[j->at[s[i].track]++] = i;
+	return NULL;
+}
+
+/* Groups span ids by track, in id order: order[first[t]..first[t+1]). The
+ * runs are consecutive and placed in run order, so each track's ids stay in
+ * id order. */
+static int group_by_track(const gt_model *m, track_index *ti, unsigned threads)
+{
+	uint32_t nt = m->track_count;
 	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
-	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)m->track_count + 1, sizeof *ti->first);
+	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)nt + 1, sizeof *ti->first);
 	ti->starts = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->starts);
 	if (!ti->order || !ti->first || !ti->starts)
 		return -1;
-	for (uint32_t i = 0; i < m->span_count; i++)
-		ti->first[m->spans[i].track + 1]++;
-	for (uint32_t t = 0; t < m->track_count; t++)
-		ti->first[t + 1] += ti->first[t];
-	uint32_t *fill = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->track_count + 1) * sizeof *fill);
-	if (!fill)
+	/* a table per run: runs no more than the spans per track pay for */
+	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	while (k > 1 && (uint64_t)k * nt > m->span_count / 4)
+		k--;
+	uint32_t *at = gt_fault_hit("alloc") ? NULL : calloc((size_t)k * nt + 1, sizeof *at);
+	if (!at)
 		return -1;
-	memcpy(fill, ti->first, (size_t)m->track_count * sizeof *fill);
-	for (uint32_t i = 0; i < m->span_count; i++)
-		ti->order[fill[m->spans[i].track]++] = i;
-	free(fill);
+	group_job jobs[MAX_FINISH_THREADS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (group_job){m, ti->order, (uint32_t)((uint64_t)m->span_count * j / k),
+				      (uint32_t)((uint64_t)m->span_count * (j + 1) / k), at + (size_t)j * nt, false};
+	gt_run_jobs(group_range, jobs, sizeof *jobs, k);
+	uint32_t next = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		ti->first[t] = next;
+		for (unsigned j = 0; j < k; j++) {
+			uint32_t c = jobs[j].at[t];
+			jobs[j].at[t] = next;
+			next += c;
+		}
+	}
+	ti->first[nt] = next;
+	for (unsigned j = 0; j < k; j++)
+		jobs[j].place = true;
+	gt_run_jobs(group_range, jobs, sizeof *jobs, k);
+	free(at);
 	return 0;
 }
 
@@ -134,7 +178,7 @@ static void *track_range(void *arg)
  * taking a run of tracks holding about an equal share of the spans. */
 static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
 {
-	if (group_by_track(m, ti) < 0)
+	if (group_by_track(m, ti, threads) < 0)
 		return -1;
 	sort_spans = m->spans;
 	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
@@ -357,13 +401,42 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	return 0;
 }
 
+struct parent_pass {
+	gt_model *m;
+	const uint32_t *incoming, *source; /* NULL: the pass that clears */
+};
+
+/* Spans [a, b): clears the flow parents, or sets them from the counts. */
+static int parent_range(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct parent_pass *p = ctx;
+	gt_span *s = p->m->spans;
+	for (uint64_t i = a; i < b; i++) {
+		if (!p->incoming) {
+			if (s[i].flags & GT_SPANF_FLOW_PARENT) {
+				s[i].parent = GT_NONE;
+				s[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
+			}
+		} else if (s[i].parent == GT_NONE && p->incoming[i] == 1) {
+			s[i].parent = p->source[i];
+			s[i].flags |= GT_SPANF_FLOW_PARENT;
+		}
+	}
+	return 0;
+}
+
+static void set_parent_mode(gt_model *m, int mode, unsigned threads);
+
 void gt_model_set_parent_mode(gt_model *m, int mode)
 {
-	for (uint32_t i = 0; i < m->span_count; i++)
-		if (m->spans[i].flags & GT_SPANF_FLOW_PARENT) {
-			m->spans[i].parent = GT_NONE;
-			m->spans[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
-		}
+	set_parent_mode(m, mode, 1);
+}
+
+static void set_parent_mode(gt_model *m, int mode, unsigned threads)
+{
+	struct parent_pass clear = {m, NULL, NULL};
+	threads = threads ? threads : 1;
+	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &clear);
 	m->parent_mode = (uint8_t)mode;
 	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
 		return;
@@ -385,11 +458,8 @@ void gt_model_set_parent_mode(gt_model *m, int mode)
 		incoming[f->dst]++;
 		source[f->dst] = f->src;
 	}
-	for (uint32_t i = 0; i < m->span_count; i++)
-		if (m->spans[i].parent == GT_NONE && incoming[i] == 1) {
-			m->spans[i].parent = source[i];
-			m->spans[i].flags |= GT_SPANF_FLOW_PARENT;
-		}
+	struct parent_pass set = {m, incoming, source};
+	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &set);
 	free(incoming);
 	free(source);
 }
@@ -571,7 +641,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	}
 	track_index_free(&ti);
 	uint64_t t3 = stage_ns(b);
-	gt_model_set_parent_mode(m, parent_mode);
+	set_parent_mode(m, parent_mode, b->finish_threads);
 	uint64_t t4 = stage_ns(b);
 	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_lanes = t3 - t2, b->t_parents = t4 - t3;
 	if (m->parent_mode != parent_mode)
