@@ -399,5 +399,7 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 		ev->notes |= REVN_UTF8;
 	if (lx->nonstandard != nonstd_before)
 		ev->notes |= REVN_NONSTANDARD;
+	if (ev->ph == 'X' || ev->ph == 'B')
+		gt_sync_read(ev);
 	return JL_OK;
 }
