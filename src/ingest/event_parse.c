@@ -400,6 +400,6 @@ int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev)
 	if (lx->nonstandard != nonstd_before)
 		ev->notes |= REVN_NONSTANDARD;
 	if (ev->ph == 'X' || ev->ph == 'B')
-		gt_sync_read(ev);
+		gt_sync_read_role(ev);
 	return JL_OK;
 }

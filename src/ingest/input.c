@@ -59,9 +59,10 @@ struct gt_input {
 	struct inflate_state *isal; /* gzip through ISA-L; NULL: zlib */
 	bool zs_live;
 	ZSTD_DCtx *zd;
-	uint64_t raw_total; /* compressed bytes consumed */
+	uint64_t raw_total; /* compressed bytes read; the consumer reads it for progress, atomically */
 	uint64_t out_total; /* decompressed bytes in filled blocks (the bomb check) */
 	uint64_t out_pos;   /* decompressed bytes produced (an error's offset) */
+	uint64_t frame_start; /* zstd: decompressed bytes before the frame being decoded */
 
 	/* a zstd file of several frames: decoded on threads (zstd_frames.h) */
 	unsigned threads;
@@ -102,7 +103,7 @@ static int read_raw(gt_input *in, gt_error *err)
 		return gt_fail(err, GT_EINPUT, "%s: read error: %s", in->path, strerror(errno));
 	in->raw_len = (size_t)n;
 	in->raw_pos = 0;
-	in->raw_total += (uint64_t)n;
+	__atomic_fetch_add(&in->raw_total, (uint64_t)n, __ATOMIC_RELAXED);
 	if (n == 0)
 		in->raw_eof = true;
 	return 0;
@@ -211,10 +212,14 @@ static long produce(gt_input *in, char *dst, size_t cap, gt_error *err)
 		ZSTD_outBuffer ob = {dst, cap, 0};
 		size_t rc = ZSTD_decompressStream(in->zd, &ob, &ib);
 		in->raw_pos = ib.pos;
+		/* located at the frame's start: what a failing call wrote is not
+		 * counted, so a finer place would depend on the buffers' sizes */
 		if (ZSTD_isError(rc))
-			return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data (%s)", in->path,
-				       (unsigned long long)(in->out_pos + ob.pos), ZSTD_getErrorName(rc));
+			return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data in the frame that starts there (%s)",
+				       in->path, (unsigned long long)in->frame_start, ZSTD_getErrorName(rc));
 		in->zs_live = rc != 0; /* 0: a frame just ended */
+		if (rc == 0)
+			in->frame_start = in->out_pos + ob.pos;
 		if (ob.pos)
 			return (long)ob.pos;
 	}
@@ -339,7 +344,9 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 			gt_fail(err, GT_EINPUT, "cannot read '%s': is a directory", path);
 			goto fail;
 		}
-		if (S_ISREG(st.st_mode))
+		/* a file is mapped whole only when reading starts at its
+		 * beginning (not a standard input already partly read) */
+		if (S_ISREG(st.st_mode) && lseek(in->fd, 0, SEEK_CUR) == 0)
 			in->file_size = (uint64_t)st.st_size;
 	}
 	in->raw = gt_fault_hit("alloc") ? NULL : malloc(RAW_SIZE);
@@ -400,11 +407,10 @@ void gt_input_set_threads(gt_input *in, unsigned threads)
  * (given threads), else the reader thread. */
 static int start(gt_input *in, gt_error *err)
 {
-	in->started = true;
 	if (in->compression == GT_COMP_ZSTD && in->threads > 1 && in->file_size > 0 && in->file_size <= SIZE_MAX) {
 		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 		if (m != MAP_FAILED) {
-			madvise(m, (size_t)in->file_size, MADV_WILLNEED);
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
 			int rc = gt_zframes_open(&in->zf, m, (size_t)in->file_size, in->threads, in->max_expansion,
 						 in->path, err);
 			if (rc < 0) {
@@ -413,6 +419,7 @@ static int start(gt_input *in, gt_error *err)
 			}
 			if (rc == 1) {
 				in->zmap = m;
+				in->started = true;
 				return 0;
 			}
 			munmap(m, (size_t)in->file_size);
@@ -420,16 +427,31 @@ static int start(gt_input *in, gt_error *err)
 	}
 	if (pthread_create(&in->thread, NULL, reader_main, in) != 0)
 		return gt_fail(err, GT_EINPUT, "%s: cannot start the reader thread", in->path);
-	in->thread_started = true;
+	in->thread_started = in->started = true;
 	return 0;
+}
+
+/* Drops the compressed pages of the frames already read from this process
+ * (they stay in the page cache), as gt_input_release does for plain files. */
+static void release_frames(gt_input *in)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = gt_zframes_consumed(in->zf) / (uint64_t)page * (uint64_t)page;
+	if (end >= in->released + (16u << 20)) {
+		madvise((char *)in->zmap + in->released, (size_t)(end - in->released), MADV_DONTNEED);
+		in->released = end;
+	}
 }
 
 long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 {
 	if (!in->started && start(in, err) < 0)
 		return -1;
-	if (in->zf)
-		return gt_zframes_read(in->zf, buf, cap, err);
+	if (in->zf) {
+		long n = gt_zframes_read(in->zf, buf, cap, err);
+		release_frames(in);
+		return n;
+	}
 	size_t got = 0;
 	pthread_mutex_lock(&in->mu);
 	while (got < cap) {
@@ -505,7 +527,7 @@ int gt_input_compression(const gt_input *in)
 
 uint64_t gt_input_file_bytes(const gt_input *in)
 {
-	return in->zf ? gt_zframes_consumed(in->zf) : in->raw_total;
+	return in->zf ? gt_zframes_consumed(in->zf) : __atomic_load_n(&in->raw_total, __ATOMIC_RELAXED);
 }
 
 bool gt_input_truncated(const gt_input *in)

@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 #include "json_lex.h"
-#include "model/model.h"
 
 enum raw_id_kind { RID_ABSENT = 0, RID_NUM, RID_STR };
 
@@ -57,7 +56,7 @@ typedef struct raw_event {
 	uint8_t flags;
 	uint8_t bad;    /* REVB_*: the first bad value is at text + bad_at */
 	uint8_t notes;  /* REVN_* */
-	gt_sync sync;   /* X and B: what sync_args.c read (role 0: none); span unset */
+	uint8_t sync_role; /* X and B: enum gt_sync_role from the name (0: none), sync_args.c */
 	const char *text; /* the event's '{' */
 	uint32_t len;     /* the event's bytes (to excerpt from) */
 	uint32_t bad_at;
@@ -66,8 +65,8 @@ typedef struct raw_event {
 /* Parses the event object at *pp (which points at '{'). On JL_ERROR,
  * lx->pos/msg say where and why. */
 int gt_parse_event(jl_lexer *lx, const char **pp, raw_event *ev);
-/* Fills ev->sync for a span that tells how streams synchronise (sync_args.c):
- * the parse threads call it, so that the builder only copies it. */
-void gt_sync_read(raw_event *ev);
+/* Sets ev->sync_role (sync_args.c): the parse threads compare every span's
+ * name with the few that synchronise streams, so that the builder does not. */
+void gt_sync_read_role(raw_event *ev);
 
 #endif

@@ -1,7 +1,8 @@
 /* The args of the spans that tell how streams synchronise through CUDA (or
  * HIP) events (model.h's gt_sync): a few names, matched before any args
  * are parsed, so that the other spans cost one length compare. The parse
- * threads read them (gt_sync_read); the builder keeps what they read. */
+ * threads match the names (gt_sync_read_role); the builder parses the args
+ * of the few that match (cJSON's parse writes a global: one thread). */
 #include "builder.h"
 #include "base/base.h"
 
@@ -45,34 +46,30 @@ static bool int_arg(const cJSON *args, const char *key, int64_t *v)
 	return true;
 }
 
-void gt_sync_read(raw_event *ev)
+void gt_sync_read_role(raw_event *ev)
 {
-	int role = role_of(ev);
-	if (!role)
-		return;
-	gt_sync *y = &ev->sync;
-	y->role = (uint8_t)role;
-	/* args lexed but beyond cJSON (nesting, NaN): kept with no usable args,
-	 * which the causal analysis counts */
-	cJSON *args = ev->args.p ? cJSON_ParseWithLength(ev->args.p, ev->args.len) : NULL;
-	if (args) {
-		if (int_arg(args, "correlation", &y->correlation))
-			y->flags |= GT_SYNCF_CORRELATION;
-		if ((role == GT_SYNC_STREAM_WAIT || role == GT_SYNC_EVENT_SYNC) &&
-		    int_arg(args, "wait_on_stream", &y->wait_on_stream) &&
-		    int_arg(args, "wait_on_cuda_event_record_corr_id", &y->record_correlation))
-			y->flags |= GT_SYNCF_RECORD;
-		cJSON_Delete(args);
-	}
+	ev->sync_role = (uint8_t)role_of(ev);
 }
 
 int gt_builder_note_sync(gt_builder *b, const raw_event *ev, uint32_t span, gt_error *err)
 {
-	if (!ev->sync.role)
+	int role = ev->sync_role;
+	if (!role)
 		return 0;
 	gt_model *m = b->m;
-	gt_sync y = ev->sync;
-	y.span = span;
+	gt_sync y = {span, (uint8_t)role, 0, 0, 0, 0, 0};
+	/* args lexed but beyond cJSON (nesting, NaN): kept with no usable args,
+	 * which the causal analysis counts */
+	cJSON *args = ev->args.p ? cJSON_ParseWithLength(ev->args.p, ev->args.len) : NULL;
+	if (args) {
+		if (int_arg(args, "correlation", &y.correlation))
+			y.flags |= GT_SYNCF_CORRELATION;
+		if ((role == GT_SYNC_STREAM_WAIT || role == GT_SYNC_EVENT_SYNC) &&
+		    int_arg(args, "wait_on_stream", &y.wait_on_stream) &&
+		    int_arg(args, "wait_on_cuda_event_record_corr_id", &y.record_correlation))
+			y.flags |= GT_SYNCF_RECORD;
+		cJSON_Delete(args);
+	}
 	if (m->sync_count == b->syncs_cap) {
 		uint32_t c = b->syncs_cap ? b->syncs_cap * 2 : 64;
 		if (b->syncs_cap >= UINT32_MAX / 2)

@@ -20,12 +20,16 @@
 #endif
 #define HEAD_BLOCKS 4          /* blocks the unit being read may queue past the budget */
 #define BOMB_FLOOR (64u << 20) /* as input.c: no expansion check below this much output */
+/* The cap on expansion is checked by the reader, as input.c checks it: at
+ * the end of each block, the decoded bytes read against the compressed
+ * bytes consumed to make them. Workers ahead are held by the budget. */
 
-enum fail { FAIL_NONE, FAIL_CORRUPT, FAIL_BOMB, FAIL_MEMORY };
+enum fail { FAIL_NONE, FAIL_CORRUPT, FAIL_MEMORY };
 
 struct zblock {
 	struct zblock *next;
 	size_t len;
+	uint64_t in_end; /* compressed bytes of the file consumed once it was decoded */
 	char data[];
 };
 
@@ -37,8 +41,7 @@ struct unit {
 	bool done, truncated;
 	enum fail fail;
 	const char *zstd_error;
-	uint64_t fail_at;            /* the unit's decoded bytes before the failure */
-	uint64_t ratio;              /* FAIL_BOMB: decoded over compressed */
+	uint64_t fail_at;            /* the unit's decoded bytes before the failing frame */
 };
 
 struct gt_zframes {
@@ -56,7 +59,7 @@ struct gt_zframes {
 	size_t head_pos;    /* read position in the head's first block */
 	uint64_t delivered; /* decoded bytes of the units before the head */
 	uint64_t read;      /* decoded bytes read */
-	uint64_t ratio;     /* past the cap on expansion: the ratio, reported at the next read */
+	uint64_t ratio;     /* past the cap on expansion: the ratio, reported at the next read (z->read) */
 	uint64_t buffered;  /* decoded bytes waiting, all units */
 	uint64_t budget;    /* the most that may wait, beyond the head's few blocks */
 	bool stop, truncated;
@@ -103,7 +106,7 @@ static void decode(gt_zframes *z, ZSTD_DCtx *dc, size_t ui)
 	struct unit *u = &z->units[ui];
 	ZSTD_inBuffer ib = {z->data + u->begin, u->end - u->begin, 0};
 	bool in_frame = true; /* as input.c: a unit ending before any output is cut */
-	uint64_t out = 0;
+	uint64_t out = 0, frame_start = 0;
 	if (!dc || ZSTD_isError(ZSTD_DCtx_reset(dc, ZSTD_reset_session_only))) {
 		u->fail = FAIL_MEMORY;
 		hand_over(z, ui, NULL, true);
@@ -125,7 +128,7 @@ static void decode(gt_zframes *z, ZSTD_DCtx *dc, size_t ui)
 			if (ZSTD_isError(rc)) {
 				u->fail = FAIL_CORRUPT;
 				u->zstd_error = ZSTD_getErrorName(rc);
-				u->fail_at = out + ob.pos;
+				u->fail_at = frame_start; /* as input.c */
 				end = true;
 				break;
 			}
@@ -134,16 +137,12 @@ static void decode(gt_zframes *z, ZSTD_DCtx *dc, size_t ui)
 				break;
 			}
 			in_frame = rc != 0; /* 0: a frame just ended */
+			if (rc == 0)
+				frame_start = out + ob.pos;
 		}
 		b->len = ob.pos;
+		b->in_end = u->begin + ib.pos;
 		out += ob.pos;
-		if (!u->fail && z->max_expansion && out > BOMB_FLOOR && ib.pos > 0 &&
-		    out / ib.pos > z->max_expansion) {
-			u->fail = FAIL_BOMB;
-			u->fail_at = out;
-			u->ratio = out / ib.pos;
-			end = true;
-		}
 		if (end && !u->fail)
 			u->truncated = in_frame;
 		if (!hand_over(z, ui, b, end) || end)
@@ -248,17 +247,10 @@ int gt_zframes_open(gt_zframes **out, const unsigned char *data, size_t size, un
 static int report(const gt_zframes *z, const struct unit *u, gt_error *err)
 {
 	unsigned long long at = (unsigned long long)(z->delivered + u->fail_at);
-	switch (u->fail) {
-	case FAIL_CORRUPT:
-		return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data (%s)", z->path, at, u->zstd_error);
-	case FAIL_BOMB:
-		return gt_fail(err, GT_EINPUT,
-			       "%s: byte %llu: decompressed data is %llu times the compressed size, "
-			       "over the cap of %llu (a decompression bomb?); raise --max-expansion to read it",
-			       z->path, at, (unsigned long long)u->ratio, (unsigned long long)z->max_expansion);
-	default:
-		return gt_fail(err, GT_EINPUT, "%s: byte %llu: out of memory decoding zstd", z->path, at);
-	}
+	if (u->fail == FAIL_CORRUPT)
+		return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data in the frame that starts there (%s)",
+			       z->path, at, u->zstd_error);
+	return gt_fail(err, GT_EINPUT, "%s: byte %llu: out of memory decoding zstd", z->path, at);
 }
 
 long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
@@ -272,7 +264,7 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 			       z->path, (unsigned long long)z->read, (unsigned long long)z->ratio,
 			       (unsigned long long)z->max_expansion);
 	pthread_mutex_lock(&z->mu);
-	while (got < cap && z->head < z->nunits) {
+	while (got < cap && z->head < z->nunits && !z->ratio) {
 		struct unit *u = &z->units[z->head];
 		struct zblock *b = u->first;
 		if (!b) {
@@ -298,8 +290,11 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 		memcpy(buf + got, b->data + z->head_pos, n);
 		pthread_mutex_lock(&z->mu);
 		got += n;
+		z->read += n;
 		z->head_pos += n;
 		if (z->head_pos == b->len) {
+			if (z->max_expansion && z->read > BOMB_FLOOR && b->in_end && z->read / b->in_end > z->max_expansion)
+				z->ratio = z->read / b->in_end; /* reported at the next read */
 			u->first = b->next;
 			if (!u->first)
 				u->last = NULL;
@@ -310,12 +305,6 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 			pthread_cond_broadcast(&z->cv);
 		}
 	}
-	/* the whole file's expansion so far, as input.c checks it (the units'
-	 * own checks bound the workers' memory) */
-	uint64_t compressed = z->head < z->nunits ? z->units[z->head].end : z->units[z->nunits - 1].end;
-	z->read += got;
-	if (z->max_expansion && z->read > BOMB_FLOOR && z->read / compressed > z->max_expansion)
-		z->ratio = z->read / compressed;
 	pthread_mutex_unlock(&z->mu);
 	return rc < 0 ? -1 : (long)got;
 }
