@@ -54,6 +54,11 @@ void gt_strpool_free(gt_strpool *p)
 
 static int same(const gt_strpool *p, uint32_t id, const char *s, size_t len)
 {
+	/* a stored string shorter than len is not compared: memcmp may read
+	 * all len bytes, past the pool's end for the last string */
+	uint64_t end = id + 1 < p->count ? p->offsets[id + 1] : p->data_len;
+	if (end - p->offsets[id] < (uint64_t)len + 1)
+		return 0;
 	const char *t = p->data + p->offsets[id];
 	return memcmp(t, s, len) == 0 && t[len] == '\0';
 }
