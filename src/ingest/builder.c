@@ -38,7 +38,7 @@ static void warn_event(gt_builder *b, int kind, const raw_event *ev, bool bad)
 		      ev->text ? ev->len - at : 0);
 }
 
-static int fail_at(gt_builder *b, gt_error *err, const raw_event *ev, const char *msg)
+int gt_builder_fail(gt_builder *b, gt_error *err, const raw_event *ev, const char *msg)
 {
 	return gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: %s", b->path,
 		       (unsigned long long)ev->offset, (unsigned long long)ev->index, msg);
@@ -114,7 +114,7 @@ uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, cons
 	if (id != GT_NONE)
 		return id;
 oom:
-	fail_at(b, err, ev, "out of memory interning a string");
+	gt_builder_fail(b, err, ev, "out of memory interning a string");
 	return GT_NONE;
 }
 
@@ -126,7 +126,7 @@ static uint32_t intern_hashed(gt_builder *b, const jl_slice *s, uint64_t hash, g
 		return gt_builder_intern(b, s, err, ev);
 	uint32_t id = gt_strpool_intern_hashed(&b->m->strings, s->p, s->len, hash);
 	if (id == GT_NONE)
-		fail_at(b, err, ev, "out of memory interning a string");
+		gt_builder_fail(b, err, ev, "out of memory interning a string");
 	return id;
 }
 
@@ -245,7 +245,7 @@ static uint32_t process_of(gt_builder *b, const raw_event *ev, gt_error *err)
 	*slot = m->process_count + 1;
 	return m->process_count++;
 oom:
-	fail_at(b, err, ev, "out of memory");
+	gt_builder_fail(b, err, ev, "out of memory");
 	return GT_NONE;
 }
 
@@ -261,7 +261,7 @@ static uint32_t new_track(gt_builder *b, const raw_event *ev, uint32_t process, 
 	t->name = GT_NONE;
 	return m->track_count++;
 oom:
-	fail_at(b, err, ev, "out of memory");
+	gt_builder_fail(b, err, ev, "out of memory");
 	return GT_NONE;
 }
 
@@ -275,7 +275,7 @@ static uint32_t keyed_track(gt_builder *b, gt_keymap *map, const gt_key *k, uint
 	uint32_t *slot = gt_keymap_slot(map, k, &found);
 	*created = false;
 	if (!slot) {
-		fail_at(b, err, ev, "out of memory");
+		gt_builder_fail(b, err, ev, "out of memory");
 		return GT_NONE;
 	}
 	if (found)
@@ -395,7 +395,7 @@ static uint8_t group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_ev
 			c *= 2;
 		uint8_t *p = gt_fault_hit("alloc") ? NULL : realloc(b->cat_group, c);
 		if (!p) {
-			fail_at(b, err, ev, "out of memory");
+			gt_builder_fail(b, err, ev, "out of memory");
 			return 0xff;
 		}
 		memset(p + b->cat_group_cap, 0, c - b->cat_group_cap);
@@ -420,15 +420,25 @@ static uint8_t group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_ev
 	return (uint8_t)g;
 }
 
+int gt_builder_reserve(gt_builder *b, uint64_t spans, uint64_t points)
+{
+	gt_model *m = b->m;
+	GROW(m->spans, m->span_count, b->spans_cap, spans, gt_span);
+	GROW(b->points, b->npoints, b->points_cap, points, flow_point);
+	return 0;
+oom:
+	return -1;
+}
+
 static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int kind, gt_error *err)
 {
 	gt_model *m = b->m;
 	/* the "span-id" fault stands in for this limit in tests/limits.sh:
 	 * GPUTRACE_FAULT=span-id:N makes the Nth span the one that does not fit */
 	if (m->span_count == GT_NONE - 1 || gt_fault_hit("span-id"))
-		return fail_at(b, err, ev, "more spans than a 32-bit span id holds"), GT_NONE;
+		return gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds"), GT_NONE;
 	if (ev->index > UINT32_MAX)
-		return fail_at(b, err, ev, "more events than a 32-bit event index holds"), GT_NONE;
+		return gt_builder_fail(b, err, ev, "more events than a 32-bit event index holds"), GT_NONE;
 	uint32_t name = intern_name(b, ev, err);
 	uint32_t cat = intern_cat(b, ev, err);
 	if (name == GT_NONE || cat == GT_NONE)
@@ -457,7 +467,7 @@ static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int
 		m->tracks[track].name = name;
 	return m->span_count++;
 oom:
-	fail_at(b, err, ev, "out of memory");
+	gt_builder_fail(b, err, ev, "out of memory");
 	return GT_NONE;
 }
 
@@ -542,7 +552,7 @@ static int add_flow_point(gt_builder *b, const raw_event *ev, gt_error *err)
 	pt->enclosing = ev->ph != 'f' || ev->bp == 'e';
 	return 0;
 oom:
-	return fail_at(b, err, ev, "out of memory");
+	return gt_builder_fail(b, err, ev, "out of memory");
 }
 
 static int add_flow_bind(gt_builder *b, const raw_event *ev, uint32_t span, gt_error *err)
@@ -562,7 +572,7 @@ static int add_flow_bind(gt_builder *b, const raw_event *ev, uint32_t span, gt_e
 	}
 	return 0;
 oom:
-	return fail_at(b, err, ev, "out of memory");
+	return gt_builder_fail(b, err, ev, "out of memory");
 }
 
 /* args with NaN, Infinity and -Infinity (outside strings) as null, for
@@ -612,7 +622,7 @@ static cJSON *parse_args(gt_builder *b, const raw_event *ev, bool *skip, gt_erro
 	if (!j && (ev->notes & REVN_NONSTANDARD)) {
 		char *clean = args_without_nonstandard(ev);
 		if (!clean) {
-			fail_at(b, err, ev, "out of memory");
+			gt_builder_fail(b, err, ev, "out of memory");
 			return NULL;
 		}
 		j = cJSON_Parse(clean);
@@ -647,14 +657,14 @@ static uint32_t counter_name(gt_builder *b, const raw_event *ev, gt_error *err)
 	size_t len = strlen(n) + strlen(" id: ") + strlen(id);
 	char *full = gt_fault_hit("alloc") ? NULL : malloc(len + 1);
 	if (!full) {
-		fail_at(b, err, ev, "out of memory");
+		gt_builder_fail(b, err, ev, "out of memory");
 		return GT_NONE;
 	}
 	snprintf(full, len + 1, "%s id: %s", n, id);
 	uint32_t s = gt_strpool_intern(&b->m->strings, full, len);
 	free(full);
 	if (s == GT_NONE)
-		fail_at(b, err, ev, "out of memory");
+		gt_builder_fail(b, err, ev, "out of memory");
 	return s;
 }
 
@@ -718,7 +728,7 @@ static int add_counter(gt_builder *b, const raw_event *ev, gt_error *err)
 	cJSON_Delete(args);
 	return 0;
 oom:
-	fail_at(b, err, ev, "out of memory");
+	gt_builder_fail(b, err, ev, "out of memory");
 fail:
 	cJSON_Delete(args);
 	return -1;
@@ -767,7 +777,7 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 		} else if (cJSON_IsString(v)) {
 			uint32_t s = gt_strpool_intern(&m->strings, v->valuestring, strlen(v->valuestring));
 			if (s == GT_NONE)
-				rc = fail_at(b, err, ev, "out of memory");
+				rc = gt_builder_fail(b, err, ev, "out of memory");
 			else if (what == 1)
 				m->processes[proc].name = s;
 			else
@@ -788,7 +798,7 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 		} else if (what == 2 && cJSON_IsString(v)) {
 			uint32_t s = gt_strpool_intern(&m->strings, v->valuestring, strlen(v->valuestring));
 			if (s == GT_NONE)
-				rc = fail_at(b, err, ev, "out of memory");
+				rc = gt_builder_fail(b, err, ev, "out of memory");
 			else
 				m->tracks[t].name = s;
 		} else if (what == 4 && cJSON_IsNumber(v)) {
@@ -800,7 +810,7 @@ static int add_metadata(gt_builder *b, const raw_event *ev, gt_error *err)
 	return rc;
 }
 
-static void note_time(gt_builder *b, int64_t t)
+void gt_builder_note_end(gt_builder *b, int64_t t)
 {
 	if (!b->any_ts || t > b->max_end_ns)
 		b->max_end_ns = t;
@@ -886,7 +896,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		}
 		dur = 0;
 	}
-	note_time(b, ev->ts_ns + dur);
+	gt_builder_note_end(b, ev->ts_ns + dur);
 	uint32_t track, span = GT_NONE;
 	switch (ph) {
 	case 'X':
@@ -905,12 +915,12 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		if (ph == 'X' && !(ev->flags & REV_HAS_DUR)) {
 			/* still running when tracing stopped: ends with the trace */
 			if (gt_u32vec_push(&b->unfinished, span) < 0)
-				return fail_at(b, err, ev, "out of memory");
+				return gt_builder_fail(b, err, ev, "out of memory");
 			warn_event(b, GT_WARN_UNFINISHED_COMPLETE, ev, false);
 		} else if (ph == 'X')
 			m->spans[span].dur_ns = dur;
 		else if (ph == 'B' && gt_u32vec_push(&b->open[track], span) < 0)
-			return fail_at(b, err, ev, "out of memory");
+			return gt_builder_fail(b, err, ev, "out of memory");
 		else if (ph != 'B')
 			m->spans[span].scope = (uint8_t)(ev->s ? ev->s : 't');
 		if ((ev->flags & (REV_FLOW_IN | REV_FLOW_OUT)) && add_flow_bind(b, ev, span, err) < 0)
@@ -943,7 +953,7 @@ int gt_builder_add(gt_builder *b, const raw_event *ev, gt_error *err)
 		if (span == GT_NONE)
 			return -1;
 		if (ph != 'n' && gt_u32vec_push(&b->open[track], span) < 0)
-			return fail_at(b, err, ev, "out of memory");
+			return gt_builder_fail(b, err, ev, "out of memory");
 		return 0;
 	}
 	case 'T':

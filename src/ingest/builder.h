@@ -85,6 +85,13 @@ int gt_builder_restore(gt_builder *b, gt_model *m, const struct gt_resume *rs, c
  * synchronisation when it is one of the spans gt_sync names (model.h). */
 int gt_builder_note_sync(gt_builder *b, const raw_event *ev, uint32_t span, gt_error *err);
 
+/* Exposed for simple_events.c: the error of ev's event; the trace's end is
+ * at least t; room for so many spans and flow points in all (-1: out of
+ * memory). */
+int gt_builder_fail(gt_builder *b, gt_error *err, const raw_event *ev, const char *msg);
+void gt_builder_note_end(gt_builder *b, int64_t t);
+int gt_builder_reserve(gt_builder *b, uint64_t spans, uint64_t points);
+
 /* Exposed for model_finish.c */
 uint32_t gt_builder_intern(gt_builder *b, const jl_slice *s, gt_error *err, const raw_event *ev);
 int gt_u32vec_push(u32vec *v, uint32_t x);

@@ -18,6 +18,7 @@
 #include "input.h"
 #include "builder.h"
 #include "local_names.h"
+#include "simple_events.h"
 #include "raw_event.h"
 #include "resume.h"
 #include "base/base.h"
@@ -69,6 +70,7 @@ typedef struct piece {
 	bool eof;            /* no bytes follow the window */
 	jl_lexer lx;         /* its counts cover complete events only */
 	local_names names;   /* the names and categories its events use */
+	simple_events simple; /* its simple events, for the builder to build in bulk */
 } piece;
 
 typedef struct ingest {
@@ -202,6 +204,7 @@ static void parse_piece(piece *pc)
 	pc->hit_close = false;
 	pc->overshot = false;
 	local_names_reset(&pc->names);
+	simple_events_reset(&pc->simple);
 	for (;;) {
 		const char *q = jl_skip_ws(p, lx->end);
 		pc->end_pos = p;
@@ -254,6 +257,7 @@ static void parse_piece(piece *pc)
 		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
 		ev->name_local = local_names_id(&pc->names, &ev->name, ev->name_hash);
 		ev->cat_local = local_names_id(&pc->names, &ev->cat, ev->cat_hash);
+		simple_events_note(&pc->simple, ev, (uint32_t)pc->n);
 		r = jl_skip_ws(r, lx->end);
 		if (r >= lx->end) {
 			pc->rc = JL_NEED_MORE;
@@ -320,18 +324,10 @@ static void add_lexer_counts(gt_model *m, const jl_lexer *lx)
 static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
 {
 	piece *pc = &g->pieces[t];
-	g->builder.local_global = pc->names.global;
-	for (size_t i = 0; i < pc->n; i++) {
-		raw_event *ev = &pc->evs[i];
-		ev->index = g->events;
-		ev->offset += g->win_base;
-		if (gt_builder_add(&g->builder, ev, err) < 0) {
-			g->builder.local_global = NULL;
-			return -1;
-		}
-		g->events++;
-	}
-	g->builder.local_global = NULL;
+	if (gt_builder_add_piece(&g->builder, pc->evs, pc->n, &pc->simple, pc->names.global, g->events, g->win_base,
+				 err) < 0)
+		return -1;
+	g->events += pc->n;
 	add_lexer_counts(g->m, &pc->lx);
 	if (pc->n && pc->rc != JL_ERROR) {
 		/* only whitespace and one ',' lie between the last event and end_pos */
@@ -833,6 +829,7 @@ static void teardown(ingest *g)
 	for (int t = 0; t < MAX_PIECES; t++) {
 		free(g->pieces[t].evs);
 		local_names_free(&g->pieces[t].names);
+		simple_events_free(&g->pieces[t].simple);
 	}
 	if (!g->map)
 		free(g->win);

@@ -1,0 +1,166 @@
+/* Simple events, built in bulk (simple_events.h). */
+#include "simple_events.h"
+#include "base/base.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void simple_events_reset(simple_events *se)
+{
+	se->n = 0;
+	local_threads_reset(&se->threads);
+}
+
+void simple_events_free(simple_events *se)
+{
+	free(se->v);
+	local_threads_free(&se->threads);
+	memset(se, 0, sizeof *se);
+}
+
+/* Whether what gt_builder_add does with ev is new_span on its thread track
+ * ('X') or add_flow_point, and nothing else (see its checks). */
+static bool simple(const raw_event *ev)
+{
+	bool span = ev->ph == 'X', flow = ev->ph == 's' || ev->ph == 't' || ev->ph == 'f';
+	if (!(span || flow) || ev->ph_text.len || ev->notes || ev->bad || ev->sync_role)
+		return false;
+	if (!(ev->flags & REV_HAS_TS) || (span && !(ev->flags & REV_HAS_DUR)) ||
+	    (ev->flags & (REV_FLOW_IN | REV_FLOW_OUT)))
+		return false;
+	if (ev->pid.kind != RID_NUM || ev->tid.kind != RID_NUM || (flow && ev->id.kind == RID_STR))
+		return false;
+	if (ev->name_local == GT_NONE || ev->cat_local == GT_NONE)
+		return false;
+	return ev->ts_ns <= INT64_MAX - ev->dur_ns;
+}
+
+void simple_events_note(simple_events *se, const raw_event *ev, uint32_t at)
+{
+	if (!simple(ev))
+		return;
+	if (se->n == se->cap) {
+		size_t cap = se->cap ? se->cap * 2 : 4096;
+		simple_event *v = gt_fault_hit("alloc") ? NULL : realloc(se->v, cap * sizeof *v);
+		if (!v)
+			return;
+		se->v = v;
+		se->cap = cap;
+	}
+	uint32_t thread = local_threads_id(&se->threads, ev->pid.num, ev->tid.num);
+	if (thread == GT_NONE)
+		return;
+	se->v[se->n++] = (simple_event){
+		.ts_ns = ev->ts_ns,
+		.dur_ns = ev->dur_ns,
+		.id = ev->id.kind == RID_NUM ? ev->id.num : 0,
+		.name_local = ev->name_local,
+		.cat_local = ev->cat_local,
+		.thread_local = thread,
+		.at = at,
+		.slot = GT_NONE,
+		.ph = ev->ph,
+		.has_id = ev->id.kind == RID_NUM,
+		.enclosing = ev->ph != 'f' || ev->bp == 'e',
+	};
+}
+
+/* Whether what e needs is known: its name, category and thread track, and
+ * a span's group. Then it is what gt_builder_add would make of it, whenever
+ * it is filled in. */
+static bool resolved(const gt_builder *b, const simple_events *se, const simple_event *e)
+{
+	const uint32_t *lg = b->local_global;
+	uint32_t cat = lg[e->cat_local];
+	return lg[e->name_local] != GT_NONE && cat != GT_NONE && se->threads.global[e->thread_local] != GT_NONE &&
+	       (e->ph != 'X' || (cat < b->cat_group_cap && b->cat_group[cat]));
+}
+
+static void fill_span(gt_builder *b, const simple_event *e, uint32_t cat, uint32_t track, uint64_t index)
+{
+	gt_model *m = b->m;
+	uint8_t group = (uint8_t)(b->cat_group[cat] - 1);
+	m->spans[e->slot] = (gt_span){
+		.ts_ns = e->ts_ns,
+		.dur_ns = e->dur_ns,
+		.name = b->local_global[e->name_local],
+		.cat = cat,
+		.track = track,
+		.parent = GT_NONE,
+		.event = (uint32_t)index,
+		.group = group,
+		.kind = GT_SPAN_COMPLETE,
+	};
+	m->groups[group].spans++;
+	m->tracks[track].span_count++;
+}
+
+static void fill_point(gt_builder *b, const simple_event *e, uint32_t cat, uint32_t track)
+{
+	b->points[e->slot] = (flow_point){
+		.key = {{4 | (uint64_t)e->has_id << 8, cat, (uint64_t)e->id, 0}},
+		.track = track,
+		.seq = e->slot,
+		.name = b->local_global[e->name_local],
+		.ts_ns = e->ts_ns,
+		.ph = e->ph,
+		.enclosing = e->enclosing,
+	};
+}
+
+/* The events given a slot without being built: the piece's first n. */
+static void fill(gt_builder *b, const simple_events *se, size_t n, uint64_t index0)
+{
+	gt_model *m = b->m;
+	for (size_t j = 0; j < n; j++) {
+		const simple_event *e = &se->v[j];
+		if (e->slot == GT_NONE)
+			continue;
+		uint32_t cat = b->local_global[e->cat_local], track = se->threads.global[e->thread_local];
+		if (e->ph == 'X')
+			fill_span(b, e, cat, track, index0 + e->at);
+		else
+			fill_point(b, e, cat, track);
+		m->stats.events++;
+		m->stats.phases[(unsigned char)e->ph]++;
+		gt_builder_note_end(b, e->ts_ns + e->dur_ns);
+	}
+}
+
+int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
+			 uint64_t index0, uint64_t offset0, gt_error *err)
+{
+	gt_model *m = b->m;
+	b->local_global = local_global;
+	/* ids past 32 bits are gt_builder_add's to refuse, at the right event */
+	bool defer = se->n && n && index0 + n - 1 <= UINT32_MAX && (uint64_t)m->span_count + n < GT_NONE - 1 &&
+		     (uint64_t)b->npoints + n <= UINT32_MAX && gt_builder_reserve(b, m->span_count + n, b->npoints + n) == 0;
+	size_t j = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		raw_event *ev = &evs[i];
+		simple_event *e = j < se->n && se->v[j].at == i ? &se->v[j++] : NULL;
+		bool span = e && e->ph == 'X';
+		if (e && defer && resolved(b, se, e) && !(span && gt_fault_hit("span-id"))) {
+			e->slot = span ? m->span_count++ : b->npoints++;
+			continue;
+		}
+		ev->index = index0 + i;
+		ev->offset += offset0;
+		if (e && defer && resolved(b, se, e)) {
+			/* tests/limits.sh's stand-in for the span id limit fired (as in new_span) */
+			rc = gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
+			break;
+		}
+		if (e)
+			e->slot = GT_NONE;
+		if ((rc = gt_builder_add(b, ev, err)) < 0)
+			break;
+		if (e) /* it made a span or flow point on its thread track */
+			se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track
+								  : b->points[b->npoints - 1].track;
+	}
+	fill(b, se, j, index0);
+	b->local_global = NULL;
+	return rc;
+}
