@@ -90,7 +90,7 @@ typedef struct ingest {
 	unsigned threads;
 	/* GPUTRACE_INGEST_TIMES: where the builder thread's time went, ns */
 	bool timed;
-	uint64_t t_refill, t_build, t_await, t_finish;
+	uint64_t t_refill, t_build, t_await, t_fill, t_finish;
 	piece pieces[MAX_PIECES];
 	const gt_load_options *opt;
 	uint64_t total_bytes;
@@ -450,6 +450,29 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int fill_range(void *ctx, uint64_t a, uint64_t b)
+{
+	ingest *g = ctx;
+	for (uint64_t t = a; t < b; t++)
+		if (simple_events_fill(&g->builder, &g->pieces[t].simple) < 0)
+			return -1;
+	return 0;
+}
+
+/* Fills in the simple events of the first k pieces (simple_events.h), on
+ * all threads: the workers have stopped and the builder waits. */
+static int fill_pieces(ingest *g, unsigned k, gt_error *err)
+{
+	uint64_t t0 = g->timed ? now_ns() : 0;
+	if (gt_parallel_ranges(k, 1, g->threads, fill_range, g) != 0)
+		return gt_fail(err, GT_EINPUT, "%s: out of memory", g->path);
+	for (unsigned t = 0; t < k; t++)
+		gt_builder_merge_piece(&g->builder, &g->pieces[t].simple);
+	if (g->timed)
+		g->t_fill += now_ns() - t0;
+	return 0;
+}
+
 static int parse_events(ingest *g, size_t *pos, gt_error *err)
 {
 	const char *cuts[MAX_PIECES + 1];
@@ -477,7 +500,8 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	}
 	int rc = 0;
 	bool more = true;
-	for (unsigned t = 0; t < k && rc == 0 && more; t++) {
+	unsigned stitched = 0;
+	for (unsigned t = 0; t < k && rc == 0 && more; t++, stitched++) {
 		uint64_t t0 = g->timed ? now_ns() : 0;
 		if (k > 1)
 			await_piece(&pp, t);
@@ -497,7 +521,7 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 		pthread_cond_destroy(&pp.cv);
 		pthread_mutex_destroy(&pp.mu);
 	}
-	return rc;
+	return rc ? rc : fill_pieces(g, stitched, err);
 }
 
 /* What a top-level key holds: 1 the events, 3 systemTraceEvents (a huge
@@ -851,10 +875,10 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		rc = run(&g, err);
 		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
 			fprintf(stderr, "gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, "
-					"parsing or waiting for pieces %.3f s, building %.3f s, finishing %.3f s (tracks %.3f, flows %.3f, "
+					"parsing or waiting for pieces %.3f s, building %.3f s, filling in %.3f s, finishing %.3f s (tracks %.3f, flows %.3f, "
 					"lanes %.3f, flow parents %.3f)\n",
 				path, g.threads, (now_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9,
-				g.t_build / 1e9, g.t_finish / 1e9, g.builder.t_tracks / 1e9, g.builder.t_flows / 1e9,
+				g.t_build / 1e9, g.t_fill / 1e9, g.t_finish / 1e9, g.builder.t_tracks / 1e9, g.builder.t_flows / 1e9,
 				g.builder.t_lanes / 1e9, g.builder.t_parents / 1e9);
 	}
 	teardown(&g);

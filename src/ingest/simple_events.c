@@ -7,13 +7,14 @@
 
 void simple_events_reset(simple_events *se)
 {
-	se->n = 0;
+	se->n = se->passed = 0;
 	local_threads_reset(&se->threads);
 }
 
 void simple_events_free(simple_events *se)
 {
 	free(se->v);
+	free(se->thread_spans);
 	local_threads_free(&se->threads);
 	memset(se, 0, sizeof *se);
 }
@@ -76,55 +77,90 @@ static bool resolved(const gt_builder *b, const simple_events *se, const simple_
 	       (e->ph != 'X' || (cat < b->cat_group_cap && b->cat_group[cat]));
 }
 
-static void fill_span(gt_builder *b, const simple_event *e, uint32_t cat, uint32_t track, uint64_t index)
+static void fill_span(const gt_builder *b, simple_events *se, const simple_event *e, uint32_t cat, uint32_t track)
 {
-	gt_model *m = b->m;
 	uint8_t group = (uint8_t)(b->cat_group[cat] - 1);
-	m->spans[e->slot] = (gt_span){
+	b->m->spans[e->slot] = (gt_span){
 		.ts_ns = e->ts_ns,
 		.dur_ns = e->dur_ns,
-		.name = b->local_global[e->name_local],
+		.name = se->local_global[e->name_local],
 		.cat = cat,
 		.track = track,
 		.parent = GT_NONE,
-		.event = (uint32_t)index,
+		.event = (uint32_t)(se->index0 + e->at),
 		.group = group,
 		.kind = GT_SPAN_COMPLETE,
 	};
-	m->groups[group].spans++;
-	m->tracks[track].span_count++;
+	se->group_spans[group]++;
+	se->thread_spans[e->thread_local]++;
 }
 
-static void fill_point(gt_builder *b, const simple_event *e, uint32_t cat, uint32_t track)
+static void fill_point(const gt_builder *b, const simple_events *se, const simple_event *e, uint32_t cat,
+		       uint32_t track)
 {
 	b->points[e->slot] = (flow_point){
 		.key = {{4 | (uint64_t)e->has_id << 8, cat, (uint64_t)e->id, 0}},
 		.track = track,
 		.seq = e->slot,
-		.name = b->local_global[e->name_local],
+		.name = se->local_global[e->name_local],
 		.ts_ns = e->ts_ns,
 		.ph = e->ph,
 		.enclosing = e->enclosing,
 	};
 }
 
-/* The events given a slot without being built: the piece's first n. */
-static void fill(gt_builder *b, const simple_events *se, size_t n, uint64_t index0)
+static int phase_slot(char ph)
 {
-	gt_model *m = b->m;
-	for (size_t j = 0; j < n; j++) {
+	return ph == 'X' ? 0 : ph == 's' ? 1 : ph == 't' ? 2 : 3;
+}
+
+int simple_events_fill(const gt_builder *b, simple_events *se)
+{
+	uint32_t threads = se->threads.count;
+	if (threads && se->thread_spans_cap < threads) {
+		uint32_t *p = gt_fault_hit("alloc") ? NULL : realloc(se->thread_spans, threads * sizeof *p);
+		if (!p)
+			return -1;
+		se->thread_spans = p;
+		se->thread_spans_cap = threads;
+	}
+	memset(se->thread_spans, 0, threads * sizeof *se->thread_spans);
+	memset(se->group_spans, 0, sizeof se->group_spans);
+	memset(se->phases, 0, sizeof se->phases);
+	se->any_end = false;
+	for (size_t j = 0; j < se->passed; j++) {
 		const simple_event *e = &se->v[j];
 		if (e->slot == GT_NONE)
 			continue;
-		uint32_t cat = b->local_global[e->cat_local], track = se->threads.global[e->thread_local];
+		uint32_t cat = se->local_global[e->cat_local], track = se->threads.global[e->thread_local];
 		if (e->ph == 'X')
-			fill_span(b, e, cat, track, index0 + e->at);
+			fill_span(b, se, e, cat, track);
 		else
-			fill_point(b, e, cat, track);
-		m->stats.events++;
-		m->stats.phases[(unsigned char)e->ph]++;
-		gt_builder_note_end(b, e->ts_ns + e->dur_ns);
+			fill_point(b, se, e, cat, track);
+		se->phases[phase_slot(e->ph)]++;
+		int64_t end = e->ts_ns + e->dur_ns;
+		if (!se->any_end || end > se->max_end_ns)
+			se->max_end_ns = end;
+		se->any_end = true;
 	}
+	return 0;
+}
+
+void gt_builder_merge_piece(gt_builder *b, const simple_events *se)
+{
+	gt_model *m = b->m;
+	for (uint32_t t = 0; t < se->threads.count; t++)
+		if (se->thread_spans[t])
+			m->tracks[se->threads.global[t]].span_count += se->thread_spans[t];
+	for (int g = 0; g < GT_MAX_GROUPS; g++)
+		m->groups[g].spans += se->group_spans[g];
+	static const char phases[4] = {'X', 's', 't', 'f'};
+	for (int k = 0; k < 4; k++) {
+		m->stats.events += se->phases[k];
+		m->stats.phases[(unsigned char)phases[k]] += se->phases[k];
+	}
+	if (se->any_end)
+		gt_builder_note_end(b, se->max_end_ns);
 }
 
 int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
@@ -160,7 +196,9 @@ int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events 
 			se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track
 								  : b->points[b->npoints - 1].track;
 	}
-	fill(b, se, j, index0);
+	se->passed = j;
+	se->local_global = local_global;
+	se->index0 = index0;
 	b->local_global = NULL;
 	return rc;
 }

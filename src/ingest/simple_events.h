@@ -35,6 +35,16 @@ typedef struct simple_events {
 	simple_event *v;
 	size_t n, cap;
 	local_threads threads;
+	/* what the builder's pass left for the fill, and the fill's counts */
+	size_t passed;                /* records the pass reached */
+	const uint32_t *local_global; /* the piece's string ids */
+	uint64_t index0;              /* the piece's first event index */
+	uint32_t *thread_spans;       /* per local thread: spans filled */
+	uint32_t thread_spans_cap;
+	uint64_t group_spans[GT_MAX_GROUPS];
+	uint64_t phases[4]; /* X, s, t, f */
+	int64_t max_end_ns;
+	bool any_end;
 } simple_events;
 
 /* Parse side. */
@@ -44,10 +54,16 @@ void simple_events_free(simple_events *se);
  * and cat_local set). Out of memory, it is left to the builder. */
 void simple_events_note(simple_events *se, const raw_event *ev, uint32_t at);
 
-/* Builder side: builds the piece's n events in order (their index from
- * index0, their offsets moved by offset0), local_global being the piece's
- * string ids (local_names.h). */
+/* Builder side, in three steps. The pass builds the piece's n events in
+ * order (their index from index0, their offsets moved by offset0),
+ * local_global being the piece's string ids (local_names.h); the simple
+ * ones it can, it only gives a slot. The fill writes those slots: the
+ * pieces of a window on any threads at once, while nothing else changes
+ * the model. The merge then adds up what the fill counted (in any order). */
 int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
 			 uint64_t index0, uint64_t offset0, gt_error *err);
+/* -1: out of memory (the fill did nothing). */
+int simple_events_fill(const gt_builder *b, simple_events *se);
+void gt_builder_merge_piece(gt_builder *b, const simple_events *se);
 
 #endif
