@@ -63,6 +63,15 @@ bool gt_fault_hit(const char *site)
 			return atomic_fetch_add(&sites[i].calls, 1) + 1 == sites[i].when;
 	return false;
 }
+
+bool gt_fault_armed(const char *site)
+{
+	pthread_once(&parsed, parse_env);
+	for (int i = 0; i < nsites; i++)
+		if (strcmp(sites[i].name, site) == 0)
+			return true;
+	return false;
+}
 #else
 typedef int gt_fault_unused; /* an empty translation unit is not ISO C */
 #endif

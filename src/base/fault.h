@@ -16,8 +16,16 @@
 
 #ifdef GT_FAULT_INJECTION
 bool gt_fault_hit(const char *site);
+/* Whether GPUTRACE_FAULT names site: code that skips a site's calls in
+ * bulk makes them one by one then. */
+bool gt_fault_armed(const char *site);
 #else
 static inline bool gt_fault_hit(const char *site)
+{
+	(void)site;
+	return false;
+}
+static inline bool gt_fault_armed(const char *site)
 {
 	(void)site;
 	return false;

@@ -63,6 +63,7 @@ typedef struct gt_builder {
 	/* GPUTRACE_INGEST_TIMES: finish's stages, ns (when timed) */
 	bool timed;
 	uint64_t t_tracks, t_flows, t_lanes, t_parents;
+	uint64_t t_group, t_nest, t_points; /* within t_tracks: the points sorted beside */
 } gt_builder;
 
 int gt_builder_init(gt_builder *b, gt_model *m, const char *path, gt_error *err);

@@ -176,10 +176,15 @@ static void *track_range(void *arg)
 
 /* The track index and the nesting forest, on up to `threads` threads, each
  * taking a run of tracks holding about an equal share of the spans. */
-static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
+static uint64_t stage_ns(const gt_builder *b);
+
+static int build_track_index(gt_builder *b, track_index *ti, unsigned threads)
 {
+	gt_model *m = b->m;
+	uint64_t t0 = stage_ns(b);
 	if (group_by_track(m, ti, threads) < 0)
 		return -1;
+	b->t_group = stage_ns(b) - t0;
 	sort_spans = m->spans;
 	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
 	if (k > MAX_FINISH_THREADS)
@@ -194,6 +199,7 @@ static int build_track_index(gt_model *m, track_index *ti, unsigned threads)
 		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
 	}
 	gt_run_jobs(track_range, jobs, sizeof *jobs, k);
+	b->t_nest = stage_ns(b) - t0 - b->t_group;
 	int rc = 0;
 	for (unsigned j = 0; j < k; j++) {
 		rc |= jobs[j].rc;
@@ -320,10 +326,12 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 static void *sort_points(void *arg)
 {
 	gt_builder *b = arg;
+	uint64_t t0 = stage_ns(b);
 	/* beside the track work, on the threads it leaves (qsort's base must not be NULL) */
 	unsigned threads = b->finish_threads > 2 ? b->finish_threads / 2 : 1;
 	if (b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point); /* no memory for the scratch: in place */
+	b->t_points = stage_ns(b) - t0;
 	return NULL;
 }
 
@@ -628,7 +636,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		       pthread_create(&sorter, NULL, sort_points, b) == 0;
 	if (!sorting)
 		sort_points(b);
-	int rc = build_track_index(m, &ti, b->finish_threads);
+	int rc = build_track_index(b, &ti, b->finish_threads);
 	if (sorting)
 		pthread_join(sorter, NULL);
 	uint64_t t1 = stage_ns(b);

@@ -257,8 +257,12 @@ static void parse_piece(piece *pc)
 		ev->offset = (uint64_t)(q - lx->begin); /* window-relative until merged */
 		ev->name_local = local_names_id(&pc->names, &ev->name, ev->name_hash);
 		ev->cat_local = local_names_id(&pc->names, &ev->cat, ev->cat_hash);
-		simple_events_note(&pc->simple, ev, (uint32_t)pc->n);
 		r = jl_skip_ws(r, lx->end);
+		bool keep = r < lx->end ? *r == ']' || *r == ',' : pc->eof;
+		if (keep && simple_events_note(&pc->simple, ev, (uint32_t)pc->n) < 0) {
+			pc->rc = jl_error(lx, q, "out of memory");
+			return;
+		}
 		if (r >= lx->end) {
 			pc->rc = JL_NEED_MORE;
 			if (pc->eof) {
@@ -874,11 +878,14 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		uint64_t t0 = g.timed ? now_ns() : 0;
 		rc = run(&g, err);
 		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
-			fprintf(stderr, "gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, "
-					"parsing or waiting for pieces %.3f s, building %.3f s, filling in %.3f s, finishing %.3f s (tracks %.3f, flows %.3f, "
-					"lanes %.3f, flow parents %.3f)\n",
-				path, g.threads, (now_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9,
-				g.t_build / 1e9, g.t_fill / 1e9, g.t_finish / 1e9, g.builder.t_tracks / 1e9, g.builder.t_flows / 1e9,
+			fprintf(stderr,
+				"gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, parsing or waiting "
+				"for pieces %.3f s, building %.3f s, filling in %.3f s, finishing %.3f s (tracks %.3f: grouping "
+				"%.3f, nesting %.3f, and beside them sorting the flow points %.3f; flows %.3f, lanes %.3f, flow "
+				"parents %.3f)\n",
+				path, g.threads, (now_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9, g.t_build / 1e9,
+				g.t_fill / 1e9, g.t_finish / 1e9, g.builder.t_tracks / 1e9, g.builder.t_group / 1e9,
+				g.builder.t_nest / 1e9, g.builder.t_points / 1e9, g.builder.t_flows / 1e9,
 				g.builder.t_lanes / 1e9, g.builder.t_parents / 1e9);
 	}
 	teardown(&g);

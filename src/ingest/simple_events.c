@@ -5,15 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum {
+	SEEN_ANY = 1,     /* a simple event's name or category */
+	SEEN_SPAN_CAT = 2 /* a simple span's category (so its group is known after) */
+};
+
 void simple_events_reset(simple_events *se)
 {
-	se->n = se->passed = 0;
+	se->n = se->nvisits = 0;
+	se->spans_after = se->points_after = 0;
+	if (se->seen_used)
+		memset(se->seen, 0, se->seen_used);
+	se->seen_used = 0;
+	se->visit_all = gt_fault_armed("span-id");
 	local_threads_reset(&se->threads);
 }
 
 void simple_events_free(simple_events *se)
 {
 	free(se->v);
+	free(se->visits);
+	free(se->seen);
 	free(se->thread_spans);
 	local_threads_free(&se->threads);
 	memset(se, 0, sizeof *se);
@@ -36,21 +48,63 @@ static bool simple(const raw_event *ev)
 	return ev->ts_ns <= INT64_MAX - ev->dur_ns;
 }
 
-void simple_events_note(simple_events *se, const raw_event *ev, uint32_t at)
+static int grow(void **p, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 4096;
+	void *q = gt_fault_hit("alloc") ? NULL : realloc(*p, c * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Marks string id s seen with what; true when it was not yet. */
+static int mark_seen(simple_events *se, uint32_t s, uint8_t what, bool *first)
+{
+	if (s >= se->seen_cap) {
+		uint32_t c = se->seen_cap ? se->seen_cap : 256;
+		while (c <= s)
+			c *= 2;
+		uint8_t *p = gt_fault_hit("alloc") ? NULL : realloc(se->seen, c);
+		if (!p)
+			return -1;
+		memset(p + se->seen_cap, 0, c - se->seen_cap);
+		se->seen = p;
+		se->seen_cap = c;
+	}
+	if (s >= se->seen_used)
+		se->seen_used = s + 1;
+	if ((se->seen[s] & what) != what)
+		*first = true;
+	se->seen[s] |= what;
+	return 0;
+}
+
+static int add_visit(simple_events *se, uint32_t at, uint32_t record)
+{
+	if (se->nvisits == se->visits_cap && grow((void **)&se->visits, &se->visits_cap, sizeof *se->visits) < 0)
+		return -1;
+	se->visits[se->nvisits++] = (simple_visit){at, record, se->spans_after, se->points_after, 0, 0};
+	se->spans_after = se->points_after = 0;
+	return 0;
+}
+
+int simple_events_note(simple_events *se, const raw_event *ev, uint32_t at)
 {
 	if (!simple(ev))
-		return;
-	if (se->n == se->cap) {
-		size_t cap = se->cap ? se->cap * 2 : 4096;
-		simple_event *v = gt_fault_hit("alloc") ? NULL : realloc(se->v, cap * sizeof *v);
-		if (!v)
-			return;
-		se->v = v;
-		se->cap = cap;
-	}
+		return add_visit(se, at, GT_NONE);
+	if (se->n == se->cap && grow((void **)&se->v, &se->cap, sizeof *se->v) < 0)
+		return -1;
+	uint32_t threads = se->threads.count;
 	uint32_t thread = local_threads_id(&se->threads, ev->pid.num, ev->tid.num);
 	if (thread == GT_NONE)
-		return;
+		return -1;
+	bool span = ev->ph == 'X', first = se->visit_all || se->threads.count != threads;
+	if (mark_seen(se, ev->name_local, SEEN_ANY, &first) < 0 ||
+	    mark_seen(se, ev->cat_local, span ? SEEN_ANY | SEEN_SPAN_CAT : SEEN_ANY, &first) < 0)
+		return -1;
+	uint32_t record = (uint32_t)se->n;
 	se->v[se->n++] = (simple_event){
 		.ts_ns = ev->ts_ns,
 		.dur_ns = ev->dur_ns,
@@ -63,7 +117,15 @@ void simple_events_note(simple_events *se, const raw_event *ev, uint32_t at)
 		.ph = ev->ph,
 		.has_id = ev->id.kind == RID_NUM,
 		.enclosing = ev->ph != 'f' || ev->bp == 'e',
+		.visited = first,
 	};
+	if (first)
+		return add_visit(se, at, record);
+	if (span)
+		se->spans_after++;
+	else
+		se->points_after++;
+	return 0;
 }
 
 /* Whether what e needs is known: its name, category and thread track, and
@@ -77,10 +139,73 @@ static bool resolved(const gt_builder *b, const simple_events *se, const simple_
 	       (e->ph != 'X' || (cat < b->cat_group_cap && b->cat_group[cat]));
 }
 
-static void fill_span(const gt_builder *b, simple_events *se, const simple_event *e, uint32_t cat, uint32_t track)
+/* A visited simple event: a slot when resolved, else built. */
+static int visit_simple(gt_builder *b, raw_event *ev, simple_events *se, simple_event *e, gt_error *err)
+{
+	gt_model *m = b->m;
+	bool span = e->ph == 'X';
+	if (resolved(b, se, e)) {
+		/* tests/limits.sh's stand-in for the span id limit, as in new_span */
+		if (span && gt_fault_hit("span-id"))
+			return gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
+		e->slot = span ? m->span_count++ : b->npoints++;
+		return 0;
+	}
+	if (gt_builder_add(b, ev, err) < 0)
+		return -1;
+	/* it made a span or flow point on its thread track */
+	se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track : b->points[b->npoints - 1].track;
+	return 0;
+}
+
+int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
+			 uint64_t index0, uint64_t offset0, gt_error *err)
+{
+	gt_model *m = b->m;
+	b->local_global = local_global;
+	se->local_global = local_global;
+	se->index0 = index0;
+	se->span0 = m->span_count;
+	se->point0 = b->npoints;
+	/* ids past 32 bits are gt_builder_add's to refuse, at the right event */
+	se->filled_by_builder = !(n && index0 + n - 1 <= UINT32_MAX && (uint64_t)m->span_count + n < GT_NONE - 1 &&
+				  (uint64_t)b->npoints + n <= UINT32_MAX &&
+				  gt_builder_reserve(b, m->span_count + n, b->npoints + n) == 0);
+	int rc = 0;
+	if (se->filled_by_builder) {
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			evs[i].index = index0 + i;
+			evs[i].offset += offset0;
+			rc = gt_builder_add(b, &evs[i], err);
+		}
+		b->local_global = NULL;
+		return rc;
+	}
+	for (size_t k = 0; k < se->nvisits && rc == 0; k++) {
+		simple_visit *v = &se->visits[k];
+		if (v->at >= n)
+			break; /* an event the piece did not keep */
+		m->span_count += v->spans_before;
+		b->npoints += v->points_before;
+		uint32_t spans = m->span_count, points = b->npoints;
+		raw_event *ev = &evs[v->at];
+		ev->index = index0 + v->at;
+		ev->offset += offset0;
+		rc = v->record == GT_NONE ? gt_builder_add(b, ev, err) : visit_simple(b, ev, se, &se->v[v->record], err);
+		v->spans_made = m->span_count - spans;
+		v->points_made = b->npoints - points;
+	}
+	m->span_count += se->spans_after;
+	b->npoints += se->points_after;
+	b->local_global = NULL;
+	return rc;
+}
+
+static void fill_span(const gt_builder *b, simple_events *se, const simple_event *e, uint32_t slot, uint32_t cat,
+		      uint32_t track)
 {
 	uint8_t group = (uint8_t)(b->cat_group[cat] - 1);
-	b->m->spans[e->slot] = (gt_span){
+	b->m->spans[slot] = (gt_span){
 		.ts_ns = e->ts_ns,
 		.dur_ns = e->dur_ns,
 		.name = se->local_global[e->name_local],
@@ -95,13 +220,13 @@ static void fill_span(const gt_builder *b, simple_events *se, const simple_event
 	se->thread_spans[e->thread_local]++;
 }
 
-static void fill_point(const gt_builder *b, const simple_events *se, const simple_event *e, uint32_t cat,
-		       uint32_t track)
+static void fill_point(const gt_builder *b, const simple_events *se, const simple_event *e, uint32_t slot,
+		       uint32_t cat, uint32_t track)
 {
-	b->points[e->slot] = (flow_point){
+	b->points[slot] = (flow_point){
 		.key = {{4 | (uint64_t)e->has_id << 8, cat, (uint64_t)e->id, 0}},
 		.track = track,
-		.seq = e->slot,
+		.seq = slot,
 		.name = se->local_global[e->name_local],
 		.ts_ns = e->ts_ns,
 		.ph = e->ph,
@@ -114,7 +239,7 @@ static int phase_slot(char ph)
 	return ph == 'X' ? 0 : ph == 's' ? 1 : ph == 't' ? 2 : 3;
 }
 
-int simple_events_fill(const gt_builder *b, simple_events *se)
+static int clear_counts(simple_events *se)
 {
 	uint32_t threads = se->threads.count;
 	if (threads && se->thread_spans_cap < threads) {
@@ -124,19 +249,42 @@ int simple_events_fill(const gt_builder *b, simple_events *se)
 		se->thread_spans = p;
 		se->thread_spans_cap = threads;
 	}
-	memset(se->thread_spans, 0, threads * sizeof *se->thread_spans);
+	if (threads)
+		memset(se->thread_spans, 0, threads * sizeof *se->thread_spans);
 	memset(se->group_spans, 0, sizeof se->group_spans);
 	memset(se->phases, 0, sizeof se->phases);
 	se->any_end = false;
-	for (size_t j = 0; j < se->passed; j++) {
+	return 0;
+}
+
+int simple_events_fill(const gt_builder *b, simple_events *se)
+{
+	if (clear_counts(se) < 0)
+		return -1;
+	if (se->filled_by_builder)
+		return 0;
+	/* the slots go in event order: the visits' own between the others' */
+	uint32_t span = se->span0, point = se->point0;
+	size_t k = 0;
+	for (size_t j = 0; j < se->n; j++) {
 		const simple_event *e = &se->v[j];
-		if (e->slot == GT_NONE)
-			continue;
+		for (; k < se->nvisits && se->visits[k].at < e->at; k++)
+			span += se->visits[k].spans_made, point += se->visits[k].points_made;
+		uint32_t slot;
+		if (e->visited) { /* the visit at e->at */
+			span += se->visits[k].spans_made, point += se->visits[k].points_made;
+			k++;
+			if (e->slot == GT_NONE)
+				continue; /* built by gt_builder_add */
+			slot = e->slot;
+		} else {
+			slot = e->ph == 'X' ? span++ : point++;
+		}
 		uint32_t cat = se->local_global[e->cat_local], track = se->threads.global[e->thread_local];
 		if (e->ph == 'X')
-			fill_span(b, se, e, cat, track);
+			fill_span(b, se, e, slot, cat, track);
 		else
-			fill_point(b, se, e, cat, track);
+			fill_point(b, se, e, slot, cat, track);
 		se->phases[phase_slot(e->ph)]++;
 		int64_t end = e->ts_ns + e->dur_ns;
 		if (!se->any_end || end > se->max_end_ns)
@@ -161,44 +309,4 @@ void gt_builder_merge_piece(gt_builder *b, const simple_events *se)
 	}
 	if (se->any_end)
 		gt_builder_note_end(b, se->max_end_ns);
-}
-
-int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
-			 uint64_t index0, uint64_t offset0, gt_error *err)
-{
-	gt_model *m = b->m;
-	b->local_global = local_global;
-	/* ids past 32 bits are gt_builder_add's to refuse, at the right event */
-	bool defer = se->n && n && index0 + n - 1 <= UINT32_MAX && (uint64_t)m->span_count + n < GT_NONE - 1 &&
-		     (uint64_t)b->npoints + n <= UINT32_MAX && gt_builder_reserve(b, m->span_count + n, b->npoints + n) == 0;
-	size_t j = 0;
-	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		raw_event *ev = &evs[i];
-		simple_event *e = j < se->n && se->v[j].at == i ? &se->v[j++] : NULL;
-		bool span = e && e->ph == 'X';
-		if (e && defer && resolved(b, se, e) && !(span && gt_fault_hit("span-id"))) {
-			e->slot = span ? m->span_count++ : b->npoints++;
-			continue;
-		}
-		ev->index = index0 + i;
-		ev->offset += offset0;
-		if (e && defer && resolved(b, se, e)) {
-			/* tests/limits.sh's stand-in for the span id limit fired (as in new_span) */
-			rc = gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
-			break;
-		}
-		if (e)
-			e->slot = GT_NONE;
-		if ((rc = gt_builder_add(b, ev, err)) < 0)
-			break;
-		if (e) /* it made a span or flow point on its thread track */
-			se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track
-								  : b->points[b->npoints - 1].track;
-	}
-	se->passed = j;
-	se->local_global = local_global;
-	se->index0 = index0;
-	b->local_global = NULL;
-	return rc;
 }

@@ -3,13 +3,17 @@
  * id, a name and a category, and nothing else the builder must look at: no
  * flow binding, no synchronisation args, no bad value. The parse workers
  * keep the few fields of such an event, with its piece's local name,
- * category and thread ids. The builder then takes the piece's events in
- * file order as before, except that a simple event whose ids the events
- * before it have resolved only takes the next span id or flow point; all
- * of those are filled in afterwards, in one tight loop. The builder thread
- * thus never reads such an event's raw form, which another core wrote (on
- * that thread, that read was most of the cost). Every id, count and order
- * comes out as gt_builder_add alone would give it. */
+ * category and thread ids.
+ *
+ * The builder then visits, in file order, only the piece's other events
+ * and the first simple event of each local name, category and thread: a
+ * later one finds its ids resolved by that first one, so it only needs the
+ * next span id or flow point, and the count of those between two visits
+ * comes with the visit. The fill writes the slots afterwards, a window's
+ * pieces on all threads at once. The builder thread thus never reads most
+ * events, in raw form or not (on the H200 machine's host, reading them was
+ * most of its time). Every id, count and order comes out as gt_builder_add
+ * alone would give it. */
 #ifndef GT_SIMPLE_EVENTS_H
 #define GT_SIMPLE_EVENTS_H
 
@@ -26,20 +30,37 @@ typedef struct simple_event {
 	uint32_t name_local, cat_local; /* the piece's local_names ids */
 	uint32_t thread_local;          /* the piece's local_threads id */
 	uint32_t at;                    /* its event's number in the piece */
-	uint32_t slot;                  /* the builder's: its span id or flow point, GT_NONE when gt_builder_add built it */
+	uint32_t slot;                  /* visited ones: the builder's span id or flow point, GT_NONE when gt_builder_add built it */
 	char ph;                        /* 'X', 's', 't' or 'f' */
 	uint8_t has_id, enclosing;      /* flow points: as flow_point's */
+	uint8_t visited;                /* a first use: the builder visits it */
 } simple_event;
+
+/* An event the builder visits: one that is not simple, or a first use. */
+typedef struct simple_visit {
+	uint32_t at;                   /* its event's number in the piece */
+	uint32_t record;               /* its simple_event, or GT_NONE */
+	uint32_t spans_before, points_before; /* unvisited simple ones since the previous visit */
+	uint32_t spans_made, points_made;     /* the builder's: what the visit added */
+} simple_visit;
 
 typedef struct simple_events {
 	simple_event *v;
 	size_t n, cap;
+	simple_visit *visits;
+	size_t nvisits, visits_cap;
+	uint32_t spans_after, points_after; /* unvisited ones after the last visit */
 	local_threads threads;
-	/* what the builder's pass left for the fill, and the fill's counts */
-	size_t passed;                /* records the pass reached */
+	uint8_t *seen; /* per local string id: SEEN_* */
+	uint32_t seen_cap, seen_used;
+	bool visit_all; /* the span-id fault is armed: every span is visited */
+	/* the builder's pass, for the fill */
+	bool filled_by_builder;       /* the pass built every event itself */
 	const uint32_t *local_global; /* the piece's string ids */
 	uint64_t index0;              /* the piece's first event index */
-	uint32_t *thread_spans;       /* per local thread: spans filled */
+	uint32_t span0, point0;       /* the piece's first span id and flow point */
+	/* the fill's counts, for the merge */
+	uint32_t *thread_spans; /* per local thread */
 	uint32_t thread_spans_cap;
 	uint64_t group_spans[GT_MAX_GROUPS];
 	uint64_t phases[4]; /* X, s, t, f */
@@ -50,16 +71,17 @@ typedef struct simple_events {
 /* Parse side. */
 void simple_events_reset(simple_events *se);
 void simple_events_free(simple_events *se);
-/* Keeps ev, the piece's event number at, when it is simple (its name_local
- * and cat_local set). Out of memory, it is left to the builder. */
-void simple_events_note(simple_events *se, const raw_event *ev, uint32_t at);
+/* Notes every event the piece keeps, the piece's event number at, in
+ * order: a simple one (its name_local and cat_local set) is kept, and a
+ * visit made of what the builder must see. -1: out of memory. */
+int simple_events_note(simple_events *se, const raw_event *ev, uint32_t at);
 
 /* Builder side, in three steps. The pass builds the piece's n events in
  * order (their index from index0, their offsets moved by offset0),
- * local_global being the piece's string ids (local_names.h); the simple
- * ones it can, it only gives a slot. The fill writes those slots: the
- * pieces of a window on any threads at once, while nothing else changes
- * the model. The merge then adds up what the fill counted (in any order). */
+ * local_global being the piece's string ids (local_names.h), and gives
+ * the simple ones it can a slot. The fill writes those slots: the pieces
+ * of a window on any threads at once, while nothing else changes the
+ * model. The merge then adds up what the fill counted (in any order). */
 int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
 			 uint64_t index0, uint64_t offset0, gt_error *err);
 /* -1: out of memory (the fill did nothing). */
