@@ -7,26 +7,8 @@
 
 #include "builder.h"
 #include "ingest.h"
+#include "track_nest.h"
 #include "base/base.h"
-
-/* Sort key order on a track: start ascending, longer first, earlier id.
- * Per thread: several files of a job are finished at once (trace_load_many). */
-static _Thread_local const gt_span *sort_spans;
-
-static int before(const gt_span *s, uint32_t a, uint32_t b)
-{
-	if (s[a].ts_ns != s[b].ts_ns)
-		return s[a].ts_ns < s[b].ts_ns;
-	if (s[a].dur_ns != s[b].dur_ns)
-		return s[a].dur_ns > s[b].dur_ns;
-	return a < b;
-}
-
-static int cmp_track_order(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
-}
 
 /* Below this many spans (or flow points), finishing them on other threads
  * costs more than it saves. */
@@ -115,67 +97,7 @@ static int group_by_track(const gt_model *m, track_index *ti, unsigned threads)
 	return 0;
 }
 
-/* Puts track t's spans in (start, -dur, id) order, fills their starts, and
- * sets nesting parents and depths by a stack sweep. Tracks are independent,
- * so ranges of them run on separate threads. */
-static int order_and_nest(gt_model *m, track_index *ti, uint32_t t, u32vec *stack, uint64_t *improper)
-{
-	uint32_t *o = ti->order + ti->first[t];
-	uint32_t n = ti->first[t + 1] - ti->first[t];
-	bool sorted = true;
-	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = before(m->spans, o[i - 1], o[i]);
-	if (!sorted)
-		qsort(o, n, sizeof *o, cmp_track_order);
-	uint32_t max_depth = 0;
-	stack->n = 0;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t id = o[k];
-		gt_span *s = &m->spans[id];
-		ti->starts[ti->first[t] + k] = s->ts_ns;
-		int64_t end = s->ts_ns + s->dur_ns;
-		while (stack->n) {
-			const gt_span *p = &m->spans[stack->v[stack->n - 1]];
-			int64_t pend = p->ts_ns + p->dur_ns;
-			if (end <= pend)
-				break; /* p contains s (p starts no later, by the order) */
-			if (pend > s->ts_ns)
-				(*improper)++;
-			stack->n--;
-		}
-		s->parent = stack->n ? stack->v[stack->n - 1] : GT_NONE;
-		s->depth = stack->n;
-		if (stack->n > max_depth)
-			max_depth = stack->n;
-		if (gt_u32vec_push(stack, id) < 0)
-			return -1;
-	}
-	m->tracks[t].lane_count = n ? max_depth + 1 : 0;
-	return 0;
-}
-
-typedef struct track_job {
-	gt_model *m;
-	track_index *ti;
-	uint32_t begin, end; /* tracks */
-	uint64_t improper;
-	int rc;
-} track_job;
-
-static void *track_range(void *arg)
-{
-	track_job *j = arg;
-	u32vec stack = {0};
-	sort_spans = j->m->spans;
-	j->rc = 0;
-	for (uint32_t t = j->begin; t < j->end && j->rc == 0; t++)
-		j->rc = order_and_nest(j->m, j->ti, t, &stack, &j->improper);
-	free(stack.v);
-	return NULL;
-}
-
-/* The track index and the nesting forest, on up to `threads` threads, each
- * taking a run of tracks holding about an equal share of the spans. */
+/* The track index and the nesting forest, on up to `threads` threads. */
 static uint64_t stage_ns(const gt_builder *b);
 
 static int build_track_index(gt_builder *b, track_index *ti, unsigned threads)
@@ -185,26 +107,10 @@ static int build_track_index(gt_builder *b, track_index *ti, unsigned threads)
 	if (group_by_track(m, ti, threads) < 0)
 		return -1;
 	b->t_group = stage_ns(b) - t0;
-	sort_spans = m->spans;
-	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
-	if (k > MAX_FINISH_THREADS)
-		k = MAX_FINISH_THREADS;
-	track_job jobs[MAX_FINISH_THREADS];
-	uint32_t t = 0;
-	for (unsigned j = 0; j < k; j++) {
-		uint64_t share = (uint64_t)m->span_count * (j + 1) / k;
-		uint32_t begin = t;
-		while (t < m->track_count && (j + 1 == k || ti->first[t] < share))
-			t++;
-		jobs[j] = (track_job){m, ti, begin, t, 0, -1};
-	}
-	gt_run_jobs(track_range, jobs, sizeof *jobs, k);
+	uint64_t improper = 0;
+	int rc = gt_nest_tracks(m, ti->order, ti->first, ti->starts, threads, &improper);
+	m->stats.warnings[GT_WARN_IMPROPER_NESTING] += improper;
 	b->t_nest = stage_ns(b) - t0 - b->t_group;
-	int rc = 0;
-	for (unsigned j = 0; j < k; j++) {
-		rc |= jobs[j].rc;
-		m->stats.warnings[GT_WARN_IMPROPER_NESTING] += jobs[j].improper;
-	}
 	return rc;
 }
 

@@ -1,0 +1,293 @@
+/* Track order and nesting (track_nest.h).
+ *
+ * The sweep keeps a stack of the spans that contain the current one. A
+ * chunk of a long track is swept with a stack of its own, starting empty.
+ * Where that stack runs empty, the span is an orphan: the one sweep would
+ * have gone on popping the stack the chunks before left, which the chunk
+ * does not know yet. The stitch then takes each track's chunks in order
+ * with that inherited stack: each orphan pops it and finds its parent
+ * there, and the spans after it, up to the next orphan, sit that much
+ * deeper; then the chunk's own final stack goes on top. Only orphans cost
+ * the stitch anything, and a last pass adds the depths on threads. */
+#include "track_nest.h"
+#include "builder.h"
+#include "base/base.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sort order on a track: start ascending, longer first, earlier id. Per
+ * thread: several files of a job are finished at once (trace_load_many). */
+static _Thread_local const gt_span *sort_spans;
+
+static int before(const gt_span *s, uint32_t a, uint32_t b)
+{
+	if (s[a].ts_ns != s[b].ts_ns)
+		return s[a].ts_ns < s[b].ts_ns;
+	if (s[a].dur_ns != s[b].dur_ns)
+		return s[a].dur_ns > s[b].dur_ns;
+	return a < b;
+}
+
+static int cmp_track_order(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
+}
+
+/* Below this many spans, a track is swept whole. */
+#define CHUNK_MIN 65536
+
+typedef struct nest_ctx {
+	gt_model *m;
+	uint32_t *order;
+	const uint32_t *first;
+	int64_t *starts;
+} nest_ctx;
+
+/* One track, swept whole: sorted first when it is not. */
+static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *improper)
+{
+	gt_model *m = c->m;
+	uint32_t *o = c->order + c->first[t];
+	uint32_t n = c->first[t + 1] - c->first[t];
+	bool sorted = true;
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = before(m->spans, o[i - 1], o[i]);
+	if (!sorted) {
+		sort_spans = m->spans;
+		qsort(o, n, sizeof *o, cmp_track_order);
+	}
+	uint32_t max_depth = 0;
+	stack->n = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t id = o[k];
+		gt_span *s = &m->spans[id];
+		c->starts[c->first[t] + k] = s->ts_ns;
+		int64_t end = s->ts_ns + s->dur_ns;
+		while (stack->n) {
+			const gt_span *p = &m->spans[stack->v[stack->n - 1]];
+			int64_t pend = p->ts_ns + p->dur_ns;
+			if (end <= pend)
+				break; /* p contains s (p starts no later, by the order) */
+			if (pend > s->ts_ns)
+				(*improper)++;
+			stack->n--;
+		}
+		s->parent = stack->n ? stack->v[stack->n - 1] : GT_NONE;
+		s->depth = stack->n;
+		if (stack->n > max_depth)
+			max_depth = stack->n;
+		if (gt_u32vec_push(stack, id) < 0)
+			return -1;
+	}
+	m->tracks[t].lane_count = n ? max_depth + 1 : 0;
+	return 0;
+}
+
+/* A piece of work: a run of short tracks swept whole, or one chunk of a
+ * long track. */
+typedef struct nest_item {
+	uint32_t track, track_end; /* short tracks: [track, track_end); a chunk: its track */
+	uint32_t begin, end;       /* a chunk: its positions in order[] */
+	bool chunk;
+	bool sorted;               /* a chunk: in order within itself */
+	u32vec orphans;            /* positions in order[] */
+	u32vec seg_max;            /* per orphan: the deepest local depth from it to the next */
+	u32vec offset;             /* per orphan: the inherited stack's depth under it */
+	u32vec final;              /* the chunk's own stack at its end */
+	uint64_t improper;
+	int rc;
+} nest_item;
+
+static void free_item(nest_item *it)
+{
+	free(it->orphans.v), free(it->seg_max.v), free(it->offset.v), free(it->final.v);
+}
+
+/* A chunk's sweep with a stack of its own. */
+static int sweep_chunk(const nest_ctx *c, nest_item *it)
+{
+	gt_model *m = c->m;
+	u32vec *st = &it->final;
+	it->sorted = true;
+	for (uint32_t k = it->begin; k < it->end; k++) {
+		uint32_t id = c->order[k];
+		gt_span *s = &m->spans[id];
+		if (k > it->begin && it->sorted)
+			it->sorted = before(m->spans, c->order[k - 1], id);
+		c->starts[k] = s->ts_ns;
+		int64_t end = s->ts_ns + s->dur_ns;
+		while (st->n) {
+			const gt_span *p = &m->spans[st->v[st->n - 1]];
+			int64_t pend = p->ts_ns + p->dur_ns;
+			if (end <= pend)
+				break;
+			if (pend > s->ts_ns)
+				it->improper++;
+			st->n--;
+		}
+		if (st->n == 0) {
+			if (gt_u32vec_push(&it->orphans, k) < 0 || gt_u32vec_push(&it->seg_max, 0) < 0)
+				return -1;
+			s->parent = GT_NONE; /* the stitch's to set */
+		} else {
+			s->parent = st->v[st->n - 1];
+			uint32_t *mx = &it->seg_max.v[it->seg_max.n - 1];
+			if (st->n > *mx)
+				*mx = st->n;
+		}
+		s->depth = st->n;
+		if (gt_u32vec_push(st, id) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+typedef struct nest_run {
+	nest_ctx c;
+	nest_item *items;
+} nest_run;
+
+static int sweep_range(void *ctx, uint64_t a, uint64_t b)
+{
+	nest_run *r = ctx;
+	u32vec stack = {0};
+	int rc = 0;
+	for (uint64_t i = a; i < b && rc == 0; i++) {
+		nest_item *it = &r->items[i];
+		if (it->chunk)
+			rc = sweep_chunk(&r->c, it);
+		for (uint32_t t = it->track; !it->chunk && t < it->track_end && rc == 0; t++)
+			rc = nest_whole(&r->c, t, &stack, &it->improper);
+	}
+	free(stack.v);
+	return rc;
+}
+
+/* A long track's chunks items[a..b), swept, become the one sweep's result:
+ * the orphans' parents, the depths under them (offset, added after) and
+ * the track's lane count. A track out of order is sorted and swept whole. */
+static int stitch_track(const nest_ctx *c, nest_item *items, size_t a, size_t b, u32vec *inherited,
+			uint64_t *improper)
+{
+	gt_model *m = c->m;
+	uint32_t t = items[a].track;
+	bool sorted = true;
+	for (size_t i = a; i < b && sorted; i++)
+		sorted = items[i].sorted && (i == a || before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
+	if (!sorted) {
+		for (size_t i = a; i < b; i++)
+			items[i].orphans.n = 0; /* nothing for the depth pass */
+		return nest_whole(c, t, inherited, improper);
+	}
+	u32vec *st = inherited;
+	st->n = 0;
+	uint32_t max_depth = 0;
+	for (size_t i = a; i < b; i++) {
+		nest_item *it = &items[i];
+		*improper += it->improper;
+		it->offset.n = 0;
+		for (uint32_t o = 0; o < it->orphans.n; o++) {
+			gt_span *s = &m->spans[c->order[it->orphans.v[o]]];
+			int64_t end = s->ts_ns + s->dur_ns;
+			while (st->n) {
+				const gt_span *p = &m->spans[st->v[st->n - 1]];
+				int64_t pend = p->ts_ns + p->dur_ns;
+				if (end <= pend)
+					break;
+				if (pend > s->ts_ns)
+					(*improper)++;
+				st->n--;
+			}
+			s->parent = st->n ? st->v[st->n - 1] : GT_NONE;
+			if (gt_u32vec_push(&it->offset, st->n) < 0)
+				return -1;
+			if (st->n + it->seg_max.v[o] > max_depth)
+				max_depth = st->n + it->seg_max.v[o];
+		}
+		for (uint32_t k = 0; k < it->final.n; k++)
+			if (gt_u32vec_push(st, it->final.v[k]) < 0)
+				return -1;
+	}
+	m->tracks[t].lane_count = c->first[t + 1] > c->first[t] ? max_depth + 1 : 0;
+	return 0;
+}
+
+/* Adds each orphan's inherited depth to it and the spans up to the next. */
+static int deepen_range(void *ctx, uint64_t a, uint64_t b)
+{
+	nest_run *r = ctx;
+	for (uint64_t i = a; i < b; i++) {
+		const nest_item *it = &r->items[i];
+		if (!it->chunk)
+			continue;
+		for (uint32_t o = 0; o < it->orphans.n; o++) {
+			uint32_t add = it->offset.v[o];
+			uint32_t to = o + 1 < it->orphans.n ? it->orphans.v[o + 1] : it->end;
+			for (uint32_t k = add ? it->orphans.v[o] : to; k < to; k++)
+				r->c.m->spans[r->c.order[k]].depth += add;
+		}
+	}
+	return 0;
+}
+
+/* Cuts the tracks into items of about `chunk` spans: runs of short tracks,
+ * and chunks of the tracks of twice that or more. */
+static nest_item *cut_items(const gt_model *m, const uint32_t *first, uint64_t chunk, size_t *count)
+{
+	size_t cap = m->track_count + m->span_count / chunk + 2, n = 0;
+	nest_item *items = gt_fault_hit("alloc") ? NULL : calloc(cap, sizeof *items);
+	if (!items)
+		return NULL;
+	uint32_t run = 0; /* the first short track not in an item yet */
+	for (uint32_t t = 0; t <= m->track_count; t++) {
+		uint64_t len = t < m->track_count ? first[t + 1] - first[t] : 0;
+		bool long_track = len >= 2 * chunk;
+		if (run < t && (long_track || t == m->track_count || first[t] - first[run] >= chunk)) {
+			items[n++] = (nest_item){.track = run, .track_end = t};
+			run = t;
+		}
+		if (!long_track)
+			continue;
+		uint64_t pieces = len / chunk;
+		for (uint64_t p = 0; p < pieces; p++)
+			items[n++] = (nest_item){.track = t, .chunk = true, .begin = (uint32_t)(first[t] + len * p / pieces),
+						 .end = (uint32_t)(first[t] + len * (p + 1) / pieces)};
+		run = t + 1;
+	}
+	*count = n;
+	return items;
+}
+
+int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, unsigned threads,
+		   uint64_t *improper)
+{
+	nest_run r = {{m, order, first, starts}, NULL};
+	if (threads < 1)
+		threads = 1;
+	uint64_t chunk = threads > 1 ? m->span_count / ((uint64_t)threads * 4) : UINT32_MAX;
+	if (chunk < CHUNK_MIN)
+		chunk = CHUNK_MIN;
+	size_t n;
+	r.items = cut_items(m, first, chunk, &n);
+	if (!r.items)
+		return -1;
+	int rc = gt_parallel_ranges(n, 1, threads, sweep_range, &r);
+	u32vec inherited = {0};
+	for (size_t a = 0, b; a < n && rc == 0; a = b) {
+		for (b = a + 1; r.items[a].chunk && b < n && r.items[b].chunk && r.items[b].track == r.items[a].track; b++)
+			;
+		if (r.items[a].chunk)
+			rc = stitch_track(&r.c, r.items, a, b, &inherited, improper);
+		else
+			*improper += r.items[a].improper;
+	}
+	free(inherited.v);
+	if (rc == 0)
+		gt_parallel_ranges(n, 1, threads, deepen_range, &r);
+	for (size_t i = 0; i < n; i++)
+		free_item(&r.items[i]);
+	free(r.items);
+	return rc;
+}
