@@ -1,5 +1,5 @@
 /* A comparison sort on threads: chunks sorted side by side, then merged
- * pairwise, each round's merges side by side. For large arrays of records
+ * pairwise, each round's merges side by side and cut into slices. For large arrays of records
  * a single qsort would hold up a whole stage (the ingest's flow points). */
 #ifndef GT_PAR_SORT_H
 #define GT_PAR_SORT_H

@@ -339,6 +339,17 @@ static uint32_t thread_track_lookup(gt_builder *b, const raw_event *ev, gt_error
 	return t;
 }
 
+uint32_t gt_builder_find_thread(const gt_builder *b, int64_t pid, int64_t tid)
+{
+	gt_key pk = {{1, RID_NUM, (uint64_t)pid, 0}};
+	uint32_t proc = gt_keymap_get(&b->processes, &pk);
+	if (proc == UINT32_MAX)
+		return GT_NONE;
+	gt_key tk = {{2 | (uint64_t)proc << 8 | (uint64_t)RID_NUM << 40, (uint64_t)tid, 0, 0}};
+	uint32_t t = gt_keymap_get(&b->threads, &tk);
+	return t == UINT32_MAX ? GT_NONE : t;
+}
+
 /* The async track of (pid, cat, id, scope). Legacy S/F share the space. */
 static uint32_t async_track(gt_builder *b, const raw_event *ev, uint32_t cat, gt_error *err)
 {

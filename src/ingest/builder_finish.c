@@ -441,7 +441,42 @@ static int cmp_track(const void *x, const void *y)
 	return c ? c : (ia < ib ? -1 : ia > ib);
 }
 
-static int assign_lanes(gt_model *m)
+/* Each span's lane, and the model's time range, over ranges of spans. */
+typedef struct lanes_and_range {
+	gt_model *m;
+	int64_t start_ns, end_ns;
+	bool any;
+	pthread_mutex_t mu;
+} lanes_and_range;
+
+static int lanes_range(void *ctx, uint64_t a, uint64_t b)
+{
+	lanes_and_range *r = ctx;
+	gt_model *m = r->m;
+	int64_t start = 0, end = 0;
+	for (uint64_t i = a; i < b; i++) {
+		gt_span *s = &m->spans[i];
+		s->lane = m->tracks[s->track].lane_base + s->depth;
+		if (i == a || s->ts_ns < start)
+			start = s->ts_ns;
+		if (i == a || s->ts_ns + s->dur_ns > end)
+			end = s->ts_ns + s->dur_ns;
+	}
+	if (a < b) {
+		pthread_mutex_lock(&r->mu);
+		if (!r->any || start < r->start_ns)
+			r->start_ns = start;
+		if (!r->any || end > r->end_ns)
+			r->end_ns = end;
+		r->any = true;
+		pthread_mutex_unlock(&r->mu);
+	}
+	return 0;
+}
+
+/* Lanes in track order (processes by sort index, then name and pid), and
+ * the time range (0 to 0 without spans). */
+static int assign_lanes(gt_model *m, unsigned threads)
 {
 	uint32_t *procs = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *procs);
 	uint32_t *rank = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *rank);
@@ -485,10 +520,10 @@ static int assign_lanes(gt_model *m)
 		lane += t->lane_count;
 	}
 	m->lane_count = lane;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		gt_span *s = &m->spans[i];
-		s->lane = m->tracks[s->track].lane_base + s->depth;
-	}
+	lanes_and_range r = {m, 0, 0, false, PTHREAD_MUTEX_INITIALIZER};
+	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, lanes_range, &r);
+	pthread_mutex_destroy(&r.mu);
+	m->start_ns = r.start_ns, m->end_ns = r.end_ns;
 	free(saved);
 	free(procs);
 	free(rank);
@@ -549,7 +584,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	if (rc == 0)
 		rc = bind_flows(b, &ti);
 	uint64_t t2 = stage_ns(b);
-	if (rc < 0 || assign_lanes(m) < 0) {
+	if (rc < 0 || assign_lanes(m, b->finish_threads) < 0) {
 		track_index_free(&ti);
 		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
 	}
@@ -560,14 +595,6 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_lanes = t3 - t2, b->t_parents = t4 - t3;
 	if (m->parent_mode != parent_mode)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);
-	m->start_ns = m->end_ns = 0;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		const gt_span *s = &m->spans[i];
-		if (i == 0 || s->ts_ns < m->start_ns)
-			m->start_ns = s->ts_ns;
-		if (i == 0 || s->ts_ns + s->dur_ns > m->end_ns)
-			m->end_ns = s->ts_ns + s->dur_ns;
-	}
 	/* every later computation takes differences of times: keep them exact */
 	if (m->span_count && (m->start_ns < 0 ? m->end_ns > INT64_MAX + m->start_ns : false))
 		return gt_fail(err, GT_EINPUT,

@@ -328,7 +328,7 @@ static void add_lexer_counts(gt_model *m, const jl_lexer *lx)
 static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *more, gt_error *err)
 {
 	piece *pc = &g->pieces[t];
-	if (gt_builder_add_piece(&g->builder, pc->evs, pc->n, &pc->simple, pc->names.global, g->events, g->win_base,
+	if (gt_builder_add_piece(&g->builder, pc->evs, pc->n, &pc->simple, &pc->names, g->events, g->win_base,
 				 err) < 0)
 		return -1;
 	g->events += pc->n;

@@ -139,31 +139,56 @@ static bool resolved(const gt_builder *b, const simple_events *se, const simple_
 	       (e->ph != 'X' || (cat < b->cat_group_cap && b->cat_group[cat]));
 }
 
-/* A visited simple event: a slot when resolved, else built. */
-static int visit_simple(gt_builder *b, raw_event *ev, simple_events *se, simple_event *e, gt_error *err)
+/* Resolves what e needs from what the trace has so far (a name, category
+ * or thread an earlier piece brought): those ids do not depend on order. */
+static void look_up(const gt_builder *b, simple_events *se, const local_names *names, const simple_event *e)
+{
+	uint32_t *lg = names->global;
+	const uint32_t ids[2] = {e->name_local, e->cat_local};
+	for (int k = 0; k < 2; k++)
+		if (lg[ids[k]] == GT_NONE) {
+			const jl_slice *t = &names->text[ids[k]];
+			lg[ids[k]] = gt_strpool_find_hashed(&b->m->strings, t->p, t->len, names->hash[ids[k]]);
+		}
+	uint32_t *tg = &se->threads.global[e->thread_local];
+	if (*tg == GT_NONE)
+		*tg = gt_builder_find_thread(b, se->threads.pid[e->thread_local], se->threads.tid[e->thread_local]);
+}
+
+/* A visit: a slot for a simple event whose ids are known, else the event
+ * built (its raw form read only then). */
+static int visit(gt_builder *b, raw_event *ev, simple_events *se, const local_names *names, simple_visit *v,
+		 uint64_t index0, uint64_t offset0, gt_error *err)
 {
 	gt_model *m = b->m;
-	bool span = e->ph == 'X';
-	if (resolved(b, se, e)) {
+	simple_event *e = v->record == GT_NONE ? NULL : &se->v[v->record];
+	bool span = e && e->ph == 'X';
+	if (e) {
+		look_up(b, se, names, e);
 		/* tests/limits.sh's stand-in for the span id limit, as in new_span */
-		if (span && gt_fault_hit("span-id"))
-			return gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
-		e->slot = span ? m->span_count++ : b->npoints++;
-		return 0;
+		if (resolved(b, se, e) && !(span && gt_fault_hit("span-id"))) {
+			e->slot = span ? m->span_count++ : b->npoints++;
+			return 0;
+		}
 	}
+	ev->index = index0 + v->at;
+	ev->offset += offset0;
+	if (e && resolved(b, se, e))
+		return gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
 	if (gt_builder_add(b, ev, err) < 0)
 		return -1;
-	/* it made a span or flow point on its thread track */
-	se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track : b->points[b->npoints - 1].track;
+	if (e) /* it made a span or flow point on its thread track */
+		se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track
+							  : b->points[b->npoints - 1].track;
 	return 0;
 }
 
-int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
+int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, const local_names *names,
 			 uint64_t index0, uint64_t offset0, gt_error *err)
 {
 	gt_model *m = b->m;
-	b->local_global = local_global;
-	se->local_global = local_global;
+	b->local_global = names->global;
+	se->local_global = names->global;
 	se->index0 = index0;
 	se->span0 = m->span_count;
 	se->point0 = b->npoints;
@@ -183,15 +208,10 @@ int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events 
 	}
 	for (size_t k = 0; k < se->nvisits && rc == 0; k++) {
 		simple_visit *v = &se->visits[k];
-		if (v->at >= n)
-			break; /* an event the piece did not keep */
 		m->span_count += v->spans_before;
 		b->npoints += v->points_before;
 		uint32_t spans = m->span_count, points = b->npoints;
-		raw_event *ev = &evs[v->at];
-		ev->index = index0 + v->at;
-		ev->offset += offset0;
-		rc = v->record == GT_NONE ? gt_builder_add(b, ev, err) : visit_simple(b, ev, se, &se->v[v->record], err);
+		rc = visit(b, &evs[v->at], se, names, v, index0, offset0, err);
 		v->spans_made = m->span_count - spans;
 		v->points_made = b->npoints - points;
 	}

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "builder.h"
+#include "local_names.h"
 #include "local_threads.h"
 #include "raw_event.h"
 
@@ -77,12 +78,12 @@ void simple_events_free(simple_events *se);
 int simple_events_note(simple_events *se, const raw_event *ev, uint32_t at);
 
 /* Builder side, in three steps. The pass builds the piece's n events in
- * order (their index from index0, their offsets moved by offset0),
- * local_global being the piece's string ids (local_names.h), and gives
- * the simple ones it can a slot. The fill writes those slots: the pieces
+ * order (their index from index0, their offsets moved by offset0), with
+ * the piece's local names (local_names.h), and gives the simple ones it
+ * can a slot. The fill writes those slots: the pieces
  * of a window on any threads at once, while nothing else changes the
  * model. The merge then adds up what the fill counted (in any order). */
-int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, uint32_t *local_global,
+int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, const local_names *names,
 			 uint64_t index0, uint64_t offset0, gt_error *err);
 /* -1: out of memory (the fill did nothing). */
 int simple_events_fill(const gt_builder *b, simple_events *se);

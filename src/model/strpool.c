@@ -63,17 +63,22 @@ static int same(const gt_strpool *p, uint32_t id, const char *s, size_t len)
 	return memcmp(t, s, len) == 0 && t[len] == '\0';
 }
 
-uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
+uint32_t gt_strpool_find_hashed(const gt_strpool *p, const char *s, size_t len, uint64_t hash)
 {
 	if (!p->slots)
 		return NONE;
-	for (uint64_t i = gt_strpool_hash(s, len) & p->slot_mask;; i = (i + 1) & p->slot_mask) {
+	for (uint64_t i = hash & p->slot_mask;; i = (i + 1) & p->slot_mask) {
 		uint32_t v = p->slots[i];
 		if (v == 0)
 			return NONE;
 		if (same(p, v - 1, s, len))
 			return v - 1;
 	}
+}
+
+uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len)
+{
+	return gt_strpool_find_hashed(p, s, len, gt_strpool_hash(s, len));
 }
 
 static int grow_slots(gt_strpool *p)

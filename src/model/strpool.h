@@ -26,6 +26,7 @@ uint32_t gt_strpool_intern_hashed(gt_strpool *p, const char *s, size_t len, uint
 uint64_t gt_strpool_hash(const char *s, size_t len);
 /* Returns the id or GT_NONE if the string was never interned. */
 uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len);
+uint32_t gt_strpool_find_hashed(const gt_strpool *p, const char *s, size_t len, uint64_t hash);
 static inline const char *gt_strpool_get(const gt_strpool *p, uint32_t id)
 {
 	return p->data + p->offsets[id];
