@@ -397,7 +397,7 @@ static uint32_t instant_track(gt_builder *b, const raw_event *ev, bool global, g
 	return t;
 }
 
-static uint8_t group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_event *ev)
+uint8_t gt_builder_group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_event *ev)
 {
 	gt_model *m = b->m;
 	if (cat >= b->cat_group_cap) {
@@ -454,7 +454,7 @@ static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int
 	uint32_t cat = intern_cat(b, ev, err);
 	if (name == GT_NONE || cat == GT_NONE)
 		return GT_NONE;
-	uint8_t group = group_of(b, cat, err, ev);
+	uint8_t group = gt_builder_group_of(b, cat, err, ev);
 	if (group == 0xff)
 		return GT_NONE;
 	GROW(m->spans, m->span_count, b->spans_cap, (uint64_t)m->span_count + 1, gt_span);

@@ -155,31 +155,67 @@ static void look_up(const gt_builder *b, simple_events *se, const local_names *n
 		*tg = gt_builder_find_thread(b, se->threads.pid[e->thread_local], se->threads.tid[e->thread_local]);
 }
 
-/* A visit: a slot for a simple event whose ids are known, else the event
- * built (its raw form read only then). */
-static int visit(gt_builder *b, raw_event *ev, simple_events *se, const local_names *names, simple_visit *v,
+/* Gives ev its index and offset in the trace, for the builder or an error
+ * message: the raw form of most events is never read. */
+static raw_event *locate(raw_event *ev, uint64_t index, uint64_t offset0)
+{
+	ev->index = index;
+	ev->offset += offset0;
+	return ev;
+}
+
+/* Interns e's new name and category from the piece's table, in the order
+ * gt_builder_add would (a span's name first, a flow point's category), and
+ * makes a new category's group for a span, as new_span does. ev, the raw
+ * event, is located only for an error or a new group. */
+static int intern_new(gt_builder *b, const local_names *names, const simple_event *e, raw_event *ev,
+		      uint64_t index, uint64_t offset0, gt_error *err)
+{
+	bool span = e->ph == 'X';
+	const uint32_t ids[2] = {span ? e->name_local : e->cat_local, span ? e->cat_local : e->name_local};
+	for (int k = 0; k < 2; k++) {
+		uint32_t *g = &names->global[ids[k]];
+		if (*g != GT_NONE)
+			continue;
+		const jl_slice *t = &names->text[ids[k]];
+		*g = gt_strpool_intern_hashed(&b->m->strings, t->p, t->len, names->hash[ids[k]]);
+		if (*g == GT_NONE)
+			return gt_builder_fail(b, err, locate(ev, index, offset0), "out of memory interning a string");
+	}
+	uint32_t cat = names->global[e->cat_local];
+	if (span && !(cat < b->cat_group_cap && b->cat_group[cat]) &&
+	    gt_builder_group_of(b, cat, err, locate(ev, index, offset0)) == 0xff)
+		return -1;
+	return 0;
+}
+
+/* A visit: a slot for a simple event on a known thread track (its new
+ * strings interned here), else the event built from its raw form. */
+static int visit(gt_builder *b, raw_event *ev, simple_events *se, const local_names *names, const simple_visit *v,
 		 uint64_t index0, uint64_t offset0, gt_error *err)
 {
 	gt_model *m = b->m;
 	simple_event *e = v->record == GT_NONE ? NULL : &se->v[v->record];
-	bool span = e && e->ph == 'X';
+	uint64_t index = index0 + v->at;
 	if (e) {
 		look_up(b, se, names, e);
-		/* tests/limits.sh's stand-in for the span id limit, as in new_span */
-		if (resolved(b, se, e) && !(span && gt_fault_hit("span-id"))) {
+		if (se->threads.global[e->thread_local] != GT_NONE) {
+			bool span = e->ph == 'X';
+			/* tests/limits.sh's stand-in for the span id limit, as in new_span */
+			if (span && gt_fault_hit("span-id"))
+				return gt_builder_fail(b, err, locate(ev, index, offset0),
+						       "more spans than a 32-bit span id holds");
+			if (!resolved(b, se, e) && intern_new(b, names, e, ev, index, offset0, err) < 0)
+				return -1;
 			e->slot = span ? m->span_count++ : b->npoints++;
 			return 0;
 		}
 	}
-	ev->index = index0 + v->at;
-	ev->offset += offset0;
-	if (e && resolved(b, se, e))
-		return gt_builder_fail(b, err, ev, "more spans than a 32-bit span id holds");
-	if (gt_builder_add(b, ev, err) < 0)
+	if (gt_builder_add(b, locate(ev, index, offset0), err) < 0)
 		return -1;
 	if (e) /* it made a span or flow point on its thread track */
-		se->threads.global[e->thread_local] = span ? m->spans[m->span_count - 1].track
-							  : b->points[b->npoints - 1].track;
+		se->threads.global[e->thread_local] = e->ph == 'X' ? m->spans[m->span_count - 1].track
+								  : b->points[b->npoints - 1].track;
 	return 0;
 }
 
