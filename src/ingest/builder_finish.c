@@ -242,6 +242,115 @@ static void *sort_points(void *arg)
 }
 
 /* Links the flows; the points are sorted (sort_points). */
+/* v1 flows from the sorted points [begin, end), which start at a key. */
+typedef struct link_job {
+	const gt_builder *b;
+	const uint32_t *span_of;
+	uint32_t begin, end;
+	gt_flow *flows;
+	uint32_t n, cap;
+	uint64_t unbound;
+	int rc;
+} link_job;
+
+static int add_link(link_job *j, const flow_point *from, uint32_t src, const flow_point *to, uint32_t dst)
+{
+	if (j->n == j->cap) {
+		uint32_t c = j->cap ? j->cap * 2 : 1024;
+		gt_flow *p = c < j->cap || gt_fault_hit("alloc") ? NULL : realloc(j->flows, (size_t)c * sizeof *p);
+		if (!p)
+			return -1;
+		j->flows = p;
+		j->cap = c;
+	}
+	j->flows[j->n++] = (gt_flow){src, dst, to->name, (uint32_t)to->key.w[1], to->key.w[2], from->ts_ns, to->ts_ns};
+	return 0;
+}
+
+/* Per (cat, id) in time order, 's' starts a chain and 't' continues it;
+ * an 'f' or 't' binds to the chain's latest 's' or 't' until a new 's'
+ * starts another: Kineto writes one 's' on a cudaGraphLaunch and an 'f'
+ * on every kernel of the graph. */
+static void *link_range(void *arg)
+{
+	link_job *j = arg;
+	const flow_point *points = j->b->points, *prev = NULL;
+	uint32_t prev_span = GT_NONE;
+	j->rc = 0;
+	for (uint32_t i = j->begin; i < j->end; i++) {
+		const flow_point *pt = &points[i];
+		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
+			prev = NULL;
+		uint32_t span = j->span_of[i];
+		if (pt->ph == 's') {
+			prev = pt; /* a repeated 's' restarts the chain */
+			prev_span = span;
+			continue;
+		}
+		if (!prev) {
+			j->unbound++;
+			continue;
+		}
+		if (prev_span == GT_NONE || span == GT_NONE)
+			j->unbound++;
+		if (add_link(j, prev, prev_span, pt, span) < 0) {
+			j->rc = -1;
+			return NULL;
+		}
+		if (pt->ph == 't') {
+			prev = pt;
+			prev_span = span;
+		}
+	}
+	return NULL;
+}
+
+/* The v1 flows, keys cut into ranges on threads, appended in point order. */
+static int link_points(gt_builder *b, const uint32_t *span_of)
+{
+	gt_model *m = b->m;
+	unsigned k = b->finish_threads > 1 && b->npoints >= PARALLEL_MIN ? b->finish_threads : 1;
+	if (k > MAX_FINISH_THREADS)
+		k = MAX_FINISH_THREADS;
+	link_job jobs[MAX_FINISH_THREADS];
+	uint32_t at = 0;
+	for (unsigned t = 0; t < k; t++) {
+		uint32_t end = t + 1 == k ? b->npoints : (uint32_t)((uint64_t)b->npoints * (t + 1) / k);
+		if (end < at)
+			end = at;
+		while (end > at && end < b->npoints &&
+		       memcmp(&b->points[end].key, &b->points[end - 1].key, sizeof(gt_key)) == 0)
+			end++; /* a key's points stay in one range */
+		jobs[t] = (link_job){.b = b, .span_of = span_of, .begin = at, .end = end};
+		at = end;
+	}
+	gt_run_jobs(link_range, jobs, sizeof *jobs, k);
+	int rc = 0;
+	uint64_t total = m->flow_count;
+	for (unsigned t = 0; t < k; t++) {
+		rc |= jobs[t].rc;
+		total += jobs[t].n;
+		m->stats.warnings[GT_WARN_UNBOUND_FLOW] += jobs[t].unbound;
+	}
+	if (rc == 0 && total > b->flows_cap) {
+		gt_flow *p = total > UINT32_MAX / 2 || gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)total * sizeof *p);
+		if (p) {
+			m->flows = p;
+			b->flows_cap = (uint32_t)total;
+		} else {
+			rc = -1;
+		}
+	}
+	for (unsigned t = 0; t < k; t++) {
+		if (rc == 0 && jobs[t].n) {
+			memcpy(m->flows + m->flow_count, jobs[t].flows, (size_t)jobs[t].n * sizeof *m->flows);
+			m->flow_count += jobs[t].n;
+		}
+		free(jobs[t].flows);
+	}
+	return rc;
+}
+
 static int bind_flows(gt_builder *b, const track_index *ti)
 {
 	gt_model *m = b->m;
@@ -250,39 +359,10 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 		free(span_of);
 		return -1;
 	}
-	/* v1: per (cat, id) in time order, 's' starts a chain and 't'
-	 * continues it; an 'f' or 't' binds to the chain's latest 's' or 't'
-	 * until a new 's' starts another: Kineto writes one 's' on a
-	 * cudaGraphLaunch and an 'f' on every kernel of the graph. */
-	const flow_point *prev = NULL;
-	uint32_t prev_span = GT_NONE;
-	for (uint32_t i = 0; i < b->npoints; i++) {
-		const flow_point *pt = &b->points[i];
-		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
-			prev = NULL;
-		uint32_t span = span_of[i];
-		if (pt->ph == 's') {
-			prev = pt; /* a repeated 's' restarts the chain */
-			prev_span = span;
-			continue;
-		}
-		if (!prev) {
-			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
-			continue;
-		}
-		if (prev_span == GT_NONE || span == GT_NONE)
-			m->stats.warnings[GT_WARN_UNBOUND_FLOW]++;
-		if (push_flow(b, prev_span, span, pt->key.w[2], pt->name, (uint32_t)pt->key.w[1], prev->ts_ns,
-			      pt->ts_ns) < 0) {
-			free(span_of);
-			return -1;
-		}
-		if (pt->ph == 't') {
-			prev = pt;
-			prev_span = span;
-		}
-	}
+	int rc = link_points(b, span_of);
 	free(span_of);
+	if (rc < 0)
+		return -1;
 	/* v2: every flow_out span links to the flow_in spans of the same id that
 	 * follow it; group by key, in span order. A chain starts only at a
 	 * flow_out-only event: a step (flow_in and flow_out) with nothing
