@@ -44,10 +44,7 @@ bool gt_cli_auto_takes_gpu(enum gt_gpu_work work, uint64_t spans)
 /* --device, else $GPUTRACE_DEVICE, else auto */
 static const char *device_spec(const struct gt_common *c)
 {
-	const char *spec = c->device;
-	if (!spec || !*spec)
-		spec = getenv("GPUTRACE_DEVICE");
-	return spec && *spec ? spec : "auto";
+	return gt_cl_device_spec(c->device);
 }
 
 static bool is_auto(const struct gt_common *c)

@@ -43,6 +43,10 @@ typedef struct gt_cl_device_info {
  * error: *count is then 0. */
 int gt_cl_list(gt_cl_device_info **out, size_t *count, gt_error *err);
 
+/* The device asked for: spec when given, else $GPUTRACE_DEVICE, else
+ * "auto" (gt_cl_open and the command line resolve it alike). */
+const char *gt_cl_device_spec(const char *spec);
+
 /* Chooses and opens a device. spec: "gpu" (or "auto"), "host", an index N as
  * listed by gt_cl_list, or a case-insensitive substring of the platform or
  * device name; NULL means $GPUTRACE_DEVICE, else "auto". gpu and auto take a

@@ -347,13 +347,17 @@ bool gt_cl_memory_error(cl_int rc)
 	       rc == CL_OUT_OF_HOST_MEMORY || rc == CL_INVALID_BUFFER_SIZE;
 }
 
+const char *gt_cl_device_spec(const char *spec)
+{
+	if (!spec || !*spec)
+		spec = getenv("GPUTRACE_DEVICE");
+	return spec && *spec ? spec : "auto";
+}
+
 int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, gt_error *err)
 {
 	*out = NULL;
-	if (!spec || !*spec)
-		spec = getenv("GPUTRACE_DEVICE");
-	if (!spec || !*spec)
-		spec = "auto";
+	spec = gt_cl_device_spec(spec);
 	bool is_auto = strcasecmp(spec, "auto") == 0 || strcasecmp(spec, "gpu") == 0;
 	if (strcasecmp(spec, "host") == 0) {
 		if (chosen)

@@ -5,6 +5,7 @@
  * parsing. gzip goes through ISA-L's inflate (2.7x zlib's on the traces
  * here), or zlib's when GPUTRACE_INFLATE=zlib: the same bytes out. */
 #include "input.h"
+#include "decode_errors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,8 +216,7 @@ static long produce(gt_input *in, char *dst, size_t cap, gt_error *err)
 		/* located at the frame's start: what a failing call wrote is not
 		 * counted, so a finer place would depend on the buffers' sizes */
 		if (ZSTD_isError(rc))
-			return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data in the frame that starts there (%s)",
-				       in->path, (unsigned long long)in->frame_start, ZSTD_getErrorName(rc));
+			return gt_fail_corrupt_zstd(err, in->path, in->frame_start, ZSTD_getErrorName(rc));
 		in->zs_live = rc != 0; /* 0: a frame just ended */
 		if (rc == 0)
 			in->frame_start = in->out_pos + ob.pos;
@@ -251,13 +251,8 @@ static void *reader_main(void *arg)
 		/* compressed bytes consumed so far, not read ahead */
 		uint64_t used = in->raw_total - (in->raw_len - in->raw_pos);
 		if (n >= 0 && in->max_expansion && used > 0 &&
-		    in->out_total / used > in->max_expansion && in->out_total > (64u << 20)) {
-			gt_fail(&e, GT_EINPUT,
-				"%s: byte %llu: decompressed data is %llu times the compressed size, "
-				"over the cap of %llu (a decompression bomb?); raise --max-expansion to read it",
-				in->path, (unsigned long long)in->out_total,
-				(unsigned long long)(in->out_total / used),
-				(unsigned long long)in->max_expansion);
+		    in->out_total / used > in->max_expansion && in->out_total > GT_BOMB_FLOOR) {
+			gt_fail_expansion(&e, in->path, in->out_total, in->out_total / used, in->max_expansion);
 			n = -1;
 		}
 		b->len = len;

@@ -1,5 +1,6 @@
 /* Decoding the frames of a zstd file on threads (see zstd_frames.h). */
 #include "zstd_frames.h"
+#include "decode_errors.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 #define BUDGET_MIN 128u
 #endif
 #define HEAD_BLOCKS 4          /* blocks the unit being read may queue past the budget */
-#define BOMB_FLOOR (64u << 20) /* as input.c: no expansion check below this much output */
 /* The cap on expansion is checked by the reader, as input.c checks it: at
  * the end of each block, the decoded bytes read against the compressed
  * bytes consumed to make them. Workers ahead are held by the budget. */
@@ -248,8 +248,7 @@ static int report(const gt_zframes *z, const struct unit *u, gt_error *err)
 {
 	unsigned long long at = (unsigned long long)(z->delivered + u->fail_at);
 	if (u->fail == FAIL_CORRUPT)
-		return gt_fail(err, GT_EINPUT, "%s: byte %llu: corrupt zstd data in the frame that starts there (%s)",
-			       z->path, at, u->zstd_error);
+		return gt_fail_corrupt_zstd(err, z->path, at, u->zstd_error);
 	return gt_fail(err, GT_EINPUT, "%s: byte %llu: out of memory decoding zstd", z->path, at);
 }
 
@@ -258,11 +257,7 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 	size_t got = 0;
 	int rc = 0;
 	if (z->ratio)
-		return gt_fail(err, GT_EINPUT,
-			       "%s: byte %llu: decompressed data is %llu times the compressed size, "
-			       "over the cap of %llu (a decompression bomb?); raise --max-expansion to read it",
-			       z->path, (unsigned long long)z->read, (unsigned long long)z->ratio,
-			       (unsigned long long)z->max_expansion);
+		return gt_fail_expansion(err, z->path, z->read, z->ratio, z->max_expansion);
 	pthread_mutex_lock(&z->mu);
 	while (got < cap && z->head < z->nunits && !z->ratio) {
 		struct unit *u = &z->units[z->head];
@@ -293,7 +288,7 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 		z->read += n;
 		z->head_pos += n;
 		if (z->head_pos == b->len) {
-			if (z->max_expansion && z->read > BOMB_FLOOR && b->in_end && z->read / b->in_end > z->max_expansion)
+			if (z->max_expansion && z->read > GT_BOMB_FLOOR && b->in_end && z->read / b->in_end > z->max_expansion)
 				z->ratio = z->read / b->in_end; /* reported at the next read */
 			u->first = b->next;
 			if (!u->first)
