@@ -9,6 +9,10 @@
  * mapped when plain) or a pipe (read by the reader thread). zstd may come as
  * many small frames (bit 7), which a regular file decodes on threads: then
  * a load with one thread must read it alike (the same spans or error).
+ * A plain file must give, with one thread or two (pieces of a few bytes
+ * in fuzz builds, so that every event's piece is its own), the model that
+ * one thread gives when every event is built the plain way, without the
+ * simple events' bulk path (src/ingest/simple_events.h), or the same error.
  * A successful load must give a consistent model; a failed one an error. */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 
 #include "model/model.h"
 #include "loader/loader.h"
+#include "ingest/simple_events.h"
 #include "fuzz_compress.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s\n", #c); abort(); } } while (0)
@@ -58,6 +63,28 @@ static void check_model(const gt_model *m)
 		for (unsigned i = 0; i < m->warning_example_count[k]; i++)
 			CHECK(memchr(m->warning_examples[k][i].excerpt, 0, GT_WARN_EXCERPT + 1) != NULL);
 	}
+}
+
+/* Two loads of one plain file: every id and count the same. */
+static void check_same(const gt_model *a, const gt_model *b)
+{
+	CHECK(a->span_count == b->span_count && a->track_count == b->track_count);
+	CHECK(a->flow_count == b->flow_count && a->process_count == b->process_count);
+	CHECK(a->span_count == 0 || memcmp(a->spans, b->spans, a->span_count * sizeof *a->spans) == 0);
+	CHECK(a->flow_count == 0 || memcmp(a->flows, b->flows, a->flow_count * sizeof *a->flows) == 0);
+	for (uint32_t t = 0; t < a->track_count; t++) {
+		const gt_track *x = &a->tracks[t], *y = &b->tracks[t];
+		CHECK(x->process == y->process && x->kind == y->kind && x->name == y->name && x->cat == y->cat);
+		CHECK(x->tid.num == y->tid.num && x->tid.str == y->tid.str && x->tid.is_str == y->tid.is_str);
+		CHECK(x->lane_base == y->lane_base && x->lane_count == y->lane_count && x->span_count == y->span_count);
+	}
+	CHECK(a->strings.count == b->strings.count && a->strings.data_len == b->strings.data_len);
+	CHECK(memcmp(a->strings.data, b->strings.data, a->strings.data_len) == 0);
+	CHECK(a->stats.events == b->stats.events && a->start_ns == b->start_ns && a->end_ns == b->end_ns);
+	CHECK(memcmp(a->stats.phases, b->stats.phases, sizeof a->stats.phases) == 0);
+	CHECK(memcmp(a->stats.warnings, b->stats.warnings, sizeof a->stats.warnings) == 0);
+	for (uint32_t g = 0; g < GT_MAX_GROUPS; g++)
+		CHECK(a->groups[g].spans == b->groups[g].spans && a->groups[g].name == b->groups[g].name);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -150,6 +177,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc1 == 0) {
 			CHECK(m1.span_count == m.span_count && m1.stats.events == m.stats.events);
 			CHECK(m1.stats.warnings[GT_WARN_TRUNCATED_INPUT] == m.stats.warnings[GT_WARN_TRUNCATED_INPUT]);
+			gt_model_free(&m1);
+		} else {
+			CHECK(strcmp(err1.msg, err.msg) == 0);
+		}
+	}
+	if ((mode & 3) == 0 && !(mode & 32)) {
+		gt_model m1;
+		gt_error err1 = {0};
+		opt.threads = 1;
+		gt_simple_events_off = true;
+		int rc1 = gt_model_load(&m1, path, &opt, &err1);
+		gt_simple_events_off = false;
+		CHECK(rc1 == rc);
+		if (rc1 == 0) {
+			if (m1.span_count)
+				gt_model_set_parent_mode(&m1, m.parent_mode);
+			check_same(&m1, &m);
 			gt_model_free(&m1);
 		} else {
 			CHECK(strcmp(err1.msg, err.msg) == 0);

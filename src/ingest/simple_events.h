@@ -69,6 +69,11 @@ typedef struct simple_events {
 	bool any_end;
 } simple_events;
 
+#ifdef GT_FUZZING
+/* Set: no event is simple (the fuzzer's reference model). */
+extern bool gt_simple_events_off;
+#endif
+
 /* Parse side. */
 void simple_events_reset(simple_events *se);
 void simple_events_free(simple_events *se);
