@@ -1,6 +1,7 @@
 /* Decoding the frames of a zstd file on threads (see zstd_frames.h). */
 #include "zstd_frames.h"
 #include "decode_errors.h"
+#include "base/jobs.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -252,17 +253,62 @@ static int report(const gt_zframes *z, const struct unit *u, gt_error *err)
 	return gt_fail(err, GT_EINPUT, "%s: byte %llu: out of memory decoding zstd", z->path, at);
 }
 
+/* The copies of one read: a run of the head unit's blocks, copied on
+ * threads (one thread copying every decoded byte into the window was the
+ * bound of a multi-frame file on 16 cores). */
+#define PLAN_MAX 64
+#define COPY_SPLIT (8u << 20) /* below this, one memcpy */
+
+struct copy {
+	char *dst;
+	const char *src;
+	size_t n;
+};
+
+static int copy_range(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct copy *c = ctx;
+	for (uint64_t i = a; i < b; i++)
+		memcpy(c[i].dst, c[i].src, c[i].n);
+	return 0;
+}
+
+/* Plans copies from the head unit's blocks into buf[got..cap), under the
+ * lock: as far as they are decoded, and no further than the block after
+ * which the cap on expansion stops the read. */
+static unsigned plan_copies(const gt_zframes *z, const struct unit *u, char *buf, size_t got, size_t cap,
+			    struct copy *plan, size_t *total)
+{
+	unsigned k = 0;
+	size_t pos = z->head_pos;
+	uint64_t read = z->read;
+	*total = 0;
+	for (const struct zblock *b = u->first; b && got + *total < cap && k < PLAN_MAX; b = b->next, pos = 0) {
+		size_t n = b->len - pos;
+		if (n > cap - got - *total)
+			n = cap - got - *total;
+		plan[k++] = (struct copy){buf + got + *total, b->data + pos, n};
+		*total += n;
+		read += n;
+		if (pos + n < b->len)
+			break;
+		if (z->max_expansion && read > GT_BOMB_FLOOR && b->in_end && read / b->in_end > z->max_expansion)
+			break; /* the read stops after this block */
+	}
+	return k;
+}
+
 long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 {
 	size_t got = 0;
 	int rc = 0;
 	if (z->ratio)
 		return gt_fail_expansion(err, z->path, z->read, z->ratio, z->max_expansion);
+	struct copy plan[PLAN_MAX];
 	pthread_mutex_lock(&z->mu);
 	while (got < cap && z->head < z->nunits && !z->ratio) {
 		struct unit *u = &z->units[z->head];
-		struct zblock *b = u->first;
-		if (!b) {
+		if (!u->first) {
 			if (!u->done) {
 				pthread_cond_wait(&z->cv, &z->mu);
 				continue;
@@ -278,16 +324,21 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 			pthread_cond_broadcast(&z->cv);
 			continue;
 		}
-		size_t n = b->len - z->head_pos;
-		if (n > cap - got)
-			n = cap - got;
-		pthread_mutex_unlock(&z->mu); /* workers only append behind b */
-		memcpy(buf + got, b->data + z->head_pos, n);
+		size_t total;
+		unsigned k = plan_copies(z, u, buf, got, cap, plan, &total);
+		pthread_mutex_unlock(&z->mu); /* workers only append behind the planned blocks */
+		if (total < COPY_SPLIT || z->nthreads < 2)
+			copy_range(plan, 0, k);
+		else
+			gt_parallel_ranges(k, 1, z->nthreads, copy_range, plan);
 		pthread_mutex_lock(&z->mu);
-		got += n;
-		z->read += n;
-		z->head_pos += n;
-		if (z->head_pos == b->len) {
+		for (unsigned i = 0; i < k; i++) {
+			struct zblock *b = u->first;
+			got += plan[i].n;
+			z->read += plan[i].n;
+			z->head_pos += plan[i].n;
+			if (z->head_pos < b->len)
+				break;
 			if (z->max_expansion && z->read > GT_BOMB_FLOOR && b->in_end && z->read / b->in_end > z->max_expansion)
 				z->ratio = z->read / b->in_end; /* reported at the next read */
 			u->first = b->next;
@@ -297,8 +348,8 @@ long gt_zframes_read(gt_zframes *z, char *buf, size_t cap, gt_error *err)
 			z->buffered -= b->len;
 			z->head_pos = 0;
 			free(b);
-			pthread_cond_broadcast(&z->cv);
 		}
+		pthread_cond_broadcast(&z->cv);
 	}
 	pthread_mutex_unlock(&z->mu);
 	return rc < 0 ? -1 : (long)got;
