@@ -1,7 +1,7 @@
 /* Decoding the frames of a zstd file on threads (see zstd_frames.h). */
 #include "zstd_frames.h"
 #include "decode_errors.h"
-#include "base/jobs.h"
+#include "base/base.h"
 
 #include <pthread.h>
 #include <stdlib.h>
