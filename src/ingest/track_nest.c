@@ -45,6 +45,23 @@ typedef struct nest_ctx {
 	int64_t *starts;
 } nest_ctx;
 
+/* Pops the spans of the stack that end before s does: they cannot contain
+ * it (they start no later, by the order). One that ends inside s overlaps
+ * it without nesting: counted. */
+static void pop_ended(const gt_span *spans, u32vec *stack, const gt_span *s, uint64_t *improper)
+{
+	int64_t end = s->ts_ns + s->dur_ns;
+	while (stack->n) {
+		const gt_span *p = &spans[stack->v[stack->n - 1]];
+		int64_t pend = p->ts_ns + p->dur_ns;
+		if (end <= pend)
+			break; /* p contains s */
+		if (pend > s->ts_ns)
+			(*improper)++;
+		stack->n--;
+	}
+}
+
 /* One track, swept whole: sorted first when it is not. */
 static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *improper)
 {
@@ -64,16 +81,7 @@ static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *im
 		uint32_t id = o[k];
 		gt_span *s = &m->spans[id];
 		c->starts[c->first[t] + k] = s->ts_ns;
-		int64_t end = s->ts_ns + s->dur_ns;
-		while (stack->n) {
-			const gt_span *p = &m->spans[stack->v[stack->n - 1]];
-			int64_t pend = p->ts_ns + p->dur_ns;
-			if (end <= pend)
-				break; /* p contains s (p starts no later, by the order) */
-			if (pend > s->ts_ns)
-				(*improper)++;
-			stack->n--;
-		}
+		pop_ended(m->spans, stack, s, improper);
 		s->parent = stack->n ? stack->v[stack->n - 1] : GT_NONE;
 		s->depth = stack->n;
 		if (stack->n > max_depth)
@@ -117,16 +125,7 @@ static int sweep_chunk(const nest_ctx *c, nest_item *it)
 		if (k > it->begin && it->sorted)
 			it->sorted = before(m->spans, c->order[k - 1], id);
 		c->starts[k] = s->ts_ns;
-		int64_t end = s->ts_ns + s->dur_ns;
-		while (st->n) {
-			const gt_span *p = &m->spans[st->v[st->n - 1]];
-			int64_t pend = p->ts_ns + p->dur_ns;
-			if (end <= pend)
-				break;
-			if (pend > s->ts_ns)
-				it->improper++;
-			st->n--;
-		}
+		pop_ended(m->spans, st, s, &it->improper);
 		if (st->n == 0) {
 			if (gt_u32vec_push(&it->orphans, k) < 0 || gt_u32vec_push(&it->seg_max, 0) < 0)
 				return -1;
@@ -190,16 +189,7 @@ static int stitch_track(const nest_ctx *c, nest_item *items, size_t a, size_t b,
 		it->offset.n = 0;
 		for (uint32_t o = 0; o < it->orphans.n; o++) {
 			gt_span *s = &m->spans[c->order[it->orphans.v[o]]];
-			int64_t end = s->ts_ns + s->dur_ns;
-			while (st->n) {
-				const gt_span *p = &m->spans[st->v[st->n - 1]];
-				int64_t pend = p->ts_ns + p->dur_ns;
-				if (end <= pend)
-					break;
-				if (pend > s->ts_ns)
-					(*improper)++;
-				st->n--;
-			}
+			pop_ended(m->spans, st, s, improper);
 			s->parent = st->n ? st->v[st->n - 1] : GT_NONE;
 			if (gt_u32vec_push(&it->offset, st->n) < 0)
 				return -1;
