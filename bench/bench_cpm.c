@@ -268,10 +268,10 @@ static int bench_device(gt_cl *cl, const gt_cpm_graph *g, int runs, const result
 	double bd = median(bind_dev, runs), fd = median(flt_dev, runs);
 	printf("{\"bench\":\"cpm\",\"points\":%u,\"cross_edges\":%u,\"tracks\":%u,\"device\":\"%s\",\"runs\":%d,"
 	       "\"bind_device_ms\":%.3f,\"float_device_ms\":%.3f,\"total_device_ms\":%.3f,\"rounds\":%u,"
-	       "\"float_launches\":%u,\"float_bytes_moved\":%" PRIu64 ",\"bind_wall_ms\":%.3f,\"float_wall_ms\":%.3f,"
+	       "\"float_cuts\":%u,\"float_width\":%u,\"float_launches\":%u,\"float_bytes_moved\":%" PRIu64 ",\"bind_wall_ms\":%.3f,\"float_wall_ms\":%.3f,"
 	       "\"same_as_host\":%s}\n",
 	       g->n, g->m, g->tracks, gt_cl_device_name(cl), runs, bd * 1e3, fd * 1e3, (bd + fd) * 1e3, fs.rounds,
-	       fst.launches, fst.bytes_moved, median(bind_wall, runs) * 1e3, median(flt_wall, runs) * 1e3,
+	       fs.cuts, fs.width, fst.launches, fst.bytes_moved, median(bind_wall, runs) * 1e3, median(flt_wall, runs) * 1e3,
 	       equal ? "true" : "false");
 	fflush(stdout);
 	return equal ? 0 : 1;

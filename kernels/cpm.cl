@@ -170,10 +170,10 @@ static long entering(__local const long *A, __local const long *B, __local const
 /* --- float: kernels ------------------------------------------------------------ */
 
 /* LT starts at the position's T (horizon[k], k its track: a binary search
- * of chain_start). A tail's lag is -1 - k, so that relax finds its T. */
+ * of chain_start), and so does c0 at a tail (a lag of -1 marks it). */
 __kernel void cpm_float_setup(uint n, uint tracks, __global const uint *chain_start, __global const long *horizon,
 			      __global const uint *chain, __global const uchar *pos_flags,
-			      __global const long *time, __global long *lag, __global long *lt)
+			      __global const long *time, __global long *lag, __global long *c0, __global long *lt)
 {
 	uint i = (uint)get_global_id(0);
 	if (i >= n)
@@ -187,21 +187,99 @@ __kernel void cpm_float_setup(uint n, uint tracks, __global const uint *chain_st
 			hi = mid;
 	}
 	uchar fl = pos_flags[i];
-	long l = -1 - (long)lo;
+	long l = -1;
 	if (!(fl & TAIL))
 		l = fl & WORK ? time[chain[i + 1]] - time[chain[i]] : 0;
 	lag[i] = l;
+	c0[i] = fl & TAIL ? horizon[lo] : LONG_MAX;
 	lt[i] = horizon[lo];
 }
 
-/* Relaxation of the cross edges (c_i = min(T at a tail, LT of each
- * out-edge's target); T elsewhere comes in through the chain, the lags
- * being >= 0) fused with the first step of the scan: each work-group's
- * composed link. lt is read only (this round's scan writes it later). */
-__kernel void cpm_relax_reduce(uint n, __global const long *horizon, __global const uint *out_start,
-			       __global const uint *out_dst, __global const long *lag, __global const long *lt,
-			       __global long *c, __global long *agg_a, __global long *agg_b, __global int *agg_f,
-			       __local long *A, __local long *B, __local int *F)
+/* --- float in pieces (src/causal/cpm_float_plan.h) ----------------------------- */
+
+#define MODE_TAILS 0 /* relative: 0 at the tracks' tails, nothing past the block */
+#define MODE_SLOT 1  /* relative: 0 at one exit slot of each block */
+#define MODE_FINAL 2 /* T at the tails, the exits' exact LT */
+
+/* The slot of position z in frontier c (fr_first[c] .. fr_first[c + 1]),
+ * or NONE. */
+static uint frontier_slot(__global const uint *fr_first, __global const uint *fr_pos, uint c, uint z)
+{
+	uint lo = fr_first[c], hi = fr_first[c + 1];
+	while (lo < hi) {
+		uint mid = lo + (hi - lo) / 2;
+		if (fr_pos[mid] < z)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fr_first[c + 1] && fr_pos[lo] == z ? lo : NONE;
+}
+
+/* LT at exit z of block b in this run: LONG_MAX for none. */
+static long exit_value(uint mode, uint slot, __global const uint *fr_first, __global const uint *fr_pos,
+		       __global const long *fr_val, uint b, uint z)
+{
+	if (mode == MODE_TAILS)
+		return LONG_MAX;
+	uint s = frontier_slot(fr_first, fr_pos, b, z);
+	if (s == NONE)
+		return LONG_MAX; /* not reached: every exit is in the frontier */
+	if (mode == MODE_SLOT)
+		return s - fr_first[b] == slot ? 0 : LONG_MAX;
+	return fr_val[s];
+}
+
+/* One run's constants: c0, each position's bound from its tail and its
+ * exits (a chain link a cut breaks becomes a tail, its lag kept in
+ * exit_lag), and LT's start. */
+__kernel void cpm_block_bounds(uint n, uint mode, uint slot, uint cuts, long T, __global const uchar *pos_flags,
+			       __global const uint *blk, __global const long *exit_lag,
+			       __global const uint *out_start, __global const uint *out_dst,
+			       __global const uint *fr_first, __global const uint *fr_pos,
+			       __global const long *fr_val, __global long *lag, __global long *c0, __global long *lt)
+{
+	uint i = (uint)get_global_id(0);
+	if (i >= n)
+		return;
+	uint b = blk[i];
+	bool tail = pos_flags[i] & TAIL;
+	long c = !tail ? LONG_MAX : mode == MODE_FINAL ? T : mode == MODE_TAILS ? 0 : LONG_MAX;
+	long el = exit_lag[i];
+	if (el >= 0 && b < cuts) {
+		lag[i] = -1;
+		long e = exit_value(mode, slot, fr_first, fr_pos, fr_val, b, i + 1);
+		if (e != LONG_MAX)
+			c = min(c, e - el);
+	}
+	uint end = out_start[i + 1];
+	for (uint s = out_start[i]; s < end && b < cuts; s++) {
+		uint d = out_dst[s];
+		if (blk[d] != b)
+			c = min(c, exit_value(mode, slot, fr_first, fr_pos, fr_val, b, d));
+	}
+	c0[i] = c;
+	lt[i] = mode == MODE_FINAL ? T : LONG_MAX;
+}
+
+/* out[s] = lt[idx[s]]: a run's LT at the frontiers. */
+__kernel void cpm_gather(uint k, __global const uint *idx, __global const long *lt, __global long *out)
+{
+	uint s = (uint)get_global_id(0);
+	if (s < k)
+		out[s] = lt[idx[s]];
+}
+
+/* Relaxation of the cross edges (c_i = min(c0_i: T at a tail, and in
+ * pieces the exits' bounds; LT of each out-edge's target, within the
+ * position's block where blk is not NULL); T elsewhere comes in through
+ * the chain, the lags being >= 0) fused with the first step of the scan:
+ * each work-group's composed link. lt is read only (this round's scan
+ * writes it later). */
+__kernel void cpm_relax_reduce(uint n, __global const long *c0, __global const uint *blk,
+			       __global const uint *out_start, __global const uint *out_dst, __global const long *lag,
+			       __global const long *lt, __global long *c, __global long *agg_a, __global long *agg_b,
+			       __global int *agg_f, __local long *A, __local long *B, __local int *F)
 {
 	uint first = (uint)get_global_id(0) * ITEMS;
 	link_fn acc = nothing();
@@ -210,10 +288,13 @@ __kernel void cpm_relax_reduce(uint n, __global const long *horizon, __global co
 		if (i >= n)
 			continue;
 		long li = lag[i];
-		long ci = li < 0 ? horizon[-1 - li] : LONG_MAX;
-		uint end = out_start[i + 1];
-		for (uint s = out_start[i]; s < end; s++)
-			ci = min(ci, lt[out_dst[s]]);
+		long ci = c0[i];
+		uint end = out_start[i + 1], bi = blk ? blk[i] : 0;
+		for (uint s = out_start[i]; s < end; s++) {
+			uint d = out_dst[s];
+			if (!blk || blk[d] == bi)
+				ci = min(ci, lt[d]);
+		}
 		c[i] = ci;
 		link_fn mine = link_of(ci, li);
 		acc = i + 1 < n && j < ITEMS - 1 ? compose(mine, acc) : mine;

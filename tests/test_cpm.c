@@ -291,10 +291,27 @@ static int device_count(void)
 	return (int)n;
 }
 
+/* The float's plans: as the library picks (pieces from 64k points on), in
+ * pieces of many small cuts with narrow frontiers, and in one piece. */
+enum { PLANS = 3 };
+static const char *const plan_names[PLANS] = {"auto", "pieces", "one piece"};
+
+static void plan_env(int plan)
+{
+	unsetenv("GPUTRACE_FLOAT_CUTS");
+	unsetenv("GPUTRACE_FLOAT_WIDTH");
+	if (plan == 1) {
+		setenv("GPUTRACE_FLOAT_CUTS", "200", 1);
+		setenv("GPUTRACE_FLOAT_WIDTH", "4", 1);
+	} else if (plan == 2) {
+		setenv("GPUTRACE_FLOAT_CUTS", "0", 1);
+	}
+}
+
 /* Every device's binding and LT equal the host's, byte for byte; the
  * outputs start as garbage so that a missed write shows. Returns the last
  * device's rounds. */
-static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
+static uint32_t compare_devices_plans(const gt_cpm_graph *g, const char *what, uint32_t *plan_rounds)
 {
 	gt_error err = {0};
 	binding_store hs, ds;
@@ -318,12 +335,24 @@ static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
 		ck_assert_msg(gt_cpm_bind_cl(cl, g, &dev, &st, &err) == 0, "%s: %s", label, err.msg);
 		ck_assert(g->n == 0 || (st.launches == 2 && st.bytes_moved > 0));
 		assert_binding_equal(&dev, &host, g->n, label);
-		ck_assert_msg(gt_cpm_float_cl(cl, g, lt_dev, &fs, &st, &err) == 0, "%s: %s", label, err.msg);
-		assert_lt_equal(lt_dev, lt, g->n, label);
-		ck_assert_msg(g->n == 0 || (fs.rounds >= 1 && st.launches == 3 + 3 * fs.rounds), "%s: %u rounds, %u launches",
-			      label, fs.rounds, st.launches);
-		ck_assert(fs.rounds <= g->m + 2);
-		rounds = fs.rounds;
+		for (int plan = 0; plan < PLANS; plan++) {
+			plan_env(plan);
+			memset(lt_dev, 0x5a, (g->n ? g->n : 1) * sizeof *lt_dev);
+			snprintf(label, sizeof label, "%s on %s, %s", what, gt_cl_device_name(cl), plan_names[plan]);
+			ck_assert_msg(gt_cpm_float_cl(cl, g, lt_dev, &fs, &st, &err) == 0, "%s: %s", label, err.msg);
+			assert_lt_equal(lt_dev, lt, g->n, label);
+			/* setup, scatter, 3 a round; in pieces a bounds a run (tails,
+			 * each slot, the last) and a gather a run at the frontiers */
+			uint32_t pieces = fs.cuts ? fs.width + 2 : 0, gathers = st.launches - 3 - 3 * fs.rounds - pieces;
+			ck_assert_msg(g->n == 0 || (fs.rounds >= 1 && (gathers == 0 || (fs.cuts && gathers == fs.width + 1))),
+				      "%s: %u rounds, %u launches, %u cuts", label, fs.rounds, st.launches, fs.cuts);
+			ck_assert(fs.rounds <= (g->m + 2) * (pieces ? pieces : 1));
+			if (plan == 0)
+				rounds = fs.rounds;
+			if (plan_rounds)
+				plan_rounds[plan] = fs.rounds;
+		}
+		plan_env(0);
 		gt_cl_close(cl);
 	}
 	free(lt);
@@ -331,6 +360,11 @@ static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
 	binding_free(&hs);
 	binding_free(&ds);
 	return rounds;
+}
+
+static uint32_t compare_devices(const gt_cpm_graph *g, const char *what)
+{
+	return compare_devices_plans(g, what, NULL);
 }
 
 /* The lowest T of a chain with points. */
@@ -843,6 +877,56 @@ START_TEST(device_rounds_follow_cross_hops)
 }
 END_TEST
 
+/* A training loop whose float alternates between the threads and the
+ * stream at every step: the launch (CPU) -> kernel (GPU) flow, the kernel's
+ * end -> the synchronize's end wait, the synchronize itself idle, so the
+ * kernel bounds each launch. One piece needs two rounds a step; in pieces
+ * the rounds follow the hardest block (cuts between steps cross the two
+ * chains alone) and the results are the same. A third track idles across
+ * every cut. */
+START_TEST(device_pieces_cut_the_rounds)
+{
+	enum { STEPS = 1500 };
+	uint32_t n = 6 * STEPS + 2, cpu = 4 * STEPS, gpu = 2 * STEPS;
+	graph a = graph_new(n, 3, 2 * STEPS);
+	for (uint32_t s = 0; s < STEPS; s++) {
+		int64_t base = (int64_t)s * 1000;
+		uint32_t p = 4 * s, k = cpu + 2 * s;
+		const int64_t at[4] = {0, 10, 20, 600};
+		for (int i = 0; i < 4; i++) {
+			a.time[p + i] = base + at[i];
+			a.chain[p + i] = p + (uint32_t)i;
+		}
+		a.work[p] = a.work[p + 1] = 1; /* then the idle synchronize */
+		a.time[k] = base + 50;
+		a.time[k + 1] = base + 500 + (int64_t)(s % 7);
+		a.chain[k] = k;
+		a.chain[k + 1] = k + 1;
+		a.work[k] = 1;
+		a.edge_src[2 * s] = p + 1;
+		a.edge_dst[2 * s] = k;
+		a.edge_kind[2 * s] = FLOW;
+		a.edge_src[2 * s + 1] = k + 1;
+		a.edge_dst[2 * s + 1] = p + 3;
+		a.edge_kind[2 * s + 1] = WAIT;
+	}
+	a.time[n - 2] = 0;
+	a.time[n - 1] = (int64_t)STEPS * 1000;
+	a.chain[n - 2] = n - 2;
+	a.chain[n - 1] = n - 1;
+	a.chain_start[1] = cpu;
+	a.chain_start[2] = cpu + gpu;
+	a.chain_start[3] = n;
+	a.g.horizon = (int64_t)STEPS * 1000;
+	check_host(&a, "steps");
+	uint32_t rounds[PLANS] = {0};
+	compare_devices_plans(&a.g, "steps", rounds);
+	ck_assert_msg(device_count() == 0 || (rounds[2] >= STEPS && rounds[1] * 10 < rounds[2]),
+		      "rounds: %u in pieces, %u in one piece", rounds[1], rounds[2]);
+	graph_free(&a);
+}
+END_TEST
+
 /* Host == device on larger random graphs: many tracks, many equal times
  * (zero-gap cycles), few or many cross edges. */
 START_TEST(device_random_large)
@@ -883,6 +967,7 @@ int main(void)
 		GT_LOOP(random_windows_vs_relaxation, 3),
 		GT_LOOP(random_union_vs_parts, 4),
 		GT_TEST(device_rounds_follow_cross_hops),
+		GT_TEST(device_pieces_cut_the_rounds),
 		{0},
 	};
 	const gt_test device[] = {GT_LOOP(device_random_large, 8), {0}};

@@ -86,7 +86,9 @@ typedef struct gt_cpm_binding {
 
 /* Figures of a float computation (host: rounds is 1). */
 typedef struct gt_cpm_float_stats {
-	uint32_t rounds; /* device: scan + relaxation rounds until nothing changed */
+	uint32_t rounds; /* device: scan + relaxation rounds until nothing changed, every run's */
+	uint32_t cuts;   /* device, in pieces (cpm_float_plan.h): the cuts; 0: one piece */
+	uint32_t width;  /* and the largest frontier */
 } gt_cpm_float_stats;
 
 /* Checks the graph's shape (chain a permutation, chain_start monotone,

@@ -1,0 +1,282 @@
+/* The cuts of the float in pieces (cpm_float_plan.h), and the walk back
+ * over them that gives the frontiers' LT. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpm_float_plan.h"
+
+#define NONE_YET INT64_MAX
+
+typedef struct plan_edges {
+	const gt_cpm_graph *g;
+	const uint32_t *out_start, *out_dst;
+} plan_edges;
+
+static int64_t pos_time(const gt_cpm_graph *g, uint32_t i)
+{
+	return g->time[g->chain[i]];
+}
+
+/* Calls fn(ctx, src, dst) for every edge by position: each chain link,
+ * then each cross edge. */
+static void each_edge(const plan_edges *e, void (*fn)(void *ctx, uint32_t src, uint32_t dst), void *ctx)
+{
+	const gt_cpm_graph *g = e->g;
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t i = g->chain_start[k]; i + 1 < g->chain_start[k + 1]; i++)
+			fn(ctx, i, i + 1);
+	for (uint32_t i = 0; i < g->n; i++)
+		for (uint32_t s = e->out_start[i]; s < e->out_start[i + 1]; s++)
+			fn(ctx, i, e->out_dst[s]);
+}
+
+/* Candidate k (1..nc) sits at t_min + (k << shift); a point at t lies
+ * after candidates 1..cand_le(t). */
+typedef struct grid {
+	const gt_cpm_graph *g;
+	int64_t t_min;
+	unsigned shift;
+	uint32_t nc;
+	int64_t *diff; /* nc + 2: crossings, as differences */
+} grid;
+
+static uint32_t cand_le(const grid *d, int64_t t)
+{
+	return (uint32_t)((uint64_t)(t - d->t_min) >> d->shift);
+}
+
+static void count_crossing(void *ctx, uint32_t src, uint32_t dst)
+{
+	grid *d = ctx;
+	uint32_t a = cand_le(d, pos_time(d->g, src)), b = cand_le(d, pos_time(d->g, dst));
+	if (b > a) {
+		d->diff[a + 1]++;
+		d->diff[b + 1]--;
+	}
+}
+
+typedef struct fill {
+	const uint32_t *blk;
+	uint32_t *count, *slot, *pos; /* pos NULL: counting */
+} fill;
+
+static void add_to_frontiers(void *ctx, uint32_t src, uint32_t dst)
+{
+	fill *f = ctx;
+	for (uint32_t c = f->blk[src]; c < f->blk[dst]; c++) {
+		if (f->pos)
+			f->pos[f->slot[c]++] = dst;
+		else
+			f->count[c]++;
+	}
+}
+
+/* Sorts each frontier and drops repeats, compacting fr_pos. */
+static uint32_t sort_frontiers(cpm_float_plan *p, const uint32_t *count)
+{
+	uint32_t out = 0, at = 0, width = 0;
+	for (uint32_t c = 0; c < p->cuts; c++) {
+		uint32_t *a = p->fr_pos + at, k = count[c];
+		for (uint32_t i = 1; i < k; i++)
+			for (uint32_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
+				uint32_t t = a[j];
+				a[j] = a[j - 1];
+				a[j - 1] = t;
+			}
+		p->fr_first[c] = out;
+		for (uint32_t i = 0; i < k; i++)
+			if (i == 0 || a[i] != a[i - 1])
+				p->fr_pos[out++] = a[i];
+		at += k;
+		width = out - p->fr_first[c] > width ? out - p->fr_first[c] : width;
+	}
+	p->fr_first[p->cuts] = out;
+	return width;
+}
+
+void cpm_float_plan_free(cpm_float_plan *p)
+{
+	free(p->blk);
+	free(p->exit_lag);
+	free(p->fr_first);
+	free(p->fr_pos);
+	memset(p, 0, sizeof *p);
+}
+
+/* Turns the differences into each candidate's crossings (diff[k]), and
+ * counts the positions after candidate j and before j + 1 (hist[j]). */
+static void tally(grid *d, uint32_t *hist)
+{
+	for (uint32_t k = 1; k <= d->nc; k++)
+		d->diff[k] += d->diff[k - 1];
+	for (uint32_t i = 0; i < d->g->n; i++)
+		hist[cand_le(d, pos_time(d->g, i))]++;
+}
+
+/* For the cap w (a candidate is kept where at most w edges cross it):
+ * the most positions a block holds, and the most crossings kept in *most. */
+static uint32_t largest_block(const grid *d, const uint32_t *hist, int64_t w, int64_t *most)
+{
+	uint32_t largest = 0, acc = hist[0];
+	*most = -1;
+	for (uint32_t k = 1; k <= d->nc; k++) {
+		if (d->diff[k] <= w) {
+			largest = acc > largest ? acc : largest;
+			acc = 0;
+			*most = d->diff[k] > *most ? d->diff[k] : *most;
+		}
+		acc += hist[k];
+	}
+	return acc > largest ? acc : largest;
+}
+
+/* The cap up to max_width (powers of two) whose runs cost least: width + 2
+ * runs, each as long as the largest block; 0 where none keeps a cut. */
+static int64_t choose_cap(const grid *d, const uint32_t *hist, uint32_t max_width)
+{
+	int64_t best = 0;
+	uint64_t best_cost = UINT64_MAX;
+	for (int64_t w = 1; w <= max_width; w *= 2) {
+		int64_t most;
+		uint64_t cost = (uint64_t)largest_block(d, hist, w, &most);
+		cost *= (uint64_t)(most + 2);
+		if (most >= 0 && cost < best_cost) {
+			best_cost = cost;
+			best = w;
+		}
+	}
+	return best;
+}
+
+/* Keeps the candidates that at most cap edges cross: rank[k], the kept
+ * ones among 1..k. */
+static uint32_t keep_cuts(const grid *d, int64_t cap, uint32_t *rank)
+{
+	rank[0] = 0;
+	for (uint32_t k = 1; k <= d->nc; k++)
+		rank[k] = rank[k - 1] + (d->diff[k] <= cap);
+	return rank[d->nc];
+}
+
+static int plan_fail(cpm_float_plan *p, grid *d, uint32_t *rank, uint32_t *count, gt_error *err)
+{
+	cpm_float_plan_free(p);
+	free(d->diff);
+	free(rank);
+	free(count);
+	return gt_fail(err, GT_EDEVICE, "cpm: out of memory for the float's cuts");
+}
+
+int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const uint32_t *out_dst,
+			 uint32_t candidates, uint32_t max_width, cpm_float_plan *p, gt_error *err)
+{
+	memset(p, 0, sizeof *p);
+	int64_t t_min = INT64_MAX, t_max = INT64_MIN;
+	for (uint32_t k = 0; k < g->tracks; k++)
+		if (g->chain_start[k] < g->chain_start[k + 1]) {
+			int64_t a = pos_time(g, g->chain_start[k]), b = pos_time(g, g->chain_start[k + 1] - 1);
+			t_min = a < t_min ? a : t_min;
+			t_max = b > t_max ? b : t_max;
+		}
+	if (candidates == 0 || t_min >= t_max)
+		return 1;
+	grid d = {.g = g, .t_min = t_min};
+	uint64_t span = (uint64_t)(t_max - t_min); /* at most 2^62: gt_cpm_check */
+	while ((span >> d.shift) > candidates)
+		d.shift++;
+	d.nc = (uint32_t)(span >> d.shift);
+	plan_edges e = {g, out_start, out_dst};
+	uint32_t *rank = NULL, *count = NULL;
+	d.diff = calloc((size_t)d.nc + 2, sizeof *d.diff);
+	rank = malloc(((size_t)d.nc + 1) * sizeof *rank);
+	if (!d.diff || !rank)
+		return plan_fail(p, &d, rank, count, err);
+	each_edge(&e, count_crossing, &d);
+	uint32_t *hist = calloc((size_t)d.nc + 1, sizeof *hist);
+	if (!hist)
+		return plan_fail(p, &d, rank, count, err);
+	tally(&d, hist);
+	int64_t cap = choose_cap(&d, hist, max_width);
+	free(hist);
+	p->cuts = cap ? keep_cuts(&d, cap, rank) : 0;
+	if (p->cuts == 0) {
+		free(d.diff);
+		free(rank);
+		return 1;
+	}
+	p->blk = malloc((size_t)g->n * sizeof *p->blk);
+	p->exit_lag = malloc((size_t)g->n * sizeof *p->exit_lag);
+	p->fr_first = malloc(((size_t)p->cuts + 1) * sizeof *p->fr_first);
+	count = calloc((size_t)p->cuts + 1, sizeof *count);
+	if (!p->blk || !p->exit_lag || !p->fr_first || !count)
+		return plan_fail(p, &d, rank, count, err);
+	for (uint32_t i = 0; i < g->n; i++) {
+		p->blk[i] = rank[cand_le(&d, pos_time(g, i))];
+		count[p->blk[i]]++;
+	}
+	for (uint32_t c = 0; c <= p->cuts; c++) {
+		p->largest = count[c] > p->largest ? count[c] : p->largest;
+		count[c] = 0;
+	}
+	for (uint32_t k = 0; k < g->tracks; k++)
+		for (uint32_t i = g->chain_start[k]; i < g->chain_start[k + 1]; i++) {
+			bool cut = i + 1 < g->chain_start[k + 1] && p->blk[i] != p->blk[i + 1];
+			p->exit_lag[i] = !cut ? -1 : g->work[i] ? pos_time(g, i + 1) - pos_time(g, i) : 0;
+		}
+	fill f = {.blk = p->blk, .count = count};
+	each_edge(&e, add_to_frontiers, &f);
+	uint32_t total = 0;
+	for (uint32_t c = 0; c < p->cuts; c++) {
+		p->fr_first[c] = total; /* the fill's slots, for now */
+		total += count[c];
+	}
+	p->fr_pos = malloc((total ? total : 1) * sizeof *p->fr_pos);
+	if (!p->fr_pos)
+		return plan_fail(p, &d, rank, count, err);
+	f.slot = p->fr_first;
+	f.pos = p->fr_pos;
+	each_edge(&e, add_to_frontiers, &f);
+	p->width = sort_frontiers(p, count);
+	free(d.diff);
+	free(rank);
+	free(count);
+	return 0;
+}
+
+/* The slot of position y in frontier c, which holds it. */
+static uint32_t slot_of(const cpm_float_plan *p, uint32_t c, uint32_t y)
+{
+	uint32_t lo = p->fr_first[c], hi = p->fr_first[c + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->fr_pos[mid] < y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void cpm_float_plan_solve(const cpm_float_plan *p, int64_t T, const int64_t *vals, int64_t *fr_val)
+{
+	uint32_t F = p->fr_first[p->cuts];
+	for (uint32_t c = p->cuts; c-- > 0;) {
+		for (uint32_t s = p->fr_first[c]; s < p->fr_first[c + 1]; s++) {
+			uint32_t y = p->fr_pos[s];
+			if (p->blk[y] > c + 1) { /* it lies beyond the next cut too */
+				fr_val[s] = fr_val[slot_of(p, c + 1, y)];
+				continue;
+			}
+			int64_t best = NONE_YET, a = vals[s];
+			if (a <= 0)
+				best = T + a;
+			for (uint32_t j = 0; c + 1 < p->cuts && j < p->fr_first[c + 2] - p->fr_first[c + 1]; j++) {
+				int64_t w = vals[(size_t)(1 + j) * F + s];
+				if (w <= 0 && fr_val[p->fr_first[c + 1] + j] + w < best)
+					best = fr_val[p->fr_first[c + 1] + j] + w;
+			}
+			fr_val[s] = best;
+		}
+	}
+}

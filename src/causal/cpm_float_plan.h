@@ -1,0 +1,55 @@
+/* The float in pieces (cpm_cl_float.c): cuts in time across a graph with
+ * one T, so that a window of thousands of dependent steps floats in a few
+ * rounds instead of two per synchronize.
+ *
+ * Edges never go back in time, so a cut at time tau splits the points
+ * into those before and after it, and a path crosses it at most once. The
+ * cut's frontier F is the set of targets (chain positions) of the edges
+ * that cross it: every path from before the cut to after it enters at a
+ * point of F. Cuts are kept only where F is small: at most a cap of
+ * edges cross them, the cap (a power of two up to max_width) that makes
+ * the runs below cheapest, (width + 2) times the largest block's
+ * positions. Blocks are the points between two kept cuts.
+ *
+ * LT is min-plus linear in the LT of a block's exits: for y in block b,
+ *   LT(y) = min(T + A(y), min over z in F_b of LT(z) + W_z(y)),
+ * A(y) <= 0 the float inside the block with 0 at the tracks' tails and
+ * nothing beyond the block, W_z(y) <= 0 the same with 0 at exit z alone
+ * (either "none", > 0, where no path leads there). The device computes A
+ * and one W per frontier slot in every block at once, each in the rounds
+ * of one block alone; the host (cpm_float_plan_solve) walks the cuts from
+ * the last one back, O(cuts * width^2), giving the exact LT of every
+ * frontier point; a last run of the plain float with those LT fixed at the
+ * exits gives every point's. */
+#ifndef GT_CPM_FLOAT_PLAN_H
+#define GT_CPM_FLOAT_PLAN_H
+
+#include <stdint.h>
+
+#include "cpm.h"
+
+typedef struct cpm_float_plan {
+	uint32_t cuts;      /* C: blocks 0..C, cut c between blocks c and c + 1 */
+	uint32_t width;     /* the largest frontier */
+	uint32_t largest;   /* the most positions a block holds */
+	uint32_t *blk;      /* per position: its block */
+	int64_t *exit_lag;  /* per position: the lag of its chain link where a cut breaks it, else -1 */
+	uint32_t *fr_first; /* C + 1 offsets into fr_pos */
+	uint32_t *fr_pos;   /* each cut's frontier, positions ascending */
+} cpm_float_plan;
+
+/* The plan for g, whose cross edges by source position are out_start and
+ * out_dst (targets as positions), from about `candidates` cuts evenly
+ * spaced in time: 0 with a plan, 1 where no cut qualifies (nothing
+ * allocated), -1 out of memory (err). */
+int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const uint32_t *out_dst,
+			 uint32_t candidates, uint32_t max_width, cpm_float_plan *p, gt_error *err);
+void cpm_float_plan_free(cpm_float_plan *p);
+
+/* The LT of every frontier slot (fr_val, fr_first[C] entries) from the
+ * device's runs at those slots: vals[0 * F + s] A, vals[(1 + j) * F + s]
+ * W of the j-th slot of the frontier after the slot's block (F =
+ * fr_first[C]). T: the graph's one horizon. */
+void cpm_float_plan_solve(const cpm_float_plan *p, int64_t T, const int64_t *vals, int64_t *fr_val);
+
+#endif
