@@ -888,7 +888,7 @@ START_TEST(device_pieces_cut_the_rounds)
 {
 	enum { STEPS = 1500 };
 	uint32_t n = 6 * STEPS + 2, cpu = 4 * STEPS, gpu = 2 * STEPS;
-	graph a = graph_new(n, 3, 2 * STEPS);
+	graph a = graph_new(n, 4, 2 * STEPS);
 	for (uint32_t s = 0; s < STEPS; s++) {
 		int64_t base = (int64_t)s * 1000;
 		uint32_t p = 4 * s, k = cpu + 2 * s;
@@ -914,10 +914,13 @@ START_TEST(device_pieces_cut_the_rounds)
 	a.time[n - 1] = (int64_t)STEPS * 1000;
 	a.chain[n - 2] = n - 2;
 	a.chain[n - 1] = n - 1;
-	a.chain_start[1] = cpu;
-	a.chain_start[2] = cpu + gpu;
-	a.chain_start[3] = n;
-	a.g.horizon = (int64_t)STEPS * 1000;
+	/* track 0 is empty, its T unlike the others' one T */
+	a.chain_start[1] = 0;
+	a.chain_start[2] = cpu;
+	a.chain_start[3] = cpu + gpu;
+	a.chain_start[4] = n;
+	const int64_t T = (int64_t)STEPS * 1000, horizons[4] = {5, T, T, T};
+	a.g.horizon_of_chain = horizons;
 	check_host(&a, "steps");
 	uint32_t rounds[PLANS] = {0};
 	compare_devices_plans(&a.g, "steps", rounds);

@@ -95,6 +95,7 @@ typedef struct {
 	cl_uint n, groups, tracks;
 	const int64_t *horizon; /* T per track */
 	const cpm_float_plan *plan; /* NULL: one piece */
+	int64_t T;                  /* in pieces: the one horizon */
 	uint32_t rounds;            /* so far, every run's */
 } float_job;
 
@@ -200,7 +201,7 @@ static int pieces_run(cpm_run *r, float_job *j, cl_uint mode, cl_uint slot)
 {
 	cl_mem *b = j->b;
 	cl_uint cuts = j->plan->cuts;
-	cl_long T = j->horizon[0];
+	cl_long T = j->T;
 	if (cpm_set_args(r, j->k[FK_BOUNDS], "cpm_block_bounds", 16, ARG(j->n), ARG(mode), ARG(slot), ARG(cuts),
 			 ARG(T), ARG(b[FB_FLAGS]), ARG(b[FB_BLK]), ARG(b[FB_EXIT_LAG]), ARG(b[FB_OUT_START]),
 			 ARG(b[FB_OUT_DST]), ARG(b[FB_FR_FIRST]), ARG(b[FB_FR_POS]), ARG(b[FB_FR_VAL]),
@@ -234,7 +235,7 @@ static int float_in_pieces(cpm_run *r, float_job *j)
 				     : 0;
 	}
 	if (rc == 0) {
-		cpm_float_plan_solve(p, j->horizon[0], vals, fr_val);
+		cpm_float_plan_solve(p, j->T, vals, fr_val);
 		rc = cpm_upload(r, b[FB_FR_VAL], fr_val, 8ull * F);
 	}
 	if (rc == 0)
@@ -273,21 +274,27 @@ static uint32_t env_or(const char *name, uint32_t fallback)
 	return v && *v ? (uint32_t)strtoul(v, NULL, 10) : fallback;
 }
 
-/* The pieces' plan where g has one T and is large enough (0), else one
- * piece (1), or -1 out of memory. */
+/* The pieces' plan where g has one T (*T) and is large enough (0), else
+ * one piece (1), or -1 out of memory. */
 static int plan_pieces(const gt_cpm_graph *g, const int64_t *horizon, const by_source *s, cpm_float_plan *p,
-		       gt_error *err)
+		       int64_t *T, gt_error *err)
 {
-	for (uint32_t t = 1; t < g->tracks; t++)
-		if (horizon[t] != horizon[0] && g->chain_start[t] < g->chain_start[t + 1])
-			return 1;
+	bool first = true;
+	for (uint32_t t = 0; t < g->tracks; t++)
+		if (g->chain_start[t] < g->chain_start[t + 1]) {
+			if (!first && horizon[t] != *T)
+				return 1;
+			*T = horizon[t];
+			first = false;
+		}
 	uint32_t fallback = g->n >= PIECES_FROM_POINTS ? (g->n / 16 < PIECES_CUTS ? g->n / 16 : PIECES_CUTS) : 0;
+	const char *forced = getenv("GPUTRACE_FLOAT_CUTS");
 	uint32_t cuts = env_or("GPUTRACE_FLOAT_CUTS", fallback), width = env_or("GPUTRACE_FLOAT_WIDTH", PIECES_WIDTH);
 	int rc = width ? cpm_float_plan_build(g, s->start, s->dst, cuts, width, p, err) : 1;
 	/* Each of the width + 2 runs takes the rounds of the largest block,
 	 * about its share of one piece's where the synchronizes are spread
 	 * evenly: pieces pay where that share is small. */
-	if (rc == 0 && (uint64_t)(p->width + 2) * p->largest * PIECES_GAIN > g->n && !getenv("GPUTRACE_FLOAT_CUTS")) {
+	if (rc == 0 && (uint64_t)(p->width + 2) * p->largest * PIECES_GAIN > g->n && !(forced && *forced)) {
 		cpm_float_plan_free(p);
 		return 1;
 	}
@@ -323,11 +330,12 @@ int gt_cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_
 		goto done;
 	uint64_t tile = (uint64_t)r.local * ITEMS;
 	cpm_float_plan plan = {0};
-	int pieces = plan_pieces(g, horizon, &s, &plan, err);
+	int64_t T = 0;
+	int pieces = plan_pieces(g, horizon, &s, &plan, &T, err);
 	if (pieces < 0)
 		goto done;
 	float_job j = {.g = g, .k = k, .b = b, .n = g->n, .groups = (cl_uint)((g->n + tile - 1) / tile),
-		       .tracks = g->tracks, .horizon = horizon, .plan = pieces == 0 ? &plan : NULL};
+		       .tracks = g->tracks, .horizon = horizon, .plan = pieces == 0 ? &plan : NULL, .T = T};
 	rc = float_on_device(&r, &j, &s, lt, fs);
 	cpm_float_plan_free(&plan);
 	if (rc == 0)
