@@ -20,6 +20,7 @@
 #include "causal/causal.h"
 #include "cl/cl.h"
 #include "loader/loader.h"
+#include "bench_devices.h"
 #include "bench_util.h"
 
 /* CPU time of every thread of the process: the machine may be shared,
@@ -165,12 +166,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_causal: %s\n", err.msg);
 		return 3;
 	}
+	if (bench_devices_check("bench_causal", infos, ndev, only) < 0) {
+		free(infos);
+		return 2;
+	}
 	int status = 0;
 	for (size_t d = 0; d < ndev; d++) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "%zu", d);
-		if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&
-		    !strcasestr(infos[d].platform, only))
+		if (!bench_device_wanted(infos, d, only))
 			continue;
 		gt_cl *cl;
 		if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {

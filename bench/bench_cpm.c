@@ -22,6 +22,7 @@
 
 #include "causal/causal.h"
 #include "cl/cl.h"
+#include "bench_devices.h"
 #include "bench_util.h"
 
 static uint64_t rng = 42;
@@ -277,11 +278,6 @@ static int bench_device(gt_cl *cl, const gt_cpm_graph *g, int runs, const result
 	return equal ? 0 : 1;
 }
 
-static bool device_wanted(const gt_cl_device_info *info, const char *spec, const char *only)
-{
-	return !only || strcmp(only, spec) == 0 || strcasestr(info->name, only) || strcasestr(info->platform, only);
-}
-
 int main(int argc, char **argv)
 {
 	int runs = 5;
@@ -327,6 +323,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_cpm: %s\n", err.msg);
 		return 3;
 	}
+	if (bench_devices_check("bench_cpm", infos, ndev, only) < 0) {
+		free(infos);
+		return 2;
+	}
 	int status = 0;
 	for (int s = 0; s < nsizes && status == 0; s++) {
 		builder b = {0};
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 		for (size_t d = 0; d < ndev && status == 0; d++) {
 			char spec[32];
 			snprintf(spec, sizeof spec, "%zu", d);
-			if (!device_wanted(&infos[d], spec, only))
+			if (!bench_device_wanted(infos, d, only))
 				continue;
 			gt_cl *cl;
 			if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {

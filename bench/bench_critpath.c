@@ -29,6 +29,7 @@
 
 #include "cl/cl.h"
 #include "forest/forest.h"
+#include "bench_devices.h"
 #include "bench_util.h"
 
 static uint64_t rng = 42;
@@ -264,6 +265,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_critpath: %s\n", err.msg);
 		return 3;
 	}
+	if (bench_devices_check("bench_critpath", infos, ndev, only) < 0) {
+		free(infos);
+		return 2;
+	}
 	for (int s = 0; s < nsizes; s++) {
 		uint32_t n = sizes[s];
 		uint32_t *parent = malloc((size_t)n * sizeof *parent);
@@ -333,8 +338,7 @@ int main(int argc, char **argv)
 		for (size_t d = 0; devices && d < ndev; d++) {
 			char spec[32];
 			snprintf(spec, sizeof spec, "%zu", d);
-			if (only && strcmp(only, spec) != 0 && !strcasestr(infos[d].name, only) &&
-			    !strcasestr(infos[d].platform, only))
+			if (!bench_device_wanted(infos, d, only))
 				continue;
 			gt_cl *cl;
 			if (gt_cl_open(&cl, spec, NULL, 0, &err) < 0) {

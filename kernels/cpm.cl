@@ -262,12 +262,46 @@ __kernel void cpm_block_bounds(uint n, uint mode, uint slot, uint cuts, long T, 
 	lt[i] = mode == MODE_FINAL ? T : LONG_MAX;
 }
 
-/* out[s] = lt[idx[s]]: a run's LT at the frontiers. */
-__kernel void cpm_gather(uint k, __global const uint *idx, __global const long *lt, __global long *out)
+/* out[base + s] = lt[idx[s]]: a run's LT at the frontiers. */
+__kernel void cpm_gather(uint k, ulong base, __global const uint *idx, __global const long *lt,
+			 __global long *out)
 {
 	uint s = (uint)get_global_id(0);
 	if (s < k)
-		out[s] = lt[idx[s]];
+		out[base + s] = lt[idx[s]];
+}
+
+/* One work-group: the exact LT of every frontier slot (fr_val), walking
+ * the cuts from the last one back. vals[s] is A at slot s (the run with 0
+ * at the tails), vals[(1 + j) * F + s] W of the next frontier's j-th slot;
+ * a slot whose point lies beyond the next cut too takes that frontier's
+ * value. Every point reaches its track's tail, so no LT stays "none". */
+__kernel void cpm_frontier_walk(uint cuts, uint F, long T, __global const uint *blk, __global const uint *fr_first,
+				__global const uint *fr_pos, __global const long *vals, __global long *fr_val)
+{
+	uint lid = (uint)get_local_id(0), L = (uint)get_local_size(0);
+	for (uint c = cuts; c-- > 0;) {
+		uint next = c + 1 < cuts ? fr_first[c + 1] : 0;
+		uint width = c + 1 < cuts ? fr_first[c + 2] - next : 0;
+		for (uint s = fr_first[c] + lid; s < fr_first[c + 1]; s += L) {
+			uint y = fr_pos[s];
+			long best = LONG_MAX;
+			if (blk[y] > c + 1) {
+				best = fr_val[frontier_slot(fr_first, fr_pos, c + 1, y)];
+			} else {
+				long a = vals[s];
+				if (a <= 0)
+					best = T + a;
+				for (uint j = 0; j < width; j++) {
+					long w = vals[(ulong)(1 + j) * F + s];
+					if (w <= 0)
+						best = min(best, fr_val[next + j] + w);
+				}
+			}
+			fr_val[s] = best;
+		}
+		barrier(CLK_GLOBAL_MEM_FENCE); /* frontier c is read by c - 1 */
+	}
 }
 
 /* Relaxation of the cross edges (c_i = min(c0_i: T at a tail, and in

@@ -342,9 +342,10 @@ static uint32_t compare_devices_plans(const gt_cpm_graph *g, const char *what, u
 			ck_assert_msg(gt_cpm_float_cl(cl, g, lt_dev, &fs, &st, &err) == 0, "%s: %s", label, err.msg);
 			assert_lt_equal(lt_dev, lt, g->n, label);
 			/* setup, scatter, 3 a round; in pieces a bounds a run (tails,
-			 * each slot, the last) and a gather a run at the frontiers */
+			 * each slot, the last), a gather a run at the frontiers, and
+			 * the walk over the cuts */
 			uint32_t pieces = fs.cuts ? fs.width + 2 : 0, gathers = st.launches - 3 - 3 * fs.rounds - pieces;
-			ck_assert_msg(g->n == 0 || (fs.rounds >= 1 && (gathers == 0 || (fs.cuts && gathers == fs.width + 1))),
+			ck_assert_msg(g->n == 0 || (fs.rounds >= 1 && (gathers == 0 || (fs.cuts && gathers == fs.width + 2))),
 				      "%s: %u rounds, %u launches, %u cuts", label, fs.rounds, st.launches, fs.cuts);
 			ck_assert(fs.rounds <= (g->m + 2) * (pieces ? pieces : 1));
 			if (plan == 0)

@@ -47,9 +47,10 @@
  * other blocks; bounds folds them into c0): once with 0 at the tails, and
  * once per frontier slot with 0 at that exit, each from LT = +inf (LONG_MAX;
  * these runs' values are <= 0 where a path leads, so anything above 0 is
- * "none", and no value goes below -span). Their LT at the frontiers comes
- * back; the host walks the cuts back to the exact LT of every frontier
- * point; a last run from T with those LT bound at the exits gives every
+ * "none", and no value goes below -span). Their LT at the frontiers is
+ * gathered on the device, where one work-group walks the cuts back to the
+ * exact LT of every frontier point (only each round's flag comes back);
+ * a last run from T with those LT bound at the exits gives every
  * point's, the greatest fixed point as in one piece: a block's LT given
  * its exits is the greatest fixed point of the block alone (paths never go
  * back across a cut), and zero-gap cycles never cross one (equal times lie
@@ -72,16 +73,16 @@
 #define PIECES_WIDTH 64
 #define PIECES_GAIN 4 /* the rounds pieces must save, at least, by the estimate below */
 
-enum { FK_MARK, FK_SETUP, FK_RELAX, FK_GROUPS, FK_APPLY, FK_SCATTER, FK_BOUNDS, FK_GATHER, FK_COUNT };
+enum { FK_MARK, FK_SETUP, FK_RELAX, FK_GROUPS, FK_APPLY, FK_SCATTER, FK_BOUNDS, FK_GATHER, FK_WALK, FK_COUNT };
 static const char *const float_kernel_names[FK_COUNT] = {
-	"cpm_mark_tracks", "cpm_float_setup", "cpm_relax_reduce", "cpm_scan_groups",
-	"cpm_scan_apply",  "cpm_scatter",     "cpm_block_bounds", "cpm_gather",
+	"cpm_mark_tracks", "cpm_float_setup", "cpm_relax_reduce", "cpm_scan_groups", "cpm_scan_apply",
+	"cpm_scatter",     "cpm_block_bounds", "cpm_gather",      "cpm_frontier_walk",
 };
 
 /* Uploaded: FB_CHAIN .. FB_FR_POS (the plan's four empty in one piece). */
 enum { FB_CHAIN, FB_FLAGS, FB_TIME, FB_STARTS, FB_OUT_START, FB_OUT_DST, FB_HORIZON, FB_BLK, FB_EXIT_LAG,
        FB_FR_FIRST, FB_FR_POS, FB_LAG, FB_LT, FB_C, FB_C0, FB_AGG_A, FB_AGG_B, FB_AGG_F, FB_ENTER, FB_CHANGED,
-       FB_FR_VAL, FB_COUNT };
+       FB_FR_VAL, FB_VALS, FB_COUNT };
 
 enum { MODE_TAILS, MODE_SLOT, MODE_FINAL }; /* as in the kernel */
 
@@ -117,6 +118,7 @@ static int float_setup(cpm_run *r, const float_job *j, const by_source *s)
 	sizes[FB_FR_FIRST] = p ? 4 * (cuts + 1) : 0;
 	sizes[FB_FR_POS] = 4 * frontier;
 	sizes[FB_FR_VAL] = 8 * frontier;
+	sizes[FB_VALS] = 8 * frontier * (p ? p->width + 1ull : 0);
 	cl_mem *b = j->b;
 	if (cpm_create_buffers(r, sizes, b, FB_COUNT, "float", g->n) < 0)
 		return -1;
@@ -213,38 +215,30 @@ static int pieces_run(cpm_run *r, float_job *j, cl_uint mode, cl_uint slot)
 }
 
 /* The runs at the frontiers (MODE_TAILS, then MODE_SLOT for each slot),
- * their LT there brought back, the host's walk over the cuts, and the
- * last run with the exits' LT. */
+ * their LT there gathered, the walk over the cuts, and the last run with
+ * the exits' LT. Nothing comes back but each round's flag. */
 static int float_in_pieces(cpm_run *r, float_job *j)
 {
 	const cpm_float_plan *p = j->plan;
 	cl_mem *b = j->b;
-	cl_uint F = p->fr_first[p->cuts];
-	int64_t *vals = gt_fault_hit("alloc") ? NULL : malloc(((size_t)p->width + 1) * (F ? F : 1) * sizeof *vals);
-	int64_t *fr_val = gt_fault_hit("alloc") ? NULL : malloc((F ? F : 1) * sizeof *fr_val);
-	int rc = vals && fr_val ? 0 : gt_fail(r->err, GT_EDEVICE, "out of memory for the float's %u cuts", p->cuts);
-	for (uint32_t run = 0; rc == 0 && run <= p->width; run++) {
-		rc = pieces_run(r, j, run ? MODE_SLOT : MODE_TAILS, run ? run - 1 : 0);
-		/* fr_val is free until the last run: it receives the gathered LT */
-		if (rc == 0 && F)
-			rc = cpm_set_args(r, j->k[FK_GATHER], "cpm_gather", 4, ARG(F), ARG(b[FB_FR_POS]),
-					  ARG(b[FB_LT]), ARG(b[FB_FR_VAL])) < 0 ||
-					     cpm_launch(r, j->k[FK_GATHER], "cpm_gather", F, r->local, 20ull * F) < 0 ||
-					     cpm_download(r, b[FB_FR_VAL], vals + (size_t)run * F, 8ull * F, true) < 0
-				     ? -1
-				     : 0;
+	cl_uint F = p->fr_first[p->cuts], cuts = p->cuts;
+	cl_long T = j->T;
+	for (uint32_t run = 0; run <= p->width; run++) {
+		cl_ulong base = (cl_ulong)run * F;
+		if (pieces_run(r, j, run ? MODE_SLOT : MODE_TAILS, run ? run - 1 : 0) < 0)
+			return -1;
+		if (F && (cpm_set_args(r, j->k[FK_GATHER], "cpm_gather", 5, ARG(F), ARG(base), ARG(b[FB_FR_POS]),
+				       ARG(b[FB_LT]), ARG(b[FB_VALS])) < 0 ||
+			  cpm_launch(r, j->k[FK_GATHER], "cpm_gather", F, r->local, 20ull * F) < 0))
+			return -1;
 	}
-	if (rc == 0) {
-		cpm_float_plan_solve(p, j->T, vals, fr_val);
-		rc = cpm_upload(r, b[FB_FR_VAL], fr_val, 8ull * F);
-	}
-	if (rc == 0)
-		rc = pieces_run(r, j, MODE_FINAL, 0);
-	if (rc == 0) /* fr_val is read by the last run's bounds until here */
-		rc = gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err);
-	free(vals);
-	free(fr_val);
-	return rc;
+	/* the walk reads each slot's A and its W of the next frontier's slots */
+	if (F && (cpm_set_args(r, j->k[FK_WALK], "cpm_frontier_walk", 8, ARG(cuts), ARG(F), ARG(T), ARG(b[FB_BLK]),
+			       ARG(b[FB_FR_FIRST]), ARG(b[FB_FR_POS]), ARG(b[FB_VALS]), ARG(b[FB_FR_VAL])) < 0 ||
+		  cpm_launch(r, j->k[FK_WALK], "cpm_frontier_walk", r->local, r->local,
+			     (uint64_t)F * (8ull * (p->width + 1) + 24)) < 0))
+		return -1;
+	return pieces_run(r, j, MODE_FINAL, 0);
 }
 
 static int float_on_device(cpm_run *r, float_job *j, const by_source *s, int64_t *lt, gt_cpm_float_stats *fs)

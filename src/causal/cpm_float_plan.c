@@ -1,12 +1,12 @@
-/* The cuts of the float in pieces (cpm_float_plan.h), and the walk back
- * over them that gives the frontiers' LT. */
+/* The cuts of the float in pieces (cpm_float_plan.h): where they go, and
+ * each cut's frontier. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpm_float_plan.h"
 
-#define NONE_YET INT64_MAX
+#define VALS_PER_POINT 16
 
 typedef struct plan_edges {
 	const gt_cpm_graph *g;
@@ -149,13 +149,34 @@ static int64_t choose_cap(const grid *d, const uint32_t *hist, uint32_t max_widt
 	return best;
 }
 
-/* Keeps the candidates that at most cap edges cross: rank[k], the kept
- * ones among 1..k. */
-static uint32_t keep_cuts(const grid *d, int64_t cap, uint32_t *rank)
+/* Keeps, of the candidates that at most cap edges cross, only enough that
+ * two neighbouring blocks together hold more than `target` positions:
+ * rank[k], the kept ones among 1..k. Every cut costs the walk over the
+ * cuts (its frontier's width slots times the next one's) and device
+ * memory for its runs' values, while a block merged with its neighbour
+ * costs rounds only where it becomes the hardest. The greedy choice (cut
+ * at the last candidate before the block would overflow) keeps the
+ * fewest. */
+static uint32_t keep_cuts(const grid *d, const uint32_t *hist, int64_t cap, uint64_t target, uint32_t *rank)
 {
-	rank[0] = 0;
+	uint64_t open = 0, seg = hist[0];
+	uint32_t pending = 0;
+	memset(rank, 0, ((size_t)d->nc + 1) * sizeof *rank);
+	for (uint32_t k = 1; k <= d->nc + 1; k++) {
+		if (k > d->nc || d->diff[k] <= cap) { /* past the last: the final block */
+			if (pending && open + seg > target) {
+				rank[pending] = 1;
+				open = 0;
+			}
+			open += seg;
+			pending = k;
+			seg = 0;
+		}
+		if (k <= d->nc)
+			seg += hist[k];
+	}
 	for (uint32_t k = 1; k <= d->nc; k++)
-		rank[k] = rank[k - 1] + (d->diff[k] <= cap);
+		rank[k] += rank[k - 1];
 	return rank[d->nc];
 }
 
@@ -197,9 +218,16 @@ int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const
 	if (!hist)
 		return plan_fail(p, &d, rank, count, err);
 	tally(&d, hist);
-	int64_t cap = choose_cap(&d, hist, max_width);
+	int64_t cap = choose_cap(&d, hist, max_width), most = 0;
+	if (cap)
+		largest_block(&d, hist, cap, &most);
+	/* Two neighbouring blocks hold more than target positions together,
+	 * so there are at most 2n / target cuts, and the width + 1 runs'
+	 * values at the frontiers (at most width a cut) take at most
+	 * VALS_PER_POINT longs per point. */
+	uint64_t target = (uint64_t)most * ((uint64_t)most + 1) * 2 / VALS_PER_POINT;
+	p->cuts = cap ? keep_cuts(&d, hist, cap, target ? target : 1, rank) : 0;
 	free(hist);
-	p->cuts = cap ? keep_cuts(&d, cap, rank) : 0;
 	if (p->cuts == 0) {
 		free(d.diff);
 		free(rank);
@@ -242,41 +270,4 @@ int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const
 	free(rank);
 	free(count);
 	return 0;
-}
-
-/* The slot of position y in frontier c, which holds it. */
-static uint32_t slot_of(const cpm_float_plan *p, uint32_t c, uint32_t y)
-{
-	uint32_t lo = p->fr_first[c], hi = p->fr_first[c + 1];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->fr_pos[mid] < y)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-void cpm_float_plan_solve(const cpm_float_plan *p, int64_t T, const int64_t *vals, int64_t *fr_val)
-{
-	uint32_t F = p->fr_first[p->cuts];
-	for (uint32_t c = p->cuts; c-- > 0;) {
-		for (uint32_t s = p->fr_first[c]; s < p->fr_first[c + 1]; s++) {
-			uint32_t y = p->fr_pos[s];
-			if (p->blk[y] > c + 1) { /* it lies beyond the next cut too */
-				fr_val[s] = fr_val[slot_of(p, c + 1, y)];
-				continue;
-			}
-			int64_t best = NONE_YET, a = vals[s];
-			if (a <= 0)
-				best = T + a;
-			for (uint32_t j = 0; c + 1 < p->cuts && j < p->fr_first[c + 2] - p->fr_first[c + 1]; j++) {
-				int64_t w = vals[(size_t)(1 + j) * F + s];
-				if (w <= 0 && fr_val[p->fr_first[c + 1] + j] + w < best)
-					best = fr_val[p->fr_first[c + 1] + j] + w;
-			}
-			fr_val[s] = best;
-		}
-	}
 }

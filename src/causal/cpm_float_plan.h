@@ -17,10 +17,14 @@
  * nothing beyond the block, W_z(y) <= 0 the same with 0 at exit z alone
  * (either "none", > 0, where no path leads there). The device computes A
  * and one W per frontier slot in every block at once, each in the rounds
- * of one block alone; the host (cpm_float_plan_solve) walks the cuts from
- * the last one back, O(cuts * width^2), giving the exact LT of every
+ * of one block alone, then walks the cuts from the last one back
+ * (cpm_frontier_walk, O(cuts * width^2)), giving the exact LT of every
  * frontier point; a last run of the plain float with those LT fixed at the
- * exits gives every point's. */
+ * exits gives every point's.
+ *
+ * Of the cuts that qualify, only enough are kept that two neighbouring
+ * blocks together hold more than width (width + 1) / 8 positions: the
+ * runs' values at the frontiers then take at most 16 longs per point. */
 #ifndef GT_CPM_FLOAT_PLAN_H
 #define GT_CPM_FLOAT_PLAN_H
 
@@ -45,11 +49,5 @@ typedef struct cpm_float_plan {
 int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const uint32_t *out_dst,
 			 uint32_t candidates, uint32_t max_width, cpm_float_plan *p, gt_error *err);
 void cpm_float_plan_free(cpm_float_plan *p);
-
-/* The LT of every frontier slot (fr_val, fr_first[C] entries) from the
- * device's runs at those slots: vals[0 * F + s] A, vals[(1 + j) * F + s]
- * W of the j-th slot of the frontier after the slot's block (F =
- * fr_first[C]). T: the graph's one horizon. */
-void cpm_float_plan_solve(const cpm_float_plan *p, int64_t T, const int64_t *vals, int64_t *fr_val);
 
 #endif
