@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 			flt[r] = (double)e.stats.float_ns * 1e-6;
 			dev[r] = bind[r] + cp[r] + flt[r];
 			rounds = e.stats.float_rounds;
-			launches = e.stats.launches;
+			launches = e.stats.launches + e.stats.float_launches;
 		}
 		if (rc < 0) {
 			fprintf(stderr, "bench_causal: %s: %s\n", gt_cl_device_name(cl), err.msg);

@@ -175,9 +175,11 @@ static int check_model_options(const struct gt_command *cmd, const struct gt_com
 	return 0;
 }
 
-/* Runs the causal analysis on cl's device (host when cl is NULL). */
-static int causal_analyze(gt_cl *cl, const gt_model *m, const gt_causal_options *o, gt_causal_result *r,
-			  uint64_t *kernel_ns, gt_error *err)
+/* Runs the causal analysis on cl's device (host when cl is NULL); -v
+ * tells each device step's time end to end (the float's beside the
+ * others). */
+static int causal_analyze(const struct gt_common *c, gt_cl *cl, const gt_model *m, const gt_causal_options *o,
+			  gt_causal_result *r, uint64_t *kernel_ns, gt_error *err)
 {
 	gt_causal_cl_engine dev;
 	*kernel_ns = 0;
@@ -185,7 +187,13 @@ static int causal_analyze(gt_cl *cl, const gt_model *m, const gt_causal_options 
 		return gt_causal_analyze(m, o, NULL, r, err);
 	gt_causal_cl_engine_init(&dev, cl);
 	int rc = gt_causal_analyze(m, o, &dev.engine, r, err);
-	*kernel_ns = dev.stats.bind_ns + dev.stats.path_ns + dev.stats.float_ns;
+	const gt_causal_cl_stats *s = &dev.stats;
+	*kernel_ns = s->bind_ns + s->path_ns + s->float_ns;
+	if (rc == 0)
+		gt_verbose(c, "device steps: bind %.3f s (kernels %.3f), path %.3f s (kernels %.3f), float %.3f s "
+			   "(kernels %.3f, beside the others)",
+			   s->bind_wall_ns * 1e-9, s->bind_ns * 1e-9, s->path_wall_ns * 1e-9, s->path_ns * 1e-9,
+			   s->float_wall_ns * 1e-9, s->float_ns * 1e-9);
 	return rc;
 }
 
@@ -216,7 +224,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_stages_mark(st, GT_STAGE_SETUP);
 	gt_causal_result r;
 	uint64_t kernel_ns;
-	int rc = causal_analyze(cl, m, &o, &r, &kernel_ns, &err);
+	int rc = causal_analyze(c, cl, m, &o, &r, &kernel_ns, &err);
 	double took = gt_stages_mark(st, GT_STAGE_COMPUTE);
 	if (rc == 0 && (double)kernel_ns * 1e-9 <= took) {
 		st->s[GT_STAGE_KERNELS] += (double)kernel_ns * 1e-9; /* transfers stay in compute */
@@ -227,7 +235,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 		gt_notice(c, "%s; computing on the host instead", err.msg);
 		memset(&err, 0, sizeof err);
 		snprintf(device, sizeof device, "host");
-		rc = causal_analyze(NULL, m, &o, &r, &kernel_ns, &err);
+		rc = causal_analyze(c, NULL, m, &o, &r, &kernel_ns, &err);
 		gt_stages_mark(st, GT_STAGE_COMPUTE);
 	}
 	gt_cl_close(cl);

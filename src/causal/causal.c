@@ -23,6 +23,7 @@ const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", 
 #define BATCH_POINTS ((uint64_t)1 << 26)
 
 typedef struct float_job {
+	const gt_causal_engine *e; /* its float, else the host's */
 	const gt_cpm_graph *g;
 	int64_t *lt;
 	gt_cpm_float_stats stats;
@@ -30,10 +31,18 @@ typedef struct float_job {
 	int rc;
 } float_job;
 
-static void *host_floats(void *arg)
+/* The float (gt_cpm_check_range done for the host's). */
+static int run_float(float_job *j, gt_error *err)
+{
+	if (j->e && j->e->floats)
+		return j->e->floats(j->e->ctx, j->g, j->lt, &j->stats, err);
+	return gt_cpm_float_host_checked(j->g, j->lt, &j->stats, err);
+}
+
+static void *floats_beside(void *arg)
 {
 	float_job *j = arg;
-	j->rc = gt_cpm_float_host_checked(j->g, j->lt, &j->stats, &j->err);
+	j->rc = run_float(j, &j->err);
 	return NULL;
 }
 
@@ -178,8 +187,10 @@ static void each_window(batch *b, uint32_t count, bool alone, void (*fn)(batch *
 
 /* The graphs [at, at + count) as one union through the engine's steps,
  * and each window's result: the binding, the path, the windows' paths,
- * then their rows. The float only the rows read: on the host it runs on a
- * thread of its own from the start, beside all but the rows. Fails (with
+ * then their rows. The float only the rows read: it runs on a thread of
+ * its own from the start, beside all but the rows (an engine's float
+ * waits on its device most of the time, so the windows' paths keep the
+ * other threads then). Fails (with
  * err, and no result left filled) only where the union's steps do; a
  * window's own failure goes to its error. */
 static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
@@ -195,9 +206,9 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	 * causal_graph builds the shape */
 	if (rc == 0 && (host_bind || host_floats_))
 		rc = gt_cpm_check_range(&u.cpm, host_floats_, err);
-	float_job fj = {&u.cpm, s.lt, {0}, {0}, 0};
+	float_job fj = {e, &u.cpm, s.lt, {0}, {0}, 0};
 	pthread_t tid;
-	bool beside = rc == 0 && host_floats_ && b->threads > 1 && pthread_create(&tid, NULL, host_floats, &fj) == 0;
+	bool beside = rc == 0 && floats && b->threads > 1 && pthread_create(&tid, NULL, floats_beside, &fj) == 0;
 	if (rc == 0)
 		rc = host_bind ? gt_cpm_bind_host_checked(&u.cpm, &s.bind, err) : e->bind(e->ctx, &u.cpm, &s.bind, err);
 	if (rc == 0)
@@ -206,14 +217,13 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	b->u = &u;
 	b->s = &s;
 	if (rc == 0)
-		each_window(b, count, beside, fill_path);
+		each_window(b, count, beside && host_floats_, fill_path);
 	if (beside) {
 		pthread_join(tid, NULL);
 		if (rc == 0 && fj.rc < 0)
 			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
 	} else if (rc == 0 && floats) {
-		rc = host_floats_ ? gt_cpm_float_host_checked(&u.cpm, s.lt, &fj.stats, err)
-				  : e->floats(e->ctx, &u.cpm, s.lt, &fj.stats, err);
+		rc = run_float(&fj, err);
 	}
 	if (rc == 0 && floats)
 		each_window(b, count, false, fill_rows);

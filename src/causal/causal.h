@@ -362,11 +362,14 @@ void gt_step_windows_free(gt_step_windows *w);
  * forest walk (forest/), plugged into the engine above. Results equal the
  * host's byte for byte. */
 
-/* Device time and launches of every step run through one engine. */
+/* Device time and launches of every step run through one engine. The
+ * float runs beside the binding and the path (on a thread of its own), so
+ * it counts apart. */
 typedef struct gt_causal_cl_stats {
-	uint64_t bind_ns, path_ns, float_ns; /* kernel time, from profiling events */
-	uint32_t launches;
-	uint32_t float_rounds;
+	uint64_t bind_ns, path_ns, float_ns;                /* kernel time, from profiling events */
+	uint64_t bind_wall_ns, path_wall_ns, float_wall_ns; /* each step's calls, end to end */
+	uint32_t launches;                                  /* binding and path */
+	uint32_t float_launches, float_rounds;
 } gt_causal_cl_stats;
 
 typedef struct gt_causal_cl_engine {

@@ -68,7 +68,9 @@ size_t gt_cl_max_work_group(const gt_cl *cl);
 unsigned gt_cl_compute_units(const gt_cl *cl); /* CL_DEVICE_MAX_COMPUTE_UNITS */
 
 /* Returns the built program for kernels/<name>.cl (cached in memory and on
- * disk); the runtime owns it. */
+ * disk); the runtime owns it. Both calls may come from several threads at
+ * once, as may commands on the queue (OpenCL's calls are thread-safe but
+ * for setting one kernel's arguments: each caller creates its own). */
 int gt_cl_program(gt_cl *cl, const char *name, cl_program *out, gt_error *err);
 /* Creates a kernel from that program; the caller releases it. */
 int gt_cl_kernel(gt_cl *cl, const char *program, const char *kernel, cl_kernel *out, gt_error *err);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,7 @@ struct gt_cl {
 	} programs[MAX_PROGRAMS];
 	int nprograms;
 	bool last_from_cache;
+	pthread_mutex_t programs_lock; /* steps on two threads share the programs */
 };
 
 /* --- enumeration ------------------------------------------------------- */
@@ -385,6 +387,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 		return gt_fail(err, GT_EDEVICE, "out of memory opening the OpenCL device");
 	}
 	const gt_cl_device_info *in = &infos[pick];
+	pthread_mutex_init(&cl->programs_lock, NULL);
 	cl->platform = devs[pick].platform;
 	cl->device = devs[pick].device;
 	snprintf(cl->platform_name, sizeof cl->platform_name, "%s", in->platform);
@@ -427,6 +430,7 @@ void gt_cl_close(gt_cl *cl)
 		clReleaseCommandQueue(cl->queue);
 	if (cl->context)
 		clReleaseContext(cl->context);
+	pthread_mutex_destroy(&cl->programs_lock);
 	free(cl);
 }
 
@@ -662,7 +666,7 @@ static unsigned char *program_binary(cl_program p, size_t *len)
 	return bin;
 }
 
-int gt_cl_program(gt_cl *cl, const char *name, cl_program *out, gt_error *err)
+static int program_locked(gt_cl *cl, const char *name, cl_program *out, gt_error *err)
 {
 	for (int i = 0; i < cl->nprograms; i++) {
 		if (strcmp(cl->programs[i].name, name) == 0) {
@@ -711,6 +715,14 @@ int gt_cl_program(gt_cl *cl, const char *name, cl_program *out, gt_error *err)
 	cl->nprograms++;
 	*out = prog;
 	return 0;
+}
+
+int gt_cl_program(gt_cl *cl, const char *name, cl_program *out, gt_error *err)
+{
+	pthread_mutex_lock(&cl->programs_lock);
+	int rc = program_locked(cl, name, out, err);
+	pthread_mutex_unlock(&cl->programs_lock);
+	return rc;
 }
 
 bool gt_cl_last_program_cached(const gt_cl *cl)
