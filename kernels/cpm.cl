@@ -275,32 +275,50 @@ __kernel void cpm_gather(uint k, ulong base, __global const uint *idx, __global 
  * the cuts from the last one back. vals[s] is A at slot s (the run with 0
  * at the tails), vals[(1 + j) * F + s] W of the next frontier's j-th slot;
  * a slot whose point lies beyond the next cut too takes that frontier's
- * value. Every point reaches its track's tail, so no LT stays "none". */
+ * value. Every point reaches its track's tail, so no LT stays "none".
+ * The cuts go one after another, so each spreads over the whole group:
+ * `lanes` work-items a slot, each taking every lanes-th j, their minima
+ * met in part[]. */
 __kernel void cpm_frontier_walk(uint cuts, uint F, long T, __global const uint *blk, __global const uint *fr_first,
-				__global const uint *fr_pos, __global const long *vals, __global long *fr_val)
+				__global const uint *fr_pos, __global const long *vals, __global long *fr_val,
+				__local long *part)
 {
 	uint lid = (uint)get_local_id(0), L = (uint)get_local_size(0);
 	for (uint c = cuts; c-- > 0;) {
+		uint first = fr_first[c], slots = fr_first[c + 1] - first;
 		uint next = c + 1 < cuts ? fr_first[c + 1] : 0;
 		uint width = c + 1 < cuts ? fr_first[c + 2] - next : 0;
-		for (uint s = fr_first[c] + lid; s < fr_first[c + 1]; s += L) {
-			uint y = fr_pos[s];
+		uint lanes = slots >= L ? 1 : L / slots, per_pass = L / lanes, lane = lid % lanes;
+		for (uint base = 0; base < slots; base += per_pass) {
+			uint si = base + lid / lanes, s = first + si;
+			bool mine = lid / lanes < per_pass && si < slots;
 			long best = LONG_MAX;
-			if (blk[y] > c + 1) {
-				best = fr_val[frontier_slot(fr_first, fr_pos, c + 1, y)];
-			} else {
-				long a = vals[s];
-				if (a <= 0)
-					best = T + a;
-				for (uint j = 0; j < width; j++) {
-					long w = vals[(ulong)(1 + j) * F + s];
-					if (w <= 0)
-						best = min(best, fr_val[next + j] + w);
+			if (mine) {
+				uint y = fr_pos[s];
+				if (blk[y] > c + 1) {
+					if (lane == 0)
+						best = fr_val[frontier_slot(fr_first, fr_pos, c + 1, y)];
+				} else {
+					long a = vals[s];
+					if (lane == 0 && a <= 0)
+						best = T + a;
+					for (uint j = lane; j < width; j += lanes) {
+						long w = vals[(ulong)(1 + j) * F + s];
+						if (w <= 0)
+							best = min(best, fr_val[next + j] + w);
+					}
 				}
 			}
-			fr_val[s] = best;
+			part[lid] = best;
+			barrier(CLK_LOCAL_MEM_FENCE);
+			if (mine && lane == 0) {
+				for (uint k = 1; k < lanes; k++)
+					best = min(best, part[lid + k]);
+				fr_val[s] = best;
+			}
+			/* part is reused, and frontier c is read by c - 1 */
+			barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 		}
-		barrier(CLK_GLOBAL_MEM_FENCE); /* frontier c is read by c - 1 */
 	}
 }
 

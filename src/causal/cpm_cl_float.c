@@ -233,8 +233,9 @@ static int float_in_pieces(cpm_run *r, float_job *j)
 			return -1;
 	}
 	/* the walk reads each slot's A and its W of the next frontier's slots */
-	if (F && (cpm_set_args(r, j->k[FK_WALK], "cpm_frontier_walk", 8, ARG(cuts), ARG(F), ARG(T), ARG(b[FB_BLK]),
-			       ARG(b[FB_FR_FIRST]), ARG(b[FB_FR_POS]), ARG(b[FB_VALS]), ARG(b[FB_FR_VAL])) < 0 ||
+	if (F && (cpm_set_args(r, j->k[FK_WALK], "cpm_frontier_walk", 9, ARG(cuts), ARG(F), ARG(T), ARG(b[FB_BLK]),
+			       ARG(b[FB_FR_FIRST]), ARG(b[FB_FR_POS]), ARG(b[FB_VALS]), ARG(b[FB_FR_VAL]),
+			       LOCAL_ARG(r->local * 8)) < 0 ||
 		  cpm_launch(r, j->k[FK_WALK], "cpm_frontier_walk", r->local, r->local,
 			     (uint64_t)F * (8ull * (p->width + 1) + 24)) < 0))
 		return -1;
@@ -284,15 +285,11 @@ static int plan_pieces(const gt_cpm_graph *g, const int64_t *horizon, const by_s
 	uint32_t fallback = g->n >= PIECES_FROM_POINTS ? (g->n / 16 < PIECES_CUTS ? g->n / 16 : PIECES_CUTS) : 0;
 	const char *forced = getenv("GPUTRACE_FLOAT_CUTS");
 	uint32_t cuts = env_or("GPUTRACE_FLOAT_CUTS", fallback), width = env_or("GPUTRACE_FLOAT_WIDTH", PIECES_WIDTH);
-	int rc = width ? cpm_float_plan_build(g, s->start, s->dst, cuts, width, p, err) : 1;
 	/* Each of the width + 2 runs takes the rounds of the largest block,
 	 * about its share of one piece's where the synchronizes are spread
 	 * evenly: pieces pay where that share is small. */
-	if (rc == 0 && (uint64_t)(p->width + 2) * p->largest * PIECES_GAIN > g->n && !(forced && *forced)) {
-		cpm_float_plan_free(p);
-		return 1;
-	}
-	return rc;
+	uint32_t gain = forced && *forced ? 0 : PIECES_GAIN;
+	return width ? cpm_float_plan_build(g, s->start, s->dst, cuts, width, gain, p, err) : 1;
 }
 
 int gt_cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *fs,

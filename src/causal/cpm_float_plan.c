@@ -157,15 +157,18 @@ static int64_t choose_cap(const grid *d, const uint32_t *hist, uint32_t max_widt
  * costs rounds only where it becomes the hardest. The greedy choice (cut
  * at the last candidate before the block would overflow) keeps the
  * fewest. */
-static uint32_t keep_cuts(const grid *d, const uint32_t *hist, int64_t cap, uint64_t target, uint32_t *rank)
+static uint32_t keep_cuts(const grid *d, const uint32_t *hist, int64_t cap, uint64_t target, uint32_t *rank,
+			  uint64_t *largest)
 {
 	uint64_t open = 0, seg = hist[0];
 	uint32_t pending = 0;
 	memset(rank, 0, ((size_t)d->nc + 1) * sizeof *rank);
+	*largest = 0;
 	for (uint32_t k = 1; k <= d->nc + 1; k++) {
 		if (k > d->nc || d->diff[k] <= cap) { /* past the last: the final block */
 			if (pending && open + seg > target) {
 				rank[pending] = 1;
+				*largest = open > *largest ? open : *largest;
 				open = 0;
 			}
 			open += seg;
@@ -175,6 +178,7 @@ static uint32_t keep_cuts(const grid *d, const uint32_t *hist, int64_t cap, uint
 		if (k <= d->nc)
 			seg += hist[k];
 	}
+	*largest = open > *largest ? open : *largest;
 	for (uint32_t k = 1; k <= d->nc; k++)
 		rank[k] += rank[k - 1];
 	return rank[d->nc];
@@ -190,7 +194,7 @@ static int plan_fail(cpm_float_plan *p, grid *d, uint32_t *rank, uint32_t *count
 }
 
 int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const uint32_t *out_dst,
-			 uint32_t candidates, uint32_t max_width, cpm_float_plan *p, gt_error *err)
+			 uint32_t candidates, uint32_t max_width, uint32_t gain, cpm_float_plan *p, gt_error *err)
 {
 	memset(p, 0, sizeof *p);
 	int64_t t_min = INT64_MAX, t_max = INT64_MIN;
@@ -226,8 +230,13 @@ int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const
 	 * values at the frontiers (at most width a cut) take at most
 	 * VALS_PER_POINT longs per point. */
 	uint64_t target = (uint64_t)most * ((uint64_t)most + 1) * 2 / VALS_PER_POINT;
-	p->cuts = cap ? keep_cuts(&d, hist, cap, target ? target : 1, rank) : 0;
+	uint64_t largest = 0;
+	p->cuts = cap ? keep_cuts(&d, hist, cap, target ? target : 1, rank, &largest) : 0;
 	free(hist);
+	/* the cost rule, from the grid's counts before anything is built:
+	 * most + 2 (at least the width + 2) runs as long as the largest block */
+	if (gain && ((uint64_t)most + 2) * largest * gain > g->n)
+		p->cuts = 0;
 	if (p->cuts == 0) {
 		free(d.diff);
 		free(rank);

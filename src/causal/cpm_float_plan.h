@@ -44,10 +44,15 @@ typedef struct cpm_float_plan {
 
 /* The plan for g, whose cross edges by source position are out_start and
  * out_dst (targets as positions), from about `candidates` cuts evenly
- * spaced in time: 0 with a plan, 1 where no cut qualifies (nothing
- * allocated), -1 out of memory (err). */
+ * spaced in time: 0 with a plan, 1 where no cut qualifies or the plan
+ * would not pay (nothing allocated), -1 out of memory (err). It pays where
+ * its runs, (width + 2) times the largest block's positions, times gain,
+ * are at most the points (as one piece's rounds would be about the
+ * points' share of the largest block where the synchronizes are spread
+ * evenly); gain 0 takes any plan. The rule is decided from the grid's
+ * counts, before the blocks and frontiers are built. */
 int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const uint32_t *out_dst,
-			 uint32_t candidates, uint32_t max_width, cpm_float_plan *p, gt_error *err);
+			 uint32_t candidates, uint32_t max_width, uint32_t gain, cpm_float_plan *p, gt_error *err);
 void cpm_float_plan_free(cpm_float_plan *p);
 
 #endif
