@@ -445,3 +445,43 @@ __kernel void cpm_scatter(uint n, __global const uint *chain, __global const lon
 	if (i < n)
 		lt[chain[i]] = lt_pos[i];
 }
+
+/* --- the causal path's durations (src/causal/causal_path.c) --------------------- */
+
+#define ROOT 0xffffffffu /* a root's parent (forest.h's GT_CP_ROOT) */
+
+/* up[v]: v's parent, or v at a root. */
+__kernel void path_up_init(uint n, __global const uint *parent, __global uint *up)
+{
+	uint v = (uint)get_global_id(0);
+	if (v < n)
+		up[v] = parent[v] == ROOT ? v : parent[v];
+}
+
+/* One round of pointer jumping: up_out[v] = up_in[up_in[v]], the flag set
+ * where any moved (every writer writes 1). */
+__kernel void path_up_jump(uint n, __global const uint *up_in, __global uint *up_out, __global int *changed)
+{
+	uint v = (uint)get_global_id(0);
+	if (v >= n)
+		return;
+	uint u = up_in[v], w = up_in[u];
+	up_out[v] = w;
+	if (w != u)
+		*changed = 1;
+}
+
+/* path_duration[v] = time[v] - time[root(v)]: the gaps of a binding
+ * telescope. A point whose jumps ended short of a root is in or behind a
+ * zero-gap cycle: the flag. */
+__kernel void path_durations(uint n, __global const uint *parent, __global const uint *up, __global const long *time,
+			     __global long *path_duration, __global int *cycle)
+{
+	uint v = (uint)get_global_id(0);
+	if (v >= n)
+		return;
+	uint r = up[v];
+	if (parent[r] != ROOT)
+		*cycle = 1;
+	path_duration[v] = time[v] - time[r];
+}

@@ -1177,6 +1177,22 @@ static int path_brute(void *ctx, const uint32_t *parent, const int64_t *gap, uin
 	return 0;
 }
 
+/* The path's durations by walking each point up to its root. */
+static int durations_brute(void *ctx, const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration,
+			   gt_error *err)
+{
+	(void)ctx, (void)err;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = i, hops = 0;
+		while (parent[j] != GT_CP_ROOT && hops <= n)
+			j = parent[j], hops++;
+		if (hops > n)
+			return 1; /* a cycle: the path step gives the flags */
+		path_duration[i] = time[i] - time[j];
+	}
+	return 0;
+}
+
 static int floats_brute(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err)
 {
 	(void)ctx, (void)err;
@@ -1267,7 +1283,8 @@ START_TEST(random_vs_brute_force)
 	for (int round = 0; round < 60; round++) {
 		/* sometimes the host's binding under the engine's path: it must
 		 * then give the gaps the path reads */
-		gt_causal_engine brute = {NULL, below(3) ? bind_brute : NULL, path_brute, floats_brute};
+		gt_causal_engine brute = {NULL, below(3) ? bind_brute : NULL, path_brute, floats_brute,
+					  below(2) ? durations_brute : NULL};
 		char *events = random_trace();
 		if (getenv("GT_DUMP"))
 			printf("[%s]\n", events);
@@ -1349,7 +1366,7 @@ static int floats_limited(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_
 START_TEST(union_failure_runs_windows_alone)
 {
 	rng_state = 0xfa110000u + (uint64_t)_i;
-	gt_causal_engine limited = {NULL, NULL, NULL, floats_limited};
+	gt_causal_engine limited = {NULL, NULL, NULL, floats_limited, NULL};
 	uint32_t fell_back = 0;
 	for (int round = 0; round < 80; round++) {
 		char *events = random_trace();

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "causal/causal_internal.h"
 #include "causal/cpm.h"
 #include "testutil.h"
 
@@ -952,6 +953,52 @@ START_TEST(device_random_large)
 }
 END_TEST
 
+/* The causal path's durations (causal_path_cl against causal_path_host):
+ * random forests, deep chains, and cycles of lengths that settle under
+ * pointer jumping (powers of two) and that never do. */
+START_TEST(device_path_durations)
+{
+	rng_state = 900 + (uint64_t)_i;
+	static const uint32_t sizes[] = {1, 2, 3, 100, 5000, 70000, 300000};
+	uint32_t n = sizes[_i % 7];
+	uint32_t *parent = malloc(n * sizeof *parent);
+	int64_t *time = malloc(n * sizeof *time), *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+	ck_assert(parent && time && want && got);
+	for (int shape = 0; shape < 4; shape++) {
+		for (uint32_t v = 0; v < n; v++) {
+			time[v] = (int64_t)(rnd() % 1000000000u) - 5000;
+			/* 0: random earlier parents; 1: one chain; 2: a few deep chains */
+			uint32_t up = shape == 1 ? v - 1 : shape == 2 ? v - 1 - (uint32_t)(rnd() % 3) : (uint32_t)(rnd() % (v + 1));
+			parent[v] = v == 0 || up >= v || rnd() % 50 == 0 ? GT_CP_ROOT : up;
+		}
+		if (shape == 3 && n >= 3) { /* a cycle, and points behind it */
+			uint32_t len = 1 + (uint32_t)(rnd() % (n < 9 ? n - 1 : 8)), at = (uint32_t)(rnd() % (n - len));
+			for (uint32_t k = 0; k < len; k++)
+				parent[at + k] = at + (k + 1) % len;
+		}
+		int host = causal_path_host(parent, time, n, want);
+		for (int d = 0; d < device_count(); d++) {
+			char spec[16];
+			snprintf(spec, sizeof spec, "%d", d);
+			gt_cl *cl;
+			gt_error err = {0};
+			ck_assert_msg(gt_cl_open(&cl, spec, NULL, 0, &err) == 0, "%s", err.msg);
+			memset(got, 0x5a, n * sizeof *got);
+			gt_cpm_cl_stats st = {0};
+			int rc = causal_path_cl(cl, parent, time, n, got, &st, &err);
+			ck_assert_msg(rc == host, "n %u shape %d on %s: %d, host %d (%s)", n, shape, gt_cl_device_name(cl), rc,
+				      host, err.msg);
+			for (uint32_t v = 0; rc == 0 && v < n; v++)
+				ck_assert_msg(got[v] == want[v], "n %u shape %d point %u: %" PRId64 ", host %" PRId64, n, shape,
+					      v, got[v], want[v]);
+			ck_assert(rc != 0 || st.launches >= 2);
+			gt_cl_close(cl);
+		}
+	}
+	free(parent), free(time), free(want), free(got);
+}
+END_TEST
+
 int main(void)
 {
 	const gt_test hand[] = {
@@ -974,7 +1021,7 @@ int main(void)
 		GT_TEST(device_pieces_cut_the_rounds),
 		{0},
 	};
-	const gt_test device[] = {GT_LOOP(device_random_large, 8), {0}};
+	const gt_test device[] = {GT_LOOP(device_random_large, 8), GT_LOOP(device_path_durations, 7), {0}};
 	/* timeouts: the first device test compiles the kernels (slow under PoCL) */
 	const gt_tcase cases[] = {{"hand", 120, hand}, {"property", 120, property}, {"device", 300, device}, {0}};
 	return gt_run_cases("cpm", cases);

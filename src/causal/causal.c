@@ -54,10 +54,16 @@ static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
 	return gt_cp_rows_alloc(&s->rows, n, err);
 }
 
-/* The path step: the engine's, or on the host the reduced one (critpath's
- * where the binding holds a cycle, for its flags and invalid rows). */
+/* The path step: the engine's durations, else its full path, or on the
+ * host the reduced one; critpath's where the binding holds a cycle, for
+ * its flags and invalid rows. */
 static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
 {
+	if (e && e->path_durations) {
+		int rc = e->path_durations(e->ctx, s->bind.parent, cg->time, cg->n, s->rows.path_duration, err);
+		if (rc <= 0)
+			return rc;
+	}
 	if (e && e->path)
 		return full_rows(s, cg->n, err) < 0
 			       ? -1

@@ -215,6 +215,11 @@ typedef struct gt_causal_engine {
 	int (*path)(void *ctx, const uint32_t *parent, const int64_t *gap, uint32_t n, gt_cp_rows *out,
 		    gt_cp_summary *sum, gt_error *err);
 	int (*floats)(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
+	/* what the result reads of the path, path_duration alone (the gaps
+	 * telescope: time[v] - time[root]); 1 where the binding holds a
+	 * cycle: then path (or the host's) gives the flags */
+	int (*path_durations)(void *ctx, const uint32_t *parent, const int64_t *time, uint32_t n,
+			      int64_t *path_duration, gt_error *err);
 } gt_causal_engine;
 
 typedef struct gt_causal_options {

@@ -1,5 +1,5 @@
 /* The engine that runs the causal path's graph steps on a device. */
-#include "causal.h"
+#include "causal_internal.h"
 
 #include <stddef.h>
 #include <time.h>
@@ -41,6 +41,19 @@ static int path_step(void *ctx, const uint32_t *parent, const int64_t *gap, uint
 	return rc;
 }
 
+static int path_durations_step(void *ctx, const uint32_t *parent, const int64_t *time, uint32_t n,
+			       int64_t *path_duration, gt_error *err)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	gt_cpm_cl_stats st = {0};
+	uint64_t t0 = now_ns();
+	int rc = causal_path_cl(e->cl, parent, time, n, path_duration, &st, err);
+	e->stats.path_wall_ns += now_ns() - t0;
+	e->stats.path_ns += st.kernel_ns;
+	e->stats.launches += st.launches;
+	return rc;
+}
+
 static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *fs, gt_error *err)
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
@@ -58,7 +71,8 @@ static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_floa
 void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl)
 {
 	*e = (gt_causal_cl_engine){
-		.engine = {.bind = bind_step, .path = path_step, .floats = float_step},
+		.engine = {.bind = bind_step, .path = path_step, .path_durations = path_durations_step,
+			   .floats = float_step},
 		.cl = cl,
 	};
 	e->engine.ctx = e;

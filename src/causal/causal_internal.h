@@ -228,6 +228,10 @@ void causal_union_free(causal_union *u);
 /* path_duration of every point of a binding (forest.h's, where every gap
  * is time[v] - time[parent]); 1 where it holds a cycle, -1 out of memory. */
 int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration);
+/* The same on an OpenCL device (causal_path_cl.c), byte for byte: 1 where
+ * the binding holds a cycle (path_duration untouched), -1 with err. */
+int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration,
+		   gt_cpm_cl_stats *stats, gt_error *err);
 
 /* What the graph steps gave: for the union, and as a window's view of it.
  * Of the rows only path_duration is read (the others may be NULL). */
