@@ -123,6 +123,44 @@ START_TEST(csv_quoting)
 }
 END_TEST
 
+/* The CSV writer's buffer: a field longer than it, plain and special
+ * strings side by side, and many rows across its boundaries give the
+ * same bytes as each row written alone. */
+START_TEST(csv_buffer_boundaries)
+{
+	enum { BIG = 200000, N = 20000 };
+	char *big = malloc(BIG + 1);
+	ck_assert_ptr_nonnull(big);
+	for (int i = 0; i < BIG; i++)
+		big[i] = (char)('a' + i % 26);
+	big[BIG] = '\0';
+	static const char *const texts[] = {"tab\there", "caf\xc3\xa9", "bad\xff", "plain", "q\"", "", NULL};
+	struct row *many = calloc(N, sizeof *many);
+	ck_assert_ptr_nonnull(many);
+	for (int i = 0; i < N; i++)
+		many[i] = (struct row){i * 7 - 3, i == 5 ? big : texts[i % 7], i * 0.5, (uint32_t)i};
+	char *got = write_table(many, N, GT_OUT_CSV, NULL);
+	size_t want_len = 0, cap = strlen(got) + 1;
+	char *want = malloc(cap);
+	ck_assert_ptr_nonnull(want);
+	for (int i = 0; i < N; i++) {
+		char *one = write_table(many + i, 1, GT_OUT_CSV, NULL);
+		const char *body = i ? strchr(one, '\n') + 1 : one; /* the header once */
+		size_t k = strlen(body);
+		ck_assert_uint_le(want_len + k, cap - 1);
+		memcpy(want + want_len, body, k);
+		want_len += k;
+		free(one);
+	}
+	want[want_len] = '\0';
+	ck_assert_uint_eq(strlen(got), want_len);
+	ck_assert(memcmp(got, want, want_len) == 0);
+	ck_assert(strstr(got, "\"tab\there\"") == NULL && strstr(got, ",tab\there,") != NULL);
+	ck_assert(strstr(got, ",bad\xef\xbf\xbd,") != NULL && strstr(got, big) != NULL);
+	free(got), free(want), free(many), free(big);
+}
+END_TEST
+
 START_TEST(json_rows)
 {
 	char *got = write_table(rows, 2, GT_OUT_JSON, NULL);
@@ -269,6 +307,7 @@ int main(void)
 		GT_TEST(ns_as_us),
 		GT_TEST(json_escaping),
 		GT_TEST(csv_quoting),
+		GT_TEST(csv_buffer_boundaries),
 		GT_TEST(json_rows),
 		GT_TEST(arrow_layout),
 		GT_TEST(arrow_bad_dictionary_index),

@@ -130,8 +130,11 @@ int gt_cell_number(const gt_column *c, uint64_t row, char *buf)
 		double v = gt_cell_f64(c, row);
 		return isfinite(v) ? gt_format_f64(buf, v) : 0;
 	}
-	case GT_COL_BOOL:
-		return snprintf(buf, 40, "%s", gt_cell_bool(c, row) ? "true" : "false");
+	case GT_COL_BOOL: {
+		bool v = gt_cell_bool(c, row);
+		memcpy(buf, v ? "true" : "false", v ? 5 : 6);
+		return v ? 4 : 5;
+	}
 	case GT_COL_NS_US:
 		return gt_format_ns_as_us(buf, gt_cell_i64(c, row));
 	}
