@@ -226,8 +226,10 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 		each_window(b, count, beside && host_floats_, fill_path);
 	if (beside) {
 		pthread_join(tid, NULL);
-		if (rc == 0 && fj.rc < 0)
-			rc = gt_fail(err, fj.err.status, "%s", fj.err.msg);
+		if (rc == 0 && fj.rc < 0) { /* its cause too: out of device memory falls back to the host */
+			*err = fj.err;
+			rc = -1;
+		}
 	} else if (rc == 0 && floats) {
 		rc = run_float(&fj, err);
 	}
@@ -303,8 +305,10 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 		b.count = end - w;
 		analyze_batch(&b);
 		for (; w < end && rc == 0; w++)
-			if (errs[w].status)
-				rc = gt_fail(err, errs[w].status, "%s", errs[w].msg);
+			if (errs[w].status) { /* the cause too: out of device memory falls back to the host */
+				*err = errs[w];
+				rc = -1;
+			}
 	}
 	free(errs);
 	free(graphs);
