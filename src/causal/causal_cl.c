@@ -2,14 +2,6 @@
 #include "causal_internal.h"
 
 #include <stddef.h>
-#include <time.h>
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static gt_causal_cl_engine *engine_of(void *ctx)
 {
@@ -20,9 +12,9 @@ static int bind_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, gt_e
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cpm_cl_stats st = {0};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gt_clock_ns();
 	int rc = gt_cpm_bind_cl(e->cl, g, out, &st, err);
-	e->stats.bind_wall_ns += now_ns() - t0;
+	e->stats.bind_wall_ns += gt_clock_ns() - t0;
 	e->stats.bind_ns += st.kernel_ns;
 	e->stats.launches += st.launches;
 	return rc;
@@ -33,9 +25,9 @@ static int path_step(void *ctx, const uint32_t *parent, const int64_t *gap, uint
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cp_stats st = {0};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gt_clock_ns();
 	int rc = gt_critpath_cl(e->cl, parent, gap, n, NULL, out, sum, &st, err);
-	e->stats.path_wall_ns += now_ns() - t0;
+	e->stats.path_wall_ns += gt_clock_ns() - t0;
 	e->stats.path_ns += st.kernel_ns;
 	e->stats.launches += st.launches;
 	return rc;
@@ -46,9 +38,9 @@ static int path_durations_step(void *ctx, const uint32_t *parent, const int64_t 
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cpm_cl_stats st = {0};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gt_clock_ns();
 	int rc = causal_path_cl(e->cl, parent, time, n, path_duration, &st, err);
-	e->stats.path_wall_ns += now_ns() - t0;
+	e->stats.path_wall_ns += gt_clock_ns() - t0;
 	e->stats.path_ns += st.kernel_ns;
 	e->stats.launches += st.launches;
 	return rc;
@@ -58,9 +50,9 @@ static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_floa
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cpm_cl_stats st = {0};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gt_clock_ns();
 	int rc = gt_cpm_float_cl(e->cl, g, lt, fs, &st, err);
-	e->stats.float_wall_ns += now_ns() - t0;
+	e->stats.float_wall_ns += gt_clock_ns() - t0;
 	e->stats.float_ns += st.kernel_ns;
 	e->stats.float_launches += st.launches;
 	if (rc == 0 && fs)

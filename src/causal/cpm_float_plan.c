@@ -248,14 +248,8 @@ int cpm_float_plan_build(const gt_cpm_graph *g, const uint32_t *out_start, const
 	count = calloc((size_t)p->cuts + 1, sizeof *count);
 	if (!p->blk || !p->exit_lag || !p->fr_first || !count)
 		return plan_fail(p, &d, rank, count, err);
-	for (uint32_t i = 0; i < g->n; i++) {
+	for (uint32_t i = 0; i < g->n; i++)
 		p->blk[i] = rank[cand_le(&d, pos_time(g, i))];
-		count[p->blk[i]]++;
-	}
-	for (uint32_t c = 0; c <= p->cuts; c++) {
-		p->largest = count[c] > p->largest ? count[c] : p->largest;
-		count[c] = 0;
-	}
 	for (uint32_t k = 0; k < g->tracks; k++)
 		for (uint32_t i = g->chain_start[k]; i < g->chain_start[k + 1]; i++) {
 			bool cut = i + 1 < g->chain_start[k + 1] && p->blk[i] != p->blk[i + 1];

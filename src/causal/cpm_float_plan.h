@@ -35,7 +35,6 @@
 typedef struct cpm_float_plan {
 	uint32_t cuts;      /* C: blocks 0..C, cut c between blocks c and c + 1 */
 	uint32_t width;     /* the largest frontier */
-	uint32_t largest;   /* the most positions a block holds */
 	uint32_t *blk;      /* per position: its block */
 	int64_t *exit_lag;  /* per position: the lag of its chain link where a cut breaks it, else -1 */
 	uint32_t *fr_first; /* C + 1 offsets into fr_pos */

@@ -221,13 +221,6 @@ static uint64_t other_bytes(uint64_t n, uint64_t partials)
 	       + n * 17;                /* slack: path_duration in; slack, mask out */
 }
 
-static uint64_t clock_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The input to the device: copied whole, or piece by piece as fill
  * produces it (the copy of one piece overlapping the filling of the next). */
 static int upload_input(struct run *r, cl_mem parent_buf, cl_mem dur_buf, const uint32_t *parent,
@@ -243,11 +236,11 @@ static int upload_input(struct run *r, cl_mem parent_buf, cl_mem dur_buf, const 
 	for (uint64_t first = 0; first < n && rc == 0; first += piece) {
 		uint64_t end = n - first < piece ? n : first + piece;
 		if (fill) {
-			uint64_t t0 = clock_ns();
+			uint64_t t0 = gt_clock_ns();
 			if (fill->fill(fill->ctx, first, end) != 0)
 				rc = gt_fail(r->err, GT_EDEVICE, "critical path: producing rows %llu..%llu of the input failed",
 					     (unsigned long long)first, (unsigned long long)end);
-			fill_ns += clock_ns() - t0;
+			fill_ns += gt_clock_ns() - t0;
 		}
 		if (rc == 0)
 			gt_upload_ready(u, end);

@@ -613,11 +613,7 @@ static int assign_lanes(gt_model *m, unsigned threads)
 
 static uint64_t stage_ns(const gt_builder *b)
 {
-	if (!b->timed)
-		return 0;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return b->timed ? gt_clock_ns() : 0;
 }
 
 int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)

@@ -447,13 +447,6 @@ static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const 
  * exactly at the next cut (a wrong guess, an error, the array's end)
  * discards the pieces after it: the state machine goes on from where it
  * really ended. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int fill_range(void *ctx, uint64_t a, uint64_t b)
 {
 	ingest *g = ctx;
@@ -467,13 +460,13 @@ static int fill_range(void *ctx, uint64_t a, uint64_t b)
  * all threads: the workers have stopped and the builder waits. */
 static int fill_pieces(ingest *g, unsigned k, gt_error *err)
 {
-	uint64_t t0 = g->timed ? now_ns() : 0;
+	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 	if (gt_parallel_ranges(k, 1, g->threads, fill_range, g) != 0)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory", g->path);
 	for (unsigned t = 0; t < k; t++)
 		gt_builder_merge_piece(&g->builder, &g->pieces[t].simple);
 	if (g->timed)
-		g->t_fill += now_ns() - t0;
+		g->t_fill += gt_clock_ns() - t0;
 	return 0;
 }
 
@@ -506,15 +499,15 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	bool more = true;
 	unsigned stitched = 0;
 	for (unsigned t = 0; t < k && rc == 0 && more; t++, stitched++) {
-		uint64_t t0 = g->timed ? now_ns() : 0;
+		uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 		if (k > 1)
 			await_piece(&pp, t);
 		else
 			parse_piece(&g->pieces[0]);
-		uint64_t t1 = g->timed ? now_ns() : 0;
+		uint64_t t1 = g->timed ? gt_clock_ns() : 0;
 		rc = stitch_piece(g, t, k, pos, &more, err);
 		if (g->timed)
-			g->t_await += t1 - t0, g->t_build += now_ns() - t1;
+			g->t_await += t1 - t0, g->t_build += gt_clock_ns() - t1;
 	}
 	if (k > 1) {
 		pthread_mutex_lock(&pp.mu);
@@ -809,11 +802,11 @@ static int run(ingest *g, gt_error *err)
 	gt_model *m = g->m;
 	size_t keep = 0;
 	for (;;) {
-		uint64_t t0 = g->timed ? now_ns() : 0;
+		uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 		if (refill(g, keep, err) < 0)
 			return -1;
 		if (g->timed)
-			g->t_refill += now_ns() - t0;
+			g->t_refill += gt_clock_ns() - t0;
 		keep = 0;
 		int r = step(g, &keep, err);
 		if (r < 0)
@@ -844,10 +837,10 @@ static int run(ingest *g, gt_error *err)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory keeping the resume state", g->path);
 	}
 	gt_model_read_distributed_info(m);
-	uint64_t t0 = g->timed ? now_ns() : 0;
+	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 	int rc = gt_builder_finish(&g->builder, g->opt ? g->opt->parent_mode : 0, err);
 	if (g->timed)
-		g->t_finish = now_ns() - t0;
+		g->t_finish = gt_clock_ns() - t0;
 	return rc;
 }
 
@@ -875,7 +868,7 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		g.builder.finish_threads = g.threads;
 		g.timed = getenv("GPUTRACE_INGEST_TIMES") != NULL;
 		g.builder.timed = g.timed;
-		uint64_t t0 = g.timed ? now_ns() : 0;
+		uint64_t t0 = g.timed ? gt_clock_ns() : 0;
 		rc = run(&g, err);
 		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
 			fprintf(stderr,
@@ -883,7 +876,7 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 				"for pieces %.3f s, building %.3f s, filling in %.3f s, finishing %.3f s (tracks %.3f: grouping "
 				"%.3f, nesting %.3f, and beside them sorting the flow points %.3f; flows %.3f, lanes %.3f, flow "
 				"parents %.3f)\n",
-				path, g.threads, (now_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9, g.t_build / 1e9,
+				path, g.threads, (gt_clock_ns() - t0) / 1e9, g.t_refill / 1e9, g.t_await / 1e9, g.t_build / 1e9,
 				g.t_fill / 1e9, g.t_finish / 1e9, g.builder.t_tracks / 1e9, g.builder.t_group / 1e9,
 				g.builder.t_nest / 1e9, g.builder.t_points / 1e9, g.builder.t_flows / 1e9,
 				g.builder.t_lanes / 1e9, g.builder.t_parents / 1e9);
