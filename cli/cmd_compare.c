@@ -82,7 +82,7 @@ static int forest_path(gt_cl *cl, struct side *s)
 static int causal_path(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, struct side *s)
 {
 	gt_error err = {0};
-	gt_causal_options o = {.rows = true, .threads = c->threads};
+	gt_causal_options o = {.rows = true, .threads = c->threads, .hop_count_only = true};
 	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
 	gt_causal_cl_engine dev;
@@ -121,7 +121,7 @@ static int step_windows(gt_cl *cl, const struct gt_common *c, const struct gt_ca
 {
 	const gt_model *m = &s->m;
 	gt_error err = {0};
-	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob};
+	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob, .hop_count_only = true};
 	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
 	gt_causal_cl_engine dev;

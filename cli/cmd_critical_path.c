@@ -204,6 +204,10 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 			       .wait_name_count = a->wait_name_count, .by = (uint8_t)a->by,
 			       .rows = a->with_rows || a->table == GT_CAUSAL_TABLE_ROWS || a->overlay,
 			       .threads = c->threads, .collective_name = a->collective_name};
+	/* the hops are read by the path (--path, the path table), the reports
+	 * and the overlay; the rest tells their count */
+	o.hop_count_only = a->report == GT_REPORT_NONE && !a->overlay &&
+			   (c->format == GT_OUT_JSON ? !a->with_path : a->table != GT_CAUSAL_TABLE_PATH);
 	gt_causal_edges_apply(&a->edges, &o);
 	if (a->window) {
 		const char *why;

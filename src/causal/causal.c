@@ -18,9 +18,14 @@ const char *const gt_causal_left_out_names[GT_CAUSAL_LEFT_OUT_COUNT] = {"self", 
 									 "other_window"};
 
 /* Windows go to the engine in batches of at most this many points (an
- * upper bound per window: 2 per span and 1 per flow), so that memory
- * stays bounded however long the trace. */
-#define BATCH_POINTS ((uint64_t)1 << 26)
+ * upper bound per window: 2 per span and 1 per flow), so that the working
+ * arrays (graphs, union, steps: about 150 bytes a point) stay bounded
+ * however long the trace. The host's steps cost the same in any batch: a
+ * quarter million points keep its arrays in tens of megabytes. A device
+ * pays launches per batch (the float's rounds are the batch's largest
+ * window's), so it takes larger ones. */
+#define BATCH_POINTS_HOST ((uint64_t)1 << 18)
+#define BATCH_POINTS_DEVICE ((uint64_t)1 << 22)
 
 typedef struct float_job {
 	const gt_causal_engine *e; /* its float, else the host's */
@@ -164,20 +169,33 @@ static void build_graph(batch *b, uint32_t i)
 	causal_graph_build(b->t, w, threads, &b->graphs[i], &b->out[w], &b->errs[w]);
 }
 
+/* The hops, once the window's result no longer reads them, where the
+ * caller wants their count alone: a step's hops outweigh its summary. */
+static void done_with_hops(batch *b, gt_causal_window *win)
+{
+	if (!b->opt->hop_count_only)
+		return;
+	gt_big_free(win->hops);
+	win->hops = NULL;
+}
+
 static void fill_path(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
 	causal_steps view;
-	if (causal_union_view(b->u, b->s, i, true, &view, &b->errs[w]) == 0)
-		causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]);
+	if (causal_union_view(b->u, b->s, i, true, &view, &b->errs[w]) == 0 &&
+	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]) == 0 &&
+	    !b->opt->rows)
+		done_with_hops(b, &b->out[w]);
 }
 
 static void fill_rows(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
 	causal_steps view;
-	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, &view, &b->errs[w]) == 0)
-		causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]);
+	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, &view, &b->errs[w]) == 0 &&
+	    causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]) == 0)
+		done_with_hops(b, &b->out[w]);
 }
 
 /* fn over the union's windows: on this thread alone (one window, or the
@@ -286,7 +304,8 @@ static uint64_t points_bound(const causal_trace *t, uint32_t w)
 static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
-	uint64_t budget = opt->batch_points ? opt->batch_points : BATCH_POINTS;
+	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations);
+	uint64_t budget = opt->batch_points ? opt->batch_points : device ? BATCH_POINTS_DEVICE : BATCH_POINTS_HOST;
 	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
 	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
 	if (!errs || !graphs) {

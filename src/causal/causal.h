@@ -232,7 +232,11 @@ typedef struct gt_causal_options {
 	bool rows;                              /* fill per-span rows (only they need the float) */
 	unsigned threads;                       /* 0: one per core */
 	uint32_t batch_points;                  /* windows per engine call: at most about this
-	                                         * many points (0: 64M); results do not depend on it */
+	                                         * many points (0: 256K on the host, 4M with a
+	                                         * device's steps); results do not depend on it */
+	bool hop_count_only;                    /* the caller reads each window's hop_count, not its
+	                                         * hops: they are freed once the window's result is
+	                                         * made (hops NULL) */
 	int64_t stream_wait_slack_ns;           /* inferred stream waits: how long before B(d) the
 	                                         * span held on may end (0: none inferred) */
 	bool handoffs;                          /* hand-offs between host threads */

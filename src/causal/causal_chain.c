@@ -27,6 +27,11 @@ typedef struct track_scratch {
 	uint32_t *stack;
 	uint8_t *closed;
 	uint32_t *next;     /* per dense span: its next departure point */
+	/* the arrays by span are sized for the range's largest track's spans;
+	 * the sort's and the general walk's, by point, on first use (most
+	 * tracks come sorted and properly nested: they need neither) */
+	uint32_t most_spans, most_points;
+	bool failed;        /* out of memory for a lazy array */
 } track_scratch;
 
 enum { TAG_B = 0, TAG_D = 1, TAG_E = 2 };
@@ -38,6 +43,29 @@ typedef struct chain_job {
 	int rc;
 } chain_job;
 
+/* The sort's arrays, by point (the general walk sorts points): false,
+ * with x->failed, when out of memory. */
+static bool sort_scratch(track_scratch *x)
+{
+	if (!x->key) {
+		x->key = alloc(x->most_points, 8), x->tk = alloc(x->most_points, 8);
+		x->tv = alloc(x->most_points, 4), x->tv2 = alloc(x->most_points, 4);
+	}
+	x->failed |= !x->key || !x->tk || !x->tv || !x->tv2;
+	return !x->failed;
+}
+
+/* The general walk's arrays, by point. */
+static bool walk_scratch(track_scratch *x)
+{
+	if (!x->out) {
+		x->out = alloc(x->most_points, 4), x->tag = alloc(x->most_points, 4);
+		x->time = alloc(x->most_points, 8), x->closed = alloc(x->most_spans, 1);
+	}
+	x->failed |= !x->out || !x->tag || !x->time || !x->closed;
+	return !x->failed && sort_scratch(x);
+}
+
 /* The track's spans in (start, longer first, id) order, the order the
  * nesting forest is read in. */
 static void order_spans(track_scratch *x, uint32_t n, int64_t base)
@@ -47,7 +75,7 @@ static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 		x->ord[i] = i;
 	for (uint32_t i = 1; i < n && sorted; i++)
 		sorted = x->b[i - 1] < x->b[i] || (x->b[i - 1] == x->b[i] && x->e[i - 1] - x->b[i - 1] >= x->e[i] - x->b[i]);
-	if (sorted)
+	if (sorted || !sort_scratch(x))
 		return;
 	for (uint32_t i = 0; i < n; i++)
 		x->key[i] = UINT64_MAX - (uint64_t)(x->e[i] - x->b[i]);
@@ -192,7 +220,7 @@ static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uin
 		x->e[i] = g->time[causal_graph_e(g, spans[i])];
 	}
 	order_spans(x, ns, g->first_time);
-	if (walk_direct(g, x, ns, start, n))
+	if (x->failed || walk_direct(g, x, ns, start, n) || !walk_scratch(x))
 		return;
 	memset(x->closed, 0, ns);
 	walk_forest(g, x, ns);
@@ -229,20 +257,19 @@ static void *chain_range(void *arg)
 {
 	chain_job *j = arg;
 	causal_graph *g = j->g;
-	uint32_t most = 0; /* points of the largest track: spans are fewer */
+	track_scratch x = {0};
 	for (uint32_t k = j->begin; k < j->end; k++) {
-		uint32_t n = g->chain_start[k + 1] - g->chain_start[k];
-		most = n > most ? n : most;
+		uint32_t np = g->chain_start[k + 1] - g->chain_start[k], ns = j->track_first[k + 1] - j->track_first[k];
+		x.most_points = np > x.most_points ? np : x.most_points;
+		x.most_spans = ns > x.most_spans ? ns : x.most_spans;
 	}
-	track_scratch x = {alloc(most, 8), alloc(most, 8), alloc(most, 4), alloc(most, 4), alloc(most, 4),
-			   alloc(most, 4), alloc(most, 8), alloc(most, 8), alloc(most, 8), alloc(most, 4),
-			   alloc(most, 4), alloc(most, 4), alloc(most, 1), alloc(most, 4)};
-	j->rc = x.b && x.e && x.span && x.ord && x.out && x.tag && x.time && x.key && x.tk && x.tv && x.tv2 &&
-			x.stack && x.closed && x.next
-		? 0
-		: -1;
-	for (uint32_t k = j->begin; k < j->end && j->rc == 0; k++)
+	uint32_t ms = x.most_spans;
+	x.b = alloc(ms, 8), x.e = alloc(ms, 8), x.span = alloc(ms, 4), x.ord = alloc(ms, 4);
+	x.stack = alloc(ms, 4), x.next = alloc(ms, 4);
+	x.failed = !x.b || !x.e || !x.span || !x.ord || !x.stack || !x.next;
+	for (uint32_t k = j->begin; k < j->end && !x.failed; k++)
 		build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
+	j->rc = x.failed ? -1 : 0;
 	scratch_free(&x);
 	return NULL;
 }

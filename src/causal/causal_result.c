@@ -103,6 +103,10 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 	}
 	win->hop_count = k;
 	gt_big_free(path);
+	/* room was made for every flow hop to split; few do */
+	gt_causal_hop *fit = k && k < 2 * n ? realloc(win->hops, (size_t)k * sizeof *fit) : NULL;
+	if (fit)
+		win->hops = fit;
 	return 0;
 }
 
