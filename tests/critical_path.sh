@@ -127,6 +127,13 @@ if "$gen" --events 60000 --seed 5 -o "$tmp/g.json" >/dev/null 2>&1; then
 	# the per-step figures are those of the same window given by --window
 	"$bin" critical-path --path --top 0 -q --device host --step 'ProfilerStep#*' "$tmp/g.json" >"$tmp/steps.json"
 	check "generated: several steps" jqe '.aggregate.windows > 2' "$tmp/steps.json"
+	# counted only (JSON without --path), a whole trace's hops go through a
+	# buffer a part at a time (16384 positions): the same document as with
+	# the hops kept, less the path
+	"$bin" critical-path -q --device host "$tmp/g.json" | jq . >"$tmp/counted.json"
+	"$bin" critical-path --path -q --device host "$tmp/g.json" | jq 'del(.windows[].path)' >"$tmp/kept.json"
+	check "generated: a path of several parts" jqe '.windows[0].summary.hops > 16384' "$tmp/counted.json"
+	check "generated: the hops counted only, the same figures" cmp -s "$tmp/counted.json" "$tmp/kept.json"
 else
 	echo "FAIL: gen_trace"; fail=$((fail + 1))
 fi

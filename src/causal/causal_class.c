@@ -92,12 +92,10 @@ static uint8_t hop_class(const causal_trace *t, const gt_causal_hop *h)
 	}
 }
 
-void causal_hop_classes(const causal_trace *t, gt_causal_window *win)
+void causal_hop_classes(const causal_trace *t, gt_causal_hop *hops, uint32_t n, int64_t *class_ns)
 {
-	memset(win->class_ns, 0, sizeof win->class_ns);
-	for (uint32_t i = 0; i < win->hop_count; i++) {
-		gt_causal_hop *h = &win->hops[i];
-		h->cls = hop_class(t, h);
-		win->class_ns[h->cls] += h->duration_ns;
+	for (uint32_t i = 0; i < n; i++) {
+		hops[i].cls = hop_class(t, &hops[i]);
+		class_ns[hops[i].cls] += hops[i].duration_ns;
 	}
 }

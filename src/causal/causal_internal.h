@@ -112,8 +112,8 @@ int causal_collective_edges(causal_trace *t, gt_error *err);
 
 /* The strings' class bits (t->str_class); -1 with err. */
 int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_error *err);
-/* Each hop's class (hop.cls) and the window's class_ns. */
-void causal_hop_classes(const causal_trace *t, gt_causal_window *win);
+/* Each of n hops: its class (hop.cls), its time added to class_ns. */
+void causal_hop_classes(const causal_trace *t, gt_causal_hop *hops, uint32_t n, int64_t *class_ns);
 
 /* --- causal_recorded.c ----------------------------------------------- */
 

@@ -50,32 +50,32 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 	return 2;
 }
 
-static int make_hops(const causal_trace *t, const causal_graph *g, const causal_steps *s, gt_causal_window *win,
-		     gt_error *err)
+/* The path's points, root first (n + 1: n hops before any split), from
+ * the endpoint up its parents; NULL out of memory. */
+static uint32_t *path_points(const causal_steps *s, uint32_t *n_out)
 {
-	uint32_t e = s->sum.endpoint;
-	if (e == GT_CP_NONE) { /* every point in or behind a zero-gap cycle */
-		win->root = win->endpoint = (gt_causal_point){GT_NONE, GT_NONE, 0, 0};
-		return 0;
-	}
-	uint32_t n = 0; /* hops: the endpoint's row is valid, its way up ends at a root */
+	uint32_t e = s->sum.endpoint, n = 0; /* the endpoint's row is valid, its way up ends at a root */
 	for (uint32_t v = e; s->bind.parent[v] != GT_CP_ROOT; v = s->bind.parent[v] - s->point_base)
 		n++;
 	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
-	win->hops = alloc(2 * (size_t)n, sizeof *win->hops); /* a flow hop may split in two */
-	if (!path || !win->hops) {
-		gt_big_free(path);
-		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
-	}
+	if (!path)
+		return NULL;
 	path[n] = e;
 	for (uint32_t i = n; i > 0; i--)
 		path[i - 1] = s->bind.parent[path[i]] - s->point_base;
-	win->root = point_of(g, path[0]);
-	win->endpoint = point_of(g, e);
+	*n_out = n;
+	return path;
+}
+
+/* The hops from path[from] to path[to] into h (a flow hop may split in
+ * two: room for 2 (to - from)); returns how many. */
+static uint32_t hops_between(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+			     const uint32_t *path, uint32_t from, uint32_t to, gt_causal_hop *hops)
+{
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		uint32_t u = path[i], v = path[i + 1];
-		gt_causal_hop *h = &win->hops[k];
+		gt_causal_hop *h = &hops[k];
 		switch (s->bind.kind[v]) {
 		case GT_CPM_EDGE_FLOW:
 			k += flow_hops(t, g, u, v, g->edge_ref[s->bind.edge[v] - s->edge_base], h);
@@ -101,13 +101,7 @@ static int make_hops(const causal_trace *t, const causal_graph *g, const causal_
 		}
 		k++;
 	}
-	win->hop_count = k;
-	gt_big_free(path);
-	/* room was made for every flow hop to split; few do */
-	gt_causal_hop *fit = k && k < 2 * n ? realloc(win->hops, (size_t)k * sizeof *fit) : NULL;
-	if (fit)
-		win->hops = fit;
-	return 0;
+	return k;
 }
 
 static uint32_t share_key(const gt_model *m, const gt_causal_options *opt, const gt_causal_hop *h)
@@ -194,39 +188,91 @@ static bool table_grow(share_table *t)
 	return true;
 }
 
-static int make_breakdown(const gt_model *m, const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+/* Adds n hops to the sums by (kind, key); false out of memory. */
+static bool sums_add(share_table *t, const gt_model *m, const gt_causal_options *opt, const gt_causal_hop *hops,
+		     uint32_t n)
 {
-	share_table t;
-	bool ok = table_init(&t, 6);
 	uint64_t run = NO_KEY;
 	int64_t run_sum = 0;
-	for (uint32_t i = 0; ok && i <= win->hop_count; i++) {
-		uint64_t k = i < win->hop_count ? (uint64_t)win->hops[i].kind << 32 | share_key(m, opt, &win->hops[i])
-						: NO_KEY;
-		if (k == run && i < win->hop_count) {
-			run_sum += win->hops[i].duration_ns;
+	for (uint32_t i = 0; i <= n; i++) {
+		uint64_t k = i < n ? (uint64_t)hops[i].kind << 32 | share_key(m, opt, &hops[i]) : NO_KEY;
+		if (k == run && i < n) {
+			run_sum += hops[i].duration_ns;
 			continue;
 		}
 		if (run != NO_KEY) {
-			table_add(&t, run, run_sum);
-			if (2 * t.count > (1u << t.bits))
-				ok = table_grow(&t);
+			table_add(t, run, run_sum);
+			if (2 * t->count > (1u << t->bits) && !table_grow(t))
+				return false;
 		}
 		run = k;
-		run_sum = i < win->hop_count ? win->hops[i].duration_ns : 0;
+		run_sum = i < n ? hops[i].duration_ns : 0;
 	}
-	win->breakdown = ok ? alloc(t.count, sizeof *win->breakdown) : NULL;
+	return true;
+}
+
+/* The window's breakdown from the sums (ok: none was lost); frees them. */
+static int sums_finish(share_table *t, bool ok, gt_causal_window *win, gt_error *err)
+{
+	win->breakdown = ok ? alloc(t->count, sizeof *win->breakdown) : NULL;
 	uint32_t k = 0;
-	for (size_t h = 0; win->breakdown && h < (size_t)1 << t.bits; h++)
-		if (t.key[h] != NO_KEY && t.sum[h] > 0)
-			win->breakdown[k++] = (gt_causal_share){(uint8_t)(t.key[h] >> 32), (uint32_t)t.key[h], t.sum[h]};
-	table_free(&t);
+	for (size_t h = 0; win->breakdown && h < (size_t)1 << t->bits; h++)
+		if (t->key[h] != NO_KEY && t->sum[h] > 0)
+			win->breakdown[k++] = (gt_causal_share){(uint8_t)(t->key[h] >> 32), (uint32_t)t->key[h], t->sum[h]};
+	table_free(t);
 	if (!win->breakdown)
 		return gt_fail(err, GT_EINPUT, "out of memory for the breakdown of %u hops", win->hop_count);
 	win->breakdown_count = k;
 	if (k)
 		qsort(win->breakdown, k, sizeof *win->breakdown, cmp_share);
 	return 0;
+}
+
+/* Path positions at a time where the hops are not kept: a buffer's worth. */
+#define HOPS_AT_ONCE 16384
+
+/* The path's hops, their breakdown and their classes. Where the caller
+ * wants their count alone and no rows read them, the hops go through a
+ * buffer of HOPS_AT_ONCE positions and are not kept: a whole trace's path
+ * has as many hops as the trace has spans. */
+static int make_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
+		     const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+{
+	memset(win->class_ns, 0, sizeof win->class_ns);
+	if (s->sum.endpoint == GT_CP_NONE) { /* every point in or behind a zero-gap cycle */
+		win->root = win->endpoint = (gt_causal_point){GT_NONE, GT_NONE, 0, 0};
+		share_table t0;
+		return sums_finish(&t0, table_init(&t0, 6), win, err);
+	}
+	uint32_t n = 0;
+	uint32_t *path = path_points(s, &n);
+	bool streamed = opt->hop_count_only && !opt->rows;
+	uint32_t at_once = streamed && n > HOPS_AT_ONCE ? HOPS_AT_ONCE : n;
+	gt_causal_hop *buf = path ? alloc(2 * (size_t)at_once, sizeof *buf) : NULL;
+	share_table sums;
+	bool ok = table_init(&sums, 6);
+	if (!path || !buf) {
+		gt_big_free(path), gt_big_free(buf), table_free(&sums);
+		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
+	}
+	win->root = point_of(g, path[0]);
+	win->endpoint = point_of(g, path[n]);
+	win->hop_count = 0;
+	for (uint32_t from = 0; from < n && ok; from += at_once) {
+		uint32_t to = n - from > at_once ? from + at_once : n;
+		uint32_t k = hops_between(t, g, s, path, from, to, buf);
+		causal_hop_classes(t, buf, k, win->class_ns);
+		ok = sums_add(&sums, t->m, opt, buf, k);
+		win->hop_count += k;
+	}
+	gt_big_free(path);
+	if (streamed) {
+		gt_big_free(buf);
+	} else { /* kept: room was made for every flow hop to split, few do */
+		gt_causal_hop *fit = win->hop_count && win->hop_count < 2 * n ? realloc(buf, (size_t)win->hop_count * sizeof *fit) : NULL;
+		win->hops = fit ? fit : buf;
+	}
+	return sums_finish(&sums, ok, win, err);
 }
 
 /* A point bound by a flow or wait edge waited from its chain predecessor's
@@ -280,9 +326,8 @@ int causal_result_path(const causal_trace *t, const causal_graph *g, const causa
 	if (s->sum.flags & GT_CP_OVERFLOW)
 		win->flags |= GT_CAUSAL_OVERFLOW;
 	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
-	if (make_hops(t, g, s, win, err) < 0 || make_breakdown(t->m, opt, win, err) < 0)
+	if (make_path(t, g, s, opt, win, err) < 0)
 		return -1;
-	causal_hop_classes(t, win);
 	/* the wall explained whole: before the root, the path, after the endpoint */
 	win->before_root_ns = win->after_endpoint_ns = 0;
 	if (s->sum.endpoint != GT_CP_NONE) {
