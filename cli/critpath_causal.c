@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "critpath_causal.h"
+#include "critpath_lines.h"
 #include "base/base.h"
 #include "write/write.h"
 #include "output.h"
@@ -366,226 +367,24 @@ static void json_breakdown(gt_jsonw *w, const gt_model *m, const gt_causal_share
 	gt_jsonw_end_array(w);
 }
 
-/* Hops and rows are most of a large document: each is built as one line
- * (write/jline.h), the same bytes the gt_jsonw calls would write. */
-struct lines {
-	gt_jline l;
-	gt_jline track;   /* the escaped label of the hops' current track */
-	uint32_t labelled; /* the track `track` names, once have_label */
-	bool have_label;
-	gt_jstrings names;
-	bool pretty;
-};
-
-/* A member's key, composed at compile time: `"key": ` (pretty) or `"key":`. */
-#define LINE_KEY(o, first, key) line_key((o), (first), "\"" key "\": ", sizeof("\"" key "\": ") - 1)
-
-static void line_key(struct lines *o, bool first, const char *quoted, size_t n)
+/* One line of the document per element of an array of lines. */
+static int emit_json(void *w, const char *p, const size_t *end, uint32_t count)
 {
-	if (!first)
-		gt_jline_put(&o->l, o->pretty ? ", " : ",", o->pretty ? 2 : 1);
-	gt_jline_put(&o->l, quoted, o->pretty ? n : n - 1);
-}
-
-/* A string known to need no escaping (the program's own names). */
-static void line_plain(struct lines *o, const char *s)
-{
-	GT_JL_LIT(&o->l, "\"");
-	gt_jline_put(&o->l, s, strlen(s));
-	GT_JL_LIT(&o->l, "\"");
-}
-
-#define LINE_POINT(o, first, key, p) (LINE_KEY(o, first, key), line_point((o), (p)))
-
-static void line_point(struct lines *o, const gt_causal_point *p)
-{
-	char which[2] = {p->which, 0};
-	GT_JL_LIT(&o->l, "{");
-	LINE_KEY(o, true, "point");
-	gt_jline_u64(&o->l, p->point);
-	LINE_KEY(o, false, "span");
-	gt_jline_u64(&o->l, p->span);
-	LINE_KEY(o, false, "which");
-	if ((which[0] >= 'A' && which[0] <= 'Z') || (which[0] >= 'a' && which[0] <= 'z'))
-		line_plain(o, which);
-	else
-		gt_jline_str(&o->l, which);
-	LINE_KEY(o, false, "ts_ns");
-	gt_jline_i64(&o->l, p->ts_ns);
-	GT_JL_LIT(&o->l, "}");
-}
-
-static void hop_line(struct lines *o, const gt_model *m, const gt_causal_hop *h)
-{
-	GT_JL_LIT(&o->l, "{");
-	LINE_POINT(o, true, "from", &h->from);
-	LINE_POINT(o, false, "to", &h->to);
-	LINE_KEY(o, false, "kind");
-	line_plain(o, gt_causal_kind_names[h->kind]);
-	LINE_KEY(o, false, "owner");
-	if (h->owner == GT_NONE) {
-		GT_JL_LIT(&o->l, "null");
-	} else {
-		gt_jline_u64(&o->l, h->owner);
-		LINE_KEY(o, false, "owner_name");
-		gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].name);
-		LINE_KEY(o, false, "owner_cat");
-		gt_jline_model_str(&o->l, &o->names, m->spans[h->owner].cat);
-	}
-	LINE_KEY(o, false, "track");
-	if (!o->have_label || h->track != o->labelled) { /* escaped once per run of hops on a track */
-		char buf[160];
-		o->have_label = true;
-		o->labelled = h->track;
-		o->track.len = 0;
-		gt_jline_str(&o->track, gt_causal_track_label(m, h->track, buf, sizeof buf));
-		if (o->track.failed)
-			o->l.failed = true;
-	}
-	gt_jline_put(&o->l, o->track.buf, o->track.len);
-	if (h->flow != GT_NONE) {
-		LINE_KEY(o, false, "flow_cat");
-		gt_jline_model_str(&o->l, &o->names, m->flows[h->flow].cat);
-	}
-	if (h->kind == GT_CAUSAL_STREAM_WAIT) {
-		LINE_KEY(o, false, "wait_source");
-		gt_jline_str(&o->l, gt_causal_wait_source_names[h->wait_source]);
-	}
-	LINE_KEY(o, false, "class");
-	line_plain(o, gt_causal_class_names[h->cls]);
-	LINE_KEY(o, false, "duration_ns");
-	gt_jline_i64(&o->l, h->duration_ns);
-	LINE_KEY(o, false, "duration_us");
-	gt_jline_us(&o->l, h->duration_ns);
-	GT_JL_LIT(&o->l, "}");
-}
-
-static void row_line(struct lines *o, const gt_model *m, const gt_causal_row *r)
-{
-	GT_JL_LIT(&o->l, "{");
-	LINE_KEY(o, true, "span");
-	gt_jline_u64(&o->l, r->span);
-	LINE_KEY(o, false, "name");
-	gt_jline_model_str(&o->l, &o->names, m->spans[r->span].name);
-	LINE_KEY(o, false, "cat");
-	gt_jline_model_str(&o->l, &o->names, m->spans[r->span].cat);
-	LINE_KEY(o, false, "float_ns");
-	gt_jline_i64(&o->l, r->float_ns);
-	LINE_KEY(o, false, "on_path");
-	if (r->on_path)
-		GT_JL_LIT(&o->l, "true");
-	else
-		GT_JL_LIT(&o->l, "false");
-	LINE_KEY(o, false, "critical_ns");
-	gt_jline_i64(&o->l, r->critical_ns);
-	LINE_KEY(o, false, "waited_ns");
-	gt_jline_i64(&o->l, r->waited_ns);
-	LINE_KEY(o, false, "caused_wait_ns");
-	gt_jline_i64(&o->l, r->caused_wait_ns);
-	GT_JL_LIT(&o->l, "}");
-}
-
-/* Lines are formatted a chunk at a time, chunks on threads, then written in
- * order: a chunk's lines do not depend on another's (a chunk names its
- * first hop's track afresh), so the bytes are those of one thread. */
-#define CHUNK_LINES 16384
-#define MAX_CHUNKS 16
-
-struct chunk {
-	struct lines o;
-	const gt_model *m;
-	const gt_causal_window *win;
-	bool rows;
-	uint32_t from, to;
-	size_t end[CHUNK_LINES]; /* where each line ends in o.l */
-};
-
-static void *format_chunk(void *arg)
-{
-	struct chunk *c = arg;
-	struct lines *o = &c->o;
-	o->l.len = 0;
-	o->have_label = false;
-	for (uint32_t i = c->from; i < c->to && !o->l.failed; i++) {
-		if (c->rows)
-			row_line(o, c->m, &c->win->rows[i]);
-		else
-			hop_line(o, c->m, &c->win->hops[i]);
-		c->end[i - c->from] = o->l.len;
-	}
-	return NULL;
-}
-
-struct line_writer {
-	struct chunk *chunks; /* up to MAX_CHUNKS, each with its own buffers */
-	unsigned count;       /* chunks set up */
-	unsigned threads;
-};
-
-static void line_writer_free(struct line_writer *lw)
-{
-	for (unsigned i = 0; i < lw->count; i++) {
-		gt_jline_free(&lw->chunks[i].o.l);
-		gt_jline_free(&lw->chunks[i].o.track);
-		gt_jstrings_free(&lw->chunks[i].o.names);
-	}
-	free(lw->chunks);
-	lw->chunks = NULL;
-	lw->count = 0;
-}
-
-/* The first k chunks, set up on first use. */
-static int line_writer_chunks(struct line_writer *lw, const gt_model *m, bool pretty, unsigned k)
-{
-	if (!lw->chunks && !(lw->chunks = calloc(MAX_CHUNKS, sizeof *lw->chunks)))
-		return -1;
-	for (; lw->count < k; lw->count++) {
-		struct chunk *c = &lw->chunks[lw->count];
-		c->m = m;
-		c->o.pretty = pretty;
-		if (gt_jstrings_init(&c->o.names, m) < 0)
-			return -1;
+	size_t s = 0;
+	for (uint32_t k = 0; k < count; k++) {
+		gt_jsonw_raw_n(w, p + s, end[k] - s);
+		s = end[k];
 	}
 	return 0;
 }
 
-/* The window's path (or rows) as an array of one line per element. */
-static int json_lines(gt_jsonw *w, const gt_model *m, const gt_causal_window *win, bool rows,
-		      struct line_writer *lw)
+/* The window's path (or rows) as an array of one line per element: most
+ * of a large document, formatted on threads (critpath_lines.h). */
+static int json_lines(gt_jsonw *w, const gt_causal_result *r, uint32_t i, bool rows, gt_cp_lines *lw)
 {
 	gt_jsonw_key(w, rows ? "rows" : "path");
 	gt_jsonw_begin_array_of_lines(w);
-	uint32_t n = rows ? win->row_count : win->hop_count;
-	/* threads only where there are chunks for two */
-	unsigned T = n > CHUNK_LINES ? lw->threads : 1;
-	int rc = 0;
-	for (uint32_t at = 0; at < n && rc == 0;) {
-		unsigned k = 0;
-		if (line_writer_chunks(lw, m, w->pretty, T) < 0) {
-			rc = -1;
-			break;
-		}
-		for (; k < T && at < n; k++) {
-			struct chunk *c = &lw->chunks[k];
-			c->win = win;
-			c->rows = rows;
-			c->from = at;
-			c->to = at = n - at > CHUNK_LINES ? at + CHUNK_LINES : n;
-		}
-		gt_run_jobs(format_chunk, lw->chunks, sizeof *lw->chunks, k);
-		for (unsigned j = 0; j < k && rc == 0; j++) {
-			const struct chunk *c = &lw->chunks[j];
-			if (c->o.l.failed) {
-				rc = -1;
-				break;
-			}
-			size_t s = 0;
-			for (uint32_t i = 0; i < c->to - c->from; i++) {
-				gt_jsonw_raw_n(w, c->o.l.buf + s, c->end[i] - s);
-				s = c->end[i];
-			}
-		}
-	}
+	int rc = gt_cp_lines_write(lw, &r->windows[i], i, rows, emit_json, w);
 	gt_jsonw_end_array(w);
 	return rc;
 }
@@ -792,21 +591,22 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_end_object(&w);
 	gt_jsonw_key(&w, "windows");
 	gt_jsonw_begin_array(&w);
-	struct line_writer lw = {.threads = gt_thread_count(threads, MAX_CHUNKS)};
 	int lines_rc = 0;
 	if (!doc->path && !doc->rows) { /* summaries only: windows written on threads */
-		lines_rc = summaries_on_threads(&w, m, r, doc, lw.threads);
+		lines_rc = summaries_on_threads(&w, m, r, doc, gt_thread_count(threads, GT_LINES_MAX_THREADS));
 	} else {
+		gt_cp_lines *lw = gt_cp_lines_new(m, w.pretty ? GT_CP_LINES_JSON_PRETTY : GT_CP_LINES_JSON, threads);
+		lines_rc = lw ? 0 : -1;
 		for (uint32_t i = 0; i < r->window_count && lines_rc == 0; i++) {
 			window_head(&w, m, r, i, doc);
 			if (doc->path)
-				lines_rc = json_lines(&w, m, &r->windows[i], false, &lw);
+				lines_rc = json_lines(&w, r, i, false, lw);
 			if (doc->rows && lines_rc == 0)
-				lines_rc = json_lines(&w, m, &r->windows[i], true, &lw);
+				lines_rc = json_lines(&w, r, i, true, lw);
 			gt_jsonw_end_object(&w);
 		}
+		gt_cp_lines_free(lw);
 	}
-	line_writer_free(&lw);
 	gt_jsonw_end_array(&w);
 	gt_jsonw_end_object(&w);
 	gt_jsonw_finish(&w);
@@ -1106,6 +906,12 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	if (n > UINT32_MAX) {
 		fprintf(stderr, "gputrace: the table has more than 2^32 rows\n");
 		return GT_EINPUT;
+	}
+	if (table == GT_CAUSAL_TABLE_ROWS && c->report < 0 && (c->format == GT_OUT_NDJSON || c->format == GT_OUT_CSV)) {
+		/* millions of rows: formatted on threads, the table writer's bytes */
+		gt_column cols[16];
+		gt_table t = {.name = "rows", .cols = cols, .ncols = row_columns(cols, &f), .nrows = n};
+		return gt_cp_rows_table(c, m, r, &t);
 	}
 	f.window = malloc((n ? n : 1) * sizeof *f.window);
 	f.item = malloc((n ? n : 1) * sizeof *f.item);

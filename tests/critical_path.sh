@@ -109,6 +109,36 @@ causal() { # label, trace, options...
 	check "$l causal 3 threads = 1" cmp -s "$tmp/out" "$tmp/c_full.json"
 	"$bin" spans -q -f csv "$t" >"$tmp/c_spans.csv"
 	check "$l causal rules" python3 tests/causal_check.py "$tmp/c_full.json" "$tmp/c_spans.csv"
+	# the rows table in NDJSON and CSV, formatted on threads as well: the
+	# same bytes on 1 and 3 threads, and the document's rows
+	for f in ndjson csv; do
+		check "$l rows $f" status 0 critical-path "$t" --rows -f $f --device host -q -j 1 "$@"
+		mv "$tmp/out" "$tmp/c_rows.$f"
+		check "$l rows $f, 3 threads" status 0 critical-path "$t" --rows -f $f --device host -q -j 3 "$@"
+		check "$l rows $f 3 threads = 1" cmp -s "$tmp/out" "$tmp/c_rows.$f"
+	done
+	check "$l rows tables = the document's" rows_tables "$tmp/c_full.json" "$tmp/c_rows.ndjson" "$tmp/c_rows.csv"
+}
+rows_tables() { # document, ndjson, csv: the same rows, each with its window
+	python3 - "$@" <<'PY'
+import csv, json, sys
+doc = json.load(open(sys.argv[1]))
+want = [dict(window=w, **r) for w, win in enumerate(doc['windows']) for r in win['rows']]
+nd = [json.loads(line) for line in open(sys.argv[2], encoding='utf-8')]
+ints = ('window', 'span', 'float_ns', 'critical_ns', 'waited_ns', 'caused_wait_ns')
+def typed(r):
+    r = {k: int(v) if k in ints else v == 'true' if k == 'on_path' else v for k, v in r.items()}
+    return r
+with open(sys.argv[3], newline='', encoding='utf-8') as f:
+    rows = list(csv.DictReader(f))
+cs = [typed(r) for r in rows]
+keys = list(want[0]) if want else []
+ok = nd == want and cs == want and all(list(r) == keys for r in nd) and (not rows or list(rows[0]) == keys)
+if not ok:
+    bad = next((i for i, (a, b, c) in enumerate(zip(want, nd, cs)) if not a == b == c), None)
+    print('rows differ: %d, %d, %d rows; first at %s' % (len(want), len(nd), len(cs), bad))
+sys.exit(0 if ok else 1)
+PY
 }
 for t in kineto__resnet50_autograd_api_num_workers_0-worker0.pt.trace.json.gz hta__cuda_event_sync-event_sync_trace.json.gz \
 	 param__worker1_step_12.1694128201556.pt.trace.json tracelens__h100-gaunernst_bert-small-uncased__1016001.json.gz \

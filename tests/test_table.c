@@ -1,12 +1,14 @@
 /* Unit tests of the table writers: exact ns -> us text, JSON escaping and
- * UTF-8 repair, CSV quoting, and the Arrow IPC framing (magic, 8-byte
- * message alignment, end-of-stream marker, footer). */
+ * UTF-8 repair, CSV quoting, the Arrow IPC framing (magic, 8-byte
+ * message alignment, end-of-stream marker, footer), and lines formatted in
+ * chunks on threads. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/lines.h"
 #include "write/table.h"
 #include "testutil.h"
 #include "write/utf8.h"
@@ -301,6 +303,114 @@ START_TEST(arrow_bad_dictionary_index)
 }
 END_TEST
 
+/* A CSV field into a line: quoted as the CSV writer quotes (csv_quoting). */
+START_TEST(csv_field_into_line)
+{
+	static const char *const in[][2] = {
+		{"plain", "plain"}, {"a,b", "\"a,b\""}, {"", "\"\""}, {"q\"", "\"q\"\"\""},
+		{"x\ny", "\"x\ny\""}, {"tab\there", "tab\there"}, {"bad\xff", "bad\xef\xbf\xbd"},
+		{"caf\xc3\xa9", "caf\xc3\xa9"},
+	};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		gt_jline l = {0};
+		gt_jline_csv(&l, in[i][0]);
+		ck_assert_uint_eq(l.len, strlen(in[i][1]));
+		ck_assert(memcmp(l.buf, in[i][1], l.len) == 0);
+		gt_jline_free(&l);
+	}
+}
+END_TEST
+
+/* Line i: its number, a text whose escaped form is kept from line to line
+ * (as the causal hops keep their track's label), a line far longer than a
+ * buffer's first size. The state checks that `first` marks each chunk's
+ * first line. */
+enum { BIG_LINE = 3 * GT_LINES_CHUNK + 5 };
+
+struct line_state {
+	uint64_t group;
+	bool have;
+	char label[32];
+	unsigned firsts, wrong_first;
+};
+
+static void test_line(void *state, gt_jline *l, uint64_t i, bool first)
+{
+	struct line_state *s = state;
+	s->firsts += first;
+	s->wrong_first += first != (i % GT_LINES_CHUNK == 0);
+	if (first)
+		s->have = false;
+	if (!s->have || s->group != i / 1000) {
+		s->have = true;
+		s->group = i / 1000;
+		snprintf(s->label, sizeof s->label, "g%llu", (unsigned long long)s->group);
+	}
+	gt_jline_u64(l, i);
+	gt_jline_put(l, s->label, strlen(s->label));
+	for (uint64_t k = 0; k < i % 5; k++)
+		GT_JL_LIT(l, ",ab");
+	for (int k = 0; i == BIG_LINE && k < (1 << 20); k++)
+		GT_JL_LIT(l, "x");
+	GT_JL_LIT(l, "\n");
+}
+
+struct line_sink {
+	gt_jline got;
+	unsigned chunks, stop_after;
+	bool bad_ends;
+};
+
+static int sink_lines(void *ctx, const char *p, const size_t *end, uint32_t count)
+{
+	struct line_sink *k = ctx;
+	for (uint32_t j = 0; j < count; j++)
+		k->bad_ends |= end[j] == 0 || p[end[j] - 1] != '\n' || (j && end[j] <= end[j - 1]);
+	gt_jline_put(&k->got, p, end[count - 1]);
+	return ++k->chunks == k->stop_after;
+}
+
+/* Many chunks on three threads, the last partial, then a second call on the
+ * same writer with fewer lines than a chunk: the bytes of one line at a
+ * time, in order; an emit that stops ends the writing. */
+START_TEST(lines_in_chunks)
+{
+	const uint64_t n = 4 * GT_LINES_CHUNK + 123;
+	gt_jline want = {0};
+	struct line_state one = {0};
+	for (uint64_t i = 0; i < n; i++)
+		test_line(&one, &want, i, i == 0);
+	gt_lines w;
+	gt_lines_init(&w, 3);
+	ck_assert_uint_eq(w.threads, 3);
+	struct line_state states[3] = {{0}};
+	struct line_sink k = {0};
+	ck_assert_int_eq(gt_lines_write(&w, n, test_line, states, sizeof states[0], sink_lines, &k), 0);
+	ck_assert_uint_eq(k.chunks, 5);
+	ck_assert(!k.bad_ends);
+	ck_assert_uint_eq(states[0].firsts + states[1].firsts + states[2].firsts, 5);
+	ck_assert_uint_eq(states[0].wrong_first + states[1].wrong_first + states[2].wrong_first, 0);
+	ck_assert_uint_eq(k.got.len, want.len);
+	ck_assert(memcmp(k.got.buf, want.buf, want.len) == 0);
+
+	k.got.len = 0, k.chunks = 0;
+	ck_assert_int_eq(gt_lines_write(&w, 100, test_line, states, sizeof states[0], sink_lines, &k), 0);
+	ck_assert_uint_eq(k.chunks, 1);
+	size_t first100 = 0;
+	for (int nl = 0; nl < 100; first100++)
+		nl += want.buf[first100] == '\n';
+	ck_assert_uint_eq(k.got.len, first100);
+	ck_assert(memcmp(k.got.buf, want.buf, first100) == 0);
+
+	k.got.len = 0, k.chunks = 0, k.stop_after = 2;
+	ck_assert_int_eq(gt_lines_write(&w, n, test_line, states, sizeof states[0], sink_lines, &k), 1);
+	ck_assert_uint_eq(k.chunks, 2);
+	gt_lines_free(&w);
+	gt_jline_free(&k.got);
+	gt_jline_free(&want);
+}
+END_TEST
+
 int main(void)
 {
 	const gt_test writers[] = {
@@ -311,6 +421,8 @@ int main(void)
 		GT_TEST(json_rows),
 		GT_TEST(arrow_layout),
 		GT_TEST(arrow_bad_dictionary_index),
+		GT_TEST(csv_field_into_line),
+		GT_TEST(lines_in_chunks),
 		{0},
 	};
 	const gt_tcase cases[] = {{"writers", 0, writers}, {0}};

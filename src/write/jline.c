@@ -76,6 +76,19 @@ void gt_jline_str(gt_jline *l, const char *s)
 		GT_JL_LIT(l, "null");
 }
 
+void gt_jline_csv(gt_jline *l, const char *s)
+{
+	gt_csv_put_field(put_sink, l, s);
+}
+
+static void escape(gt_jline *l, const gt_jstrings *c, const char *s)
+{
+	if (c->csv)
+		gt_jline_csv(l, s);
+	else
+		gt_jline_str(l, s);
+}
+
 int gt_jstrings_init(gt_jstrings *c, const gt_model *m)
 {
 	memset(c, 0, sizeof *c);
@@ -101,14 +114,14 @@ void gt_jstrings_free(gt_jstrings *c)
 void gt_jline_model_str(gt_jline *l, gt_jstrings *c, uint32_t id)
 {
 	if (id >= c->m->strings.count) { /* GT_NONE and the like: as gt_model_str reads them */
-		gt_jline_str(l, gt_model_str(c->m, id));
+		escape(l, c, gt_model_str(c->m, id));
 		return;
 	}
 	if (!c->at[id]) {
 		size_t from = c->text.len;
-		gt_jline_str(&c->text, gt_model_str(c->m, id));
+		escape(&c->text, c, gt_model_str(c->m, id));
 		if (c->text.failed) {
-			gt_jline_str(l, gt_model_str(c->m, id));
+			escape(l, c, gt_model_str(c->m, id));
 			return;
 		}
 		c->at[id] = from + 1;

@@ -21,9 +21,10 @@ typedef struct gt_jline {
 } gt_jline;
 
 /* Escaped strings (quotes included) by model string id, filled on first
- * use. */
+ * use: JSON strings, or CSV fields where csv is set. */
 typedef struct gt_jstrings {
 	const gt_model *m;
+	bool csv;
 	uint64_t *at; /* per id: offset + 1 into text, 0 when not yet escaped */
 	uint32_t *len;
 	gt_jline text;
@@ -49,6 +50,7 @@ void gt_jline_u64(gt_jline *l, uint64_t v);
 void gt_jline_i64(gt_jline *l, int64_t v);
 void gt_jline_us(gt_jline *l, int64_t ns); /* exact decimal microseconds */
 void gt_jline_str(gt_jline *l, const char *s); /* escaped, quoted; NULL: null */
+void gt_jline_csv(gt_jline *l, const char *s); /* a CSV field, quoted as the CSV writer quotes */
 
 int gt_jstrings_init(gt_jstrings *c, const gt_model *m);
 void gt_jstrings_free(gt_jstrings *c);

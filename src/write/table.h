@@ -86,5 +86,7 @@ void gt_json_write_string(FILE *out, const char *s);
 /* The same escaping into any sink: put(ctx, bytes, n) for each piece. */
 typedef void (*gt_put_fn)(void *ctx, const char *p, size_t n);
 void gt_json_put_string(gt_put_fn put, void *ctx, const char *s);
+/* A CSV field as the CSV writer quotes it (table_csv.c), into any sink. */
+void gt_csv_put_field(gt_put_fn put, void *ctx, const char *s);
 
 #endif

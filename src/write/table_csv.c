@@ -63,17 +63,12 @@ static size_t plain_length(const char *s)
 	return *p ? 0 : (size_t)(p - (const unsigned char *)s);
 }
 
-static void write_field(csv_out *w, const char *s)
+void gt_csv_put_field(gt_put_fn sink, void *ctx, const char *s)
 {
-	size_t plain = plain_length(s);
-	if (plain) {
-		put(w, s, plain);
-		return;
-	}
 	bool quote = *s == '\0' || strpbrk(s, ",\"\r\n") != NULL;
 	const unsigned char *p = (const unsigned char *)s;
 	if (quote)
-		put_byte(w, '"');
+		sink(ctx, "\"", 1);
 	while (*p) {
 		/* copy runs of ASCII (but '"') and valid UTF-8 at once */
 		const unsigned char *run = p;
@@ -90,17 +85,31 @@ static void write_field(csv_out *w, const char *s)
 			}
 		}
 		if (p > run)
-			put(w, run, (size_t)(p - run));
+			sink(ctx, (const char *)run, (size_t)(p - run));
 		if (*p == '"') {
-			put(w, "\"\"", 2);
+			sink(ctx, "\"\"", 2);
 			p++;
 		} else if (*p) {
-			put(w, "\xef\xbf\xbd", 3);
+			sink(ctx, "\xef\xbf\xbd", 3);
 			p += -gt_utf8_next(p);
 		}
 	}
 	if (quote)
-		put_byte(w, '"');
+		sink(ctx, "\"", 1);
+}
+
+static void put_sink(void *w, const char *p, size_t k)
+{
+	put(w, p, k);
+}
+
+static void write_field(csv_out *w, const char *s)
+{
+	size_t plain = plain_length(s);
+	if (plain)
+		put(w, s, plain);
+	else
+		gt_csv_put_field(put_sink, w, s);
 }
 
 int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err)
