@@ -232,7 +232,7 @@ typedef struct gt_causal_options {
 	bool rows;                              /* fill per-span rows (only they need the float) */
 	unsigned threads;                       /* 0: one per core */
 	uint32_t batch_points;                  /* windows per engine call: at most about this
-	                                         * many points (0: 256K on the host, 4M with a
+	                                         * many points (0: 256K on the host, 1M with a
 	                                         * device's steps); results do not depend on it */
 	bool hop_count_only;                    /* the caller reads each window's hop_count, not its
 	                                         * hops: they are freed once the window's result is
