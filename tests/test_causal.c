@@ -1321,6 +1321,24 @@ START_TEST(random_vs_brute_force)
 		int rc1 = gt_causal_analyze(&m, &ob, NULL, &host, &e1);
 		int rc2 = gt_causal_analyze(&m, &o, &brute, &slow, &e2);
 		ck_assert_int_eq(rc1, rc2);
+		/* one thread: the trace-wide passes and the batches the same */
+		gt_causal_result alone;
+		gt_error e4 = {0};
+		gt_causal_options o1 = ob;
+		o1.threads = 1;
+		ck_assert_int_eq(gt_causal_analyze(&m, &o1, NULL, &alone, &e4), rc1);
+		if (rc1 == 0) {
+			ck_assert_uint_eq(alone.window_count, host.window_count);
+			ck_assert_uint_eq(alone.spans_taking_part, host.spans_taking_part);
+			ck_assert_uint_eq(alone.device_track_spans_left_out, host.device_track_spans_left_out);
+			ck_assert_uint_eq(alone.wrapper_spans_left_out, host.wrapper_spans_left_out);
+		}
+		for (uint32_t w = 0; rc1 == 0 && w < alone.window_count; w++)
+			same_window(&alone.windows[w], &host.windows[w]);
+		if (rc1 == 0)
+			gt_causal_result_free(&alone);
+		else
+			ck_assert_str_eq(e4.msg, e1.msg);
 		/* the hops' count alone: the same result, without the hops */
 		gt_causal_result counted;
 		gt_error e3 = {0};
@@ -1738,6 +1756,9 @@ END_TEST
 
 int main(void)
 {
+	/* the trace-wide passes in ranges of a few spans, so that the small
+	 * traces here run them on several threads (o.threads) too */
+	setenv("GPUTRACE_CAUSAL_RANGE", "3", 0);
 	const gt_test rules[] = {
 		GT_TEST(nesting_chain_owners),
 		GT_TEST(idle_gaps_and_float),

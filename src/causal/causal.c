@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "causal_internal.h"
+#include "causal_times.h"
 
 const char *const gt_causal_wait_source_names[2] = {"recorded", "inferred"};
 const char *const gt_causal_kind_names[GT_CAUSAL_KIND_COUNT] = {"work", "idle", "flow", "queue", "wait",
@@ -224,6 +225,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	bool floats = b->opt->rows, host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
 	causal_union u;
 	causal_steps s = {0};
+	uint64_t t0 = causal_times_now();
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
 	if (rc == 0)
 		rc = steps_alloc(&s, u.cpm.n, !host_bind || (e && e->path), floats, err);
@@ -234,15 +236,23 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	float_job fj = {e, &u.cpm, s.lt, {0}, {0}, 0};
 	pthread_t tid;
 	bool beside = rc == 0 && floats && b->threads > 1 && pthread_create(&tid, NULL, floats_beside, &fj) == 0;
+	causal_times_add(CAUSAL_T_UNION, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = host_bind ? gt_cpm_bind_host_checked(&u.cpm, &s.bind, err) : e->bind(e->ctx, &u.cpm, &s.bind, err);
+	causal_times_add(CAUSAL_T_BIND, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = run_path(e, &u.cpm, &s, err);
+	causal_times_add(CAUSAL_T_PATH, t0);
 	b->at = at;
 	b->u = &u;
 	b->s = &s;
+	t0 = causal_times_now();
 	if (rc == 0)
 		each_window(b, count, beside && host_floats_, fill_path);
+	causal_times_add(CAUSAL_T_RESULTS, t0);
+	t0 = causal_times_now();
 	if (beside) {
 		pthread_join(tid, NULL);
 		if (rc == 0 && fj.rc < 0) { /* its cause too: out of device memory falls back to the host */
@@ -252,8 +262,11 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	} else if (rc == 0 && floats) {
 		rc = run_float(&fj, err);
 	}
+	causal_times_add(CAUSAL_T_FLOAT_WAIT, t0);
+	t0 = causal_times_now();
 	if (rc == 0 && floats)
 		each_window(b, count, false, fill_rows);
+	causal_times_add(CAUSAL_T_ROWS, t0);
 	/* the rounds of the one float call, told once */
 	b->out[b->first + at].float_rounds = rc == 0 ? fj.stats.rounds : 0;
 	for (uint32_t i = 0; rc < 0 && i < count; i++)
@@ -275,10 +288,12 @@ static bool failed(const batch *b, uint32_t i)
  * first failing window's as it would be one window at a time. */
 static void analyze_batch(batch *b)
 {
+	uint64_t t0 = causal_times_now();
 	if (b->count == 1)
 		build_graph(b, 0);
 	else
 		for_each_window(b, b->count, build_graph);
+	causal_times_add(CAUSAL_T_GRAPHS, t0);
 	/* what building left for reuse (the chains' scratch, the trace's
 	 * sorting) fits none of the steps' arrays: given back, not held */
 	gt_big_trim();
@@ -305,31 +320,66 @@ static uint64_t points_bound(const causal_trace *t, uint32_t w)
 	return 2 * (uint64_t)(t->span_first[w + 1] - t->span_first[w]) + (t->flow_first[w + 1] - t->flow_first[w]);
 }
 
+static void *batch_alone(void *arg)
+{
+	analyze_batch(arg);
+	return NULL;
+}
+
+/* The windows from w on that make one batch of at most budget points (a
+ * window larger than that alone): its end. */
+static uint32_t batch_end(const causal_trace *t, uint32_t w, uint64_t budget)
+{
+	uint64_t points = points_bound(t, w);
+	uint32_t end = w + 1;
+	for (; end < t->window_count && points + points_bound(t, end) <= budget; end++)
+		points += points_bound(t, end);
+	return end;
+}
+
+/* The batches go one at a time on a device (each one engine call, the
+ * threads within it). On the host, where the steps are per batch and run
+ * on one thread, several smaller batches run side by side, one a thread,
+ * so that the union, binding and path of many windows are not serial; the
+ * points in flight stay within the budget. A window too large for a
+ * batch of its own share runs alone with every thread. */
 static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
 	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations);
 	uint64_t budget = opt->batch_points ? opt->batch_points : device ? BATCH_POINTS_DEVICE : BATCH_POINTS_HOST;
+	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
+	uint64_t share = device || threads == 1 ? budget : (budget + threads - 1) / threads;
 	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
 	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
 	if (!errs || !graphs) {
 		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
 	}
-	batch b = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS), .graphs = graphs,
-		   .out = out->windows, .errs = errs};
+	batch side[GT_MAX_JOBS];
 	int rc = 0;
 	for (uint32_t w = 0; w < t->window_count && rc == 0;) {
-		uint64_t points = points_bound(t, w);
-		uint32_t end = w + 1;
-		for (; end < t->window_count && points + points_bound(t, end) <= budget; end++)
-			points += points_bound(t, end);
-		b.first = w;
-		b.count = end - w;
-		analyze_batch(&b);
-		for (; w < end && rc == 0; w++)
-			if (errs[w].status) { /* the cause too: out of device memory falls back to the host */
-				*err = errs[w];
+		unsigned k = 0;
+		uint32_t from = w;
+		while (k < (device ? 1u : threads) && w < t->window_count) {
+			uint32_t end = batch_end(t, w, share);
+			if (k && end == w + 1 && points_bound(t, w) > share)
+				break; /* too large to share: alone, next */
+			side[k++] = (batch){.t = t, .opt = opt, .eng = eng, .threads = 1, .first = w, .count = end - w,
+					    .graphs = graphs + w, .out = out->windows, .errs = errs};
+			w = end;
+			if (side[0].count == 1 && points_bound(t, from) > share)
+				break;
+		}
+		if (k == 1) {
+			side[0].threads = threads;
+			analyze_batch(&side[0]);
+		} else {
+			gt_run_jobs(batch_alone, side, sizeof *side, k);
+		}
+		for (uint32_t i = from; i < w && rc == 0; i++)
+			if (errs[i].status) { /* the cause too: out of device memory falls back to the host */
+				*err = errs[i];
 				rc = -1;
 			}
 	}
@@ -371,6 +421,7 @@ int gt_causal_analyze(const gt_model *m, const gt_causal_options *opt, const gt_
 	memset(out, 0, sizeof *out);
 	int rc = analyze(m, opt, eng, out, err);
 	gt_big_trim(); /* the working arrays kept for reuse between the steps */
+	causal_times_report();
 	if (rc < 0)
 		gt_causal_result_free(out);
 	return rc;

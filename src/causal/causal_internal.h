@@ -1,7 +1,8 @@
 /* Shared between the causal analysis' files (not a public header):
  *   causal_sort.c    stable radix sorts the steps use instead of qsort
- *   causal_jobs.c    running pieces of a step on several threads
- *   causal_window.c  taking part, device tracks, windows and membership
+ *   causal_ranges.c  passes over all spans or flows on threads
+ *   causal_span_class.c  taking part, device spans and tracks, waits
+ *   causal_window.c  windows and membership
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_stream_wait.c   the inferred stream waits of a window
@@ -33,6 +34,23 @@ static inline int64_t causal_end(const gt_span *s)
 
 /* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
 void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
+
+/* --- causal_ranges.c ------------------------------------------------- */
+
+/* Items a thread takes at least in the passes below. */
+uint32_t causal_range_min(void);
+/* Threads for a pass over n items: at most threads, each range at least
+ * causal_range_min() long, at least one. */
+unsigned causal_range_jobs(uint64_t n, unsigned threads);
+/* The i in [0, n) with keep(ctx, i), in order (*out: gt_big_malloc'd),
+ * asked on threads (keep may be asked twice of an i); -1 out of memory. */
+int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t i), void *ctx, uint32_t **out,
+		  uint32_t *count);
+/* Counting sort of 0..n-1 by key[i] (GT_NONE: left out) into buckets:
+ * bucket b's items, in order, are items[first[b] .. first[b + 1]); both
+ * gt_big_malloc'd; -1 out of memory. */
+int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
+		  uint32_t **items);
 
 /* --- causal_window.c ------------------------------------------------- */
 
@@ -97,6 +115,9 @@ static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 	return span != GT_NONE && (t->span_class[span] & CAUSAL_TAKES_PART);
 }
 
+/* causal_span_class.c: span_class, track_device and the counts of what
+ * takes part and what is left out. */
+int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err);
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 /* Only the spans' classes, the windows and each span's window: what the
  * summaries per step need (gt_causal_step_windows). */

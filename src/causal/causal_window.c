@@ -1,19 +1,13 @@
-/* The trace-wide part of the causal analysis: which spans take part, which
- * tracks are device tracks, the windows, and which window each span and
- * flow belongs to (the rules are in causal.h). */
+/* The trace-wide part of the causal analysis: the windows, which window
+ * each span and flow belongs to (the rules are in causal.h), and the
+ * trace-wide facts the windows' graphs read. */
 #include <fnmatch.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "causal_internal.h"
-
-/* The blocking waits every trace knows; --wait-name adds to them. */
-static const char default_wait_pattern[] =
-	"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D|WithStream|DtoH|Peer)?$"
-	"|^cu(Ctx|Stream|Event)Synchronize$";
+#include "causal_times.h"
 
 static void *alloc(size_t n, size_t size)
 {
@@ -23,145 +17,6 @@ static void *alloc(size_t n, size_t size)
 static void *zalloc(size_t n, size_t size)
 {
 	return gt_big_calloc(n, size);
-}
-
-typedef struct wait_patterns {
-	regex_t *re;
-	uint32_t count;
-} wait_patterns;
-
-static void wait_patterns_free(wait_patterns *w)
-{
-	for (uint32_t i = 0; i < w->count; i++)
-		regfree(&w->re[i]);
-	gt_big_free(w->re);
-}
-
-static int wait_patterns_init(wait_patterns *w, const gt_causal_options *opt, gt_error *err)
-{
-	w->count = 0;
-	w->re = alloc((size_t)opt->wait_name_count + 1, sizeof *w->re);
-	if (!w->re)
-		return gt_fail(err, GT_EINPUT, "out of memory for the wait patterns");
-	for (uint32_t i = 0; i <= opt->wait_name_count; i++) {
-		const char *p = i == 0 ? default_wait_pattern : opt->wait_names[i - 1];
-		int rc = regcomp(&w->re[i], p, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			char why[256];
-			regerror(rc, &w->re[i], why, sizeof why);
-			wait_patterns_free(w);
-			return gt_fail(err, GT_EUSAGE, "--wait-name '%s': %s", p, why);
-		}
-		w->count++;
-	}
-	return 0;
-}
-
-static bool wait_name(const wait_patterns *w, const char *name)
-{
-	for (uint32_t i = 0; i < w->count; i++)
-		if (regexec(&w->re[i], name, 0, NULL, 0) == 0)
-			return true;
-	return false;
-}
-
-/* Per string id memo of a yes/no question: 0 not asked, 1 no, 2 yes. */
-typedef struct memo {
-	uint8_t *v;
-} memo;
-
-/* The profiler's own wrapper (Kineto's "PyTorch Profiler (N)", category
- * Trace, alone on its track, over the whole capture) marks when tracing
- * ran, not work: a span of category Trace (any case), the only span of its
- * thread track, that holds every other span taking part of its rank (the
- * trace, in a job its file) does not take part; counted. */
-static int leave_out_wrappers(causal_trace *t)
-{
-	const gt_model *m = t->m;
-	uint32_t ranks = m->rank_count ? m->rank_count : 1;
-	int64_t *lo = alloc(ranks, sizeof *lo), *hi = alloc(ranks, sizeof *hi);
-	if (!lo || !hi) {
-		gt_big_free(lo), gt_big_free(hi);
-		return -1;
-	}
-	for (uint32_t r = 0; r < ranks; r++)
-		lo[r] = INT64_MAX, hi[r] = INT64_MIN;
-	uint32_t r = 0;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		while (m->rank_count && i >= m->ranks[r].span_base + m->ranks[r].span_count)
-			r++;
-		if (!causal_takes_part(t, i))
-			continue;
-		const gt_span *s = &m->spans[i];
-		lo[r] = s->ts_ns < lo[r] ? s->ts_ns : lo[r];
-		hi[r] = causal_end(s) > hi[r] ? causal_end(s) : hi[r];
-	}
-	r = 0;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		while (m->rank_count && i >= m->ranks[r].span_base + m->ranks[r].span_count)
-			r++;
-		const gt_span *s = &m->spans[i];
-		if (!causal_takes_part(t, i) || (t->span_class[i] & CAUSAL_DEVICE) || m->tracks[s->track].span_count != 1 ||
-		    s->ts_ns > lo[r] || causal_end(s) < hi[r] || strcasecmp(gt_model_str(m, s->cat), "trace") != 0)
-			continue; /* the string compare last: few spans get there */
-		t->span_class[i] = 0;
-		t->spans_taking_part--;
-		t->wrapper_spans_left_out++;
-	}
-	gt_big_free(lo), gt_big_free(hi);
-	return 0;
-}
-
-/* Device spans and tracks, taking part, and the wait names. */
-static int classify_spans(causal_trace *t, const gt_causal_options *opt, gt_error *err)
-{
-	const gt_model *m = t->m;
-	wait_patterns wp;
-	if (wait_patterns_init(&wp, opt, err) < 0)
-		return -1;
-	memo device = {zalloc(m->strings.count, 1)}, waits = {zalloc(m->strings.count, 1)};
-	t->span_class = zalloc(m->span_count, 1);
-	t->track_device = zalloc(m->track_count, 1);
-	if (!device.v || !waits.v || !t->span_class || !t->track_device) {
-		gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
-		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
-	}
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		const gt_span *s = &m->spans[i];
-		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
-			continue;
-		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
-			continue;
-		uint8_t *d = &device.v[s->cat];
-		if (!*d)
-			*d = gt_device_category(gt_model_str(m, s->cat)) ? 2 : 1;
-		t->span_class[i] = CAUSAL_TAKES_PART | (*d == 2 ? CAUSAL_DEVICE : 0);
-		if (*d == 2)
-			t->track_device[s->track] = 1;
-	}
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		uint8_t *c = &t->span_class[i];
-		if (!*c)
-			continue;
-		const gt_span *s = &m->spans[i];
-		if (t->track_device[s->track] && !(*c & CAUSAL_DEVICE)) {
-			*c = 0; /* a device track's host-side spans: its timeline is the device's */
-			t->device_track_spans_left_out++;
-			continue;
-		}
-		t->spans_taking_part++;
-		uint8_t *w = &waits.v[s->name];
-		if (!*w)
-			*w = wait_name(&wp, gt_model_str(m, s->name)) ? 2 : 1;
-		if (*w == 2)
-			*c |= CAUSAL_WAIT;
-	}
-	gt_big_free(device.v), gt_big_free(waits.v), wait_patterns_free(&wp);
-	if (leave_out_wrappers(t) < 0)
-		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
-	if (!t->spans_taking_part)
-		return gt_fail(err, GT_EINPUT, "no thread-track span takes part (only instants, async spans or counters)");
-	return 0;
 }
 
 static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t begin, int64_t end)
@@ -182,7 +37,29 @@ static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t beg
 	return 0;
 }
 
-static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error *err)
+/* A span that opens a step: on a host track, named as the glob says. */
+typedef struct step_match {
+	const causal_trace *t;
+	const char *glob;
+	uint8_t *match; /* by name: 0 not asked yet, 1 no, 2 yes (relaxed: threads may ask twice) */
+} step_match;
+
+static bool opens_step(void *ctx, uint32_t i)
+{
+	step_match *sm = ctx;
+	const causal_trace *t = sm->t;
+	const gt_span *s = &t->m->spans[i];
+	if (!causal_takes_part(t, i) || t->track_device[s->track])
+		return false;
+	uint8_t k = __atomic_load_n(&sm->match[s->name], __ATOMIC_RELAXED);
+	if (!k) {
+		k = fnmatch(sm->glob, gt_model_str(t->m, s->name), 0) == 0 ? 2 : 1;
+		__atomic_store_n(&sm->match[s->name], k, __ATOMIC_RELAXED);
+	}
+	return k == 2;
+}
+
+static int make_windows(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
 	uint32_t cap = 0;
@@ -205,26 +82,21 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 		return 0;
 	}
-	memo match = {zalloc(m->strings.count, 1)};
+	step_match sm = {t, opt->step_glob, zalloc(m->strings.count, 1)};
+	uint32_t *opening = NULL, openings = 0;
 	bool job = m->rank_count > 1;
 	uint32_t *by_name = job ? alloc(m->strings.count, sizeof *by_name) : NULL; /* a name's window */
-	if (!match.v || (job && !by_name)) {
-		gt_big_free(match.v), gt_big_free(by_name);
+	if (!sm.match || (job && !by_name) || causal_select(m->span_count, threads, opens_step, &sm, &opening, &openings) < 0) {
+		gt_big_free(sm.match), gt_big_free(by_name), gt_big_free(opening);
 		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 	}
 	for (uint32_t i = 0; job && i < m->strings.count; i++)
 		by_name[i] = GT_NONE;
 	uint32_t steps_cap = 0;
 	int rc = 0;
-	for (uint32_t i = 0; i < m->span_count && rc == 0; i++) {
+	for (uint32_t k = 0; k < openings && rc == 0; k++) {
+		uint32_t i = opening[k];
 		const gt_span *s = &m->spans[i];
-		if (!causal_takes_part(t, i) || t->track_device[s->track])
-			continue;
-		uint8_t *k = &match.v[s->name];
-		if (!*k)
-			*k = fnmatch(opt->step_glob, gt_model_str(m, s->name), 0) == 0 ? 2 : 1;
-		if (*k != 2)
-			continue;
 		if (!job) {
 			rc = add_window(t, &cap, i, s->ts_ns, causal_end(s));
 			continue;
@@ -255,7 +127,7 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 			t->step_window[t->step_count++] = *w;
 		}
 	}
-	gt_big_free(match.v), gt_big_free(by_name);
+	gt_big_free(sm.match), gt_big_free(by_name), gt_big_free(opening);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 	if (!t->window_count)
@@ -416,34 +288,6 @@ static bool placing_flow(const causal_trace *t, const gt_flow *f)
 	return f->src != f->dst && causal_takes_part(t, f->src) && causal_takes_part(t, f->dst);
 }
 
-/* Counting sort of items 0..n-1 into buckets key(i) (GT_NONE: none). */
-static int bucket(uint32_t n, const uint32_t *key, uint32_t buckets, uint32_t **first, uint32_t **items)
-{
-	*first = zalloc((size_t)buckets + 1, sizeof **first);
-	uint32_t *fill = alloc(buckets, sizeof *fill);
-	uint32_t total = 0;
-	if (!*first || !fill) {
-		gt_big_free(fill);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (key[i] != GT_NONE)
-			(*first)[key[i] + 1]++, total++;
-	for (uint32_t b = 0; b < buckets; b++)
-		(*first)[b + 1] += (*first)[b];
-	*items = alloc(total, sizeof **items);
-	if (!*items) {
-		gt_big_free(fill);
-		return -1;
-	}
-	memcpy(fill, *first, (size_t)buckets * sizeof *fill);
-	for (uint32_t i = 0; i < n; i++)
-		if (key[i] != GT_NONE)
-			(*items)[fill[key[i]]++] = i;
-	gt_big_free(fill);
-	return 0;
-}
-
 typedef struct span_window_job {
 	causal_trace *t;
 	window_finder f; /* its own hint */
@@ -483,6 +327,71 @@ static void *span_windows(void *arg)
 	return NULL;
 }
 
+typedef struct flow_job {
+	causal_trace *t;
+	const window_finder *f;
+	const rank_finders *ranks; /* a job's --step: the finders by rank instead */
+	uint32_t *placed_by;       /* per span: the flow that places it, GT_NONE */
+	uint32_t *flow_window;
+	bool whole;
+} flow_job;
+
+static int flow_departures(void *ctx, uint64_t a, uint64_t b)
+{
+	flow_job *j = ctx;
+	for (uint32_t i = (uint32_t)a; i < b; i++)
+		j->t->departure[i] = departure_of(j->t->m, &j->t->m->flows[i]);
+	return 0;
+}
+
+/* A flow target belongs where its earliest flow departs (ties: the lowest
+ * flow index): a kernel goes with the step that launched it. Flows of one
+ * target may be on several threads: the earlier one wins, whichever
+ * thread writes last. */
+static int flow_placings(void *ctx, uint64_t a, uint64_t b)
+{
+	flow_job *j = ctx;
+	const causal_trace *t = j->t;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		const gt_flow *fl = &t->m->flows[i];
+		if (!placing_flow(t, fl))
+			continue;
+		uint32_t *p = &j->placed_by[fl->dst];
+		uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+		while ((cur == GT_NONE || t->departure[i] < t->departure[cur] ||
+			(t->departure[i] == t->departure[cur] && i < cur)) &&
+		       !__atomic_compare_exchange_n(p, &cur, i, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+	return 0;
+}
+
+/* A flow is judged (kept or counted) in its target's window, else its
+ * source's, else the one it departs in. */
+static int flow_windows(void *ctx, uint64_t a, uint64_t b)
+{
+	flow_job *j = ctx;
+	const causal_trace *t = j->t;
+	const gt_model *m = t->m;
+	window_finder f = *j->f; /* its own hint */
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		const gt_flow *fl = &m->flows[i];
+		uint32_t w = causal_takes_part(t, fl->dst) ? t->window_of[fl->dst] : GT_NONE;
+		if (w == GT_NONE && causal_takes_part(t, fl->src))
+			w = t->window_of[fl->src];
+		uint32_t end = fl->src != GT_NONE ? fl->src : fl->dst; /* a job's flows stay in one file */
+		if (w == GT_NONE && j->whole)
+			w = 0;
+		else if (w == GT_NONE && j->ranks && end != GT_NONE) {
+			window_finder rf = j->ranks->f[rank_of_span(m, end)];
+			w = window_at(&rf, t->departure[i]);
+		} else if (w == GT_NONE)
+			w = window_at(&f, t->departure[i]);
+		j->flow_window[i] = w;
+	}
+	return 0;
+}
+
 /* Each span's window, and the window each flow is judged in. */
 static int place(causal_trace *t, unsigned threads, gt_error *err)
 {
@@ -501,45 +410,27 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
 	memset(placed_by, 0xff, (size_t)m->span_count * sizeof *placed_by);
-	/* a flow target belongs where its earliest flow departs (ties: the
-	 * lowest flow index): a kernel goes with the step that launched it */
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *fl = &m->flows[i];
-		t->departure[i] = departure_of(m, fl);
-		if (!placing_flow(t, fl))
-			continue;
-		uint32_t *p = &placed_by[fl->dst];
-		if (*p == GT_NONE || t->departure[i] < t->departure[*p])
-			*p = i;
-	}
+	flow_job fj = {t, &f, by_rank ? &rf : NULL, placed_by, flow_window, false};
+	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_departures, &fj);
+	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_placings, &fj);
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
 	/* spans in ranges, one a thread, each searching from its own hint */
-	unsigned k = threads > 1 && !whole && m->span_count >= 65536 ? threads : 1;
+	unsigned k = whole ? 1 : causal_range_jobs(m->span_count, threads);
 	span_window_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (span_window_job){t, f, by_rank ? &rf : NULL, placed_by, whole,
 					    (uint32_t)((uint64_t)m->span_count * j / k),
 					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
 	gt_run_jobs(span_windows, jobs, sizeof *jobs, k);
-	/* a flow is judged (kept or counted) in its target's window, else its
-	 * source's, else the one it departs in */
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *fl = &m->flows[i];
-		uint32_t w = causal_takes_part(t, fl->dst) ? t->window_of[fl->dst] : GT_NONE;
-		if (w == GT_NONE && causal_takes_part(t, fl->src))
-			w = t->window_of[fl->src];
-		uint32_t end = fl->src != GT_NONE ? fl->src : fl->dst; /* a job's flows stay in one file */
-		if (w == GT_NONE)
-			w = whole ? 0 : window_at(by_rank && end != GT_NONE ? &rf.f[rank_of_span(m, end)] : &f, t->departure[i]);
-		flow_window[i] = w;
-	}
+	fj.whole = whole;
+	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_windows, &fj);
 	gt_big_free(placed_by);
 	finder_free(&f);
 	rank_finders_free(&rf);
-	int rc = bucket(m->span_count, t->window_of, t->window_count, &t->span_first, &t->spans_by_window);
+	int rc = causal_bucket(m->span_count, t->window_of, t->window_count, threads, &t->span_first, &t->spans_by_window);
 	if (rc == 0)
-		rc = bucket(m->flow_count, flow_window, t->window_count, &t->flow_first, &t->flows_by_window);
+		rc = causal_bucket(m->flow_count, flow_window, t->window_count, threads, &t->flow_first, &t->flows_by_window);
 	gt_big_free(flow_window);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
@@ -565,7 +456,7 @@ static int find_previous_device_spans(causal_trace *t, gt_error *err)
 		track_of[i] = t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i) ? m->spans[i].track : GT_NONE;
 		t->prev_device[i] = GT_NONE;
 	}
-	if (bucket(m->span_count, track_of, m->track_count, &first, &items) < 0)
+	if (causal_bucket(m->span_count, track_of, m->track_count, 1, &first, &items) < 0)
 		goto oom;
 	uint32_t total = first[m->track_count];
 	uint64_t *key = alloc(total, sizeof *key), *tk = alloc(total, sizeof *tk);
@@ -655,8 +546,11 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	t->handoffs = opt->handoffs;
 	t->collective_name = opt->collective_name;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
-	if (classify_spans(t, opt, err) < 0)
+	uint64_t t0 = causal_times_now();
+	if (causal_classify_spans(t, opt, threads, err) < 0)
 		return -1;
+	causal_times_add(CAUSAL_T_CLASSIFY, t0);
+	t0 = causal_times_now();
 	/* the previous device spans need only the classes: they are found
 	 * beside the windows (queue hops need them where there are windows: the
 	 * whole trace has nothing outside it to queue behind; stream waits
@@ -665,13 +559,15 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	previous_job pj = {t, {0}, 0};
 	pthread_t tid;
 	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
-	int rc = make_windows(t, opt, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
+	int rc = make_windows(t, opt, threads, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
 	if (beside)
 		pthread_join(tid, NULL);
 	else if (previous && rc == 0)
 		previous_device_spans(&pj);
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
+	causal_times_add(CAUSAL_T_WINDOWS, t0);
+	t0 = causal_times_now();
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
 	if (rc == 0)
@@ -682,6 +578,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = find_arrivals(t, err);
 	if (rc == 0 && t->handoffs && causal_mark_backward(t) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
+	causal_times_add(CAUSAL_T_TRACE_REST, t0);
 	return rc;
 }
 
@@ -689,9 +586,10 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
 {
 	memset(t, 0, sizeof *t);
 	t->m = m;
-	if (classify_spans(t, opt, err) < 0 || make_windows(t, opt, err) < 0)
+	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
+	if (causal_classify_spans(t, opt, threads, err) < 0 || make_windows(t, opt, threads, err) < 0)
 		return -1;
-	return place(t, gt_thread_count(opt->threads, GT_MAX_JOBS), err);
+	return place(t, threads, err);
 }
 
 void causal_trace_free(causal_trace *t)

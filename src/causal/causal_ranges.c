@@ -1,0 +1,137 @@
+/* Passes over every span or flow, in ranges on threads, whose results are
+ * the same bytes on any number of threads (causal_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal_internal.h"
+
+/* Items per thread at least: below it a thread costs more than it gives.
+ * GPUTRACE_CAUSAL_RANGE sets it (tests: small traces on threads). */
+uint32_t causal_range_min(void)
+{
+	static uint32_t min;
+	uint32_t v = __atomic_load_n(&min, __ATOMIC_RELAXED);
+	if (!v) {
+		const char *s = getenv("GPUTRACE_CAUSAL_RANGE");
+		long n = s ? strtol(s, NULL, 10) : 0;
+		v = n > 0 && n <= (1L << 30) ? (uint32_t)n : 65536;
+		__atomic_store_n(&min, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+unsigned causal_range_jobs(uint64_t n, unsigned threads)
+{
+	uint64_t by_size = n / causal_range_min();
+	unsigned k = threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
+	return by_size < 1 ? 1 : by_size < k ? (unsigned)by_size : k ? k : 1;
+}
+
+typedef struct select_job {
+	bool (*keep)(void *ctx, uint32_t i);
+	void *ctx;
+	uint32_t begin, end;
+	uint32_t count, at;
+	uint32_t *out; /* NULL: count only */
+} select_job;
+
+static void *select_range(void *arg)
+{
+	select_job *j = arg;
+	uint32_t c = 0;
+	for (uint32_t i = j->begin; i < j->end; i++)
+		if (j->keep(j->ctx, i)) {
+			if (j->out)
+				j->out[j->at + c] = i;
+			c++;
+		}
+	j->count = c;
+	return NULL;
+}
+
+int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t i), void *ctx, uint32_t **out,
+		  uint32_t *count)
+{
+	unsigned k = causal_range_jobs(n, threads);
+	select_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (select_job){keep, ctx, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
+				       0, 0, NULL};
+	gt_run_jobs(select_range, jobs, sizeof *jobs, k);
+	uint32_t total = 0;
+	for (unsigned j = 0; j < k; j++)
+		jobs[j].at = total, total += jobs[j].count;
+	*count = total;
+	*out = gt_big_malloc(total, sizeof **out);
+	if (!*out)
+		return -1;
+	for (unsigned j = 0; j < k; j++)
+		jobs[j].out = *out;
+	gt_run_jobs(select_range, jobs, sizeof *jobs, k);
+	return 0;
+}
+
+typedef struct bucket_job {
+	const uint32_t *key;
+	uint32_t buckets;
+	uint32_t begin, end;
+	uint32_t *fill; /* buckets: counts, then where this range's next item goes */
+	uint32_t *items; /* NULL: count only */
+} bucket_job;
+
+static void *bucket_range(void *arg)
+{
+	bucket_job *j = arg;
+	if (!j->items) {
+		for (uint32_t i = j->begin; i < j->end; i++)
+			if (j->key[i] != GT_NONE)
+				j->fill[j->key[i]]++;
+		return NULL;
+	}
+	for (uint32_t i = j->begin; i < j->end; i++)
+		if (j->key[i] != GT_NONE)
+			j->items[j->fill[j->key[i]]++] = i;
+	return NULL;
+}
+
+int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
+		  uint32_t **items)
+{
+	unsigned k = causal_range_jobs(n, threads);
+	while (k > 1 && (uint64_t)k * buckets > n) /* each range has counts for every bucket */
+		k--;
+	*items = NULL;
+	*first = gt_big_calloc((size_t)buckets + 1, sizeof **first);
+	uint32_t *fill = gt_big_calloc((size_t)k * buckets, sizeof *fill);
+	if (!*first || !fill) {
+		gt_big_free(fill);
+		return -1;
+	}
+	bucket_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (bucket_job){key, buckets, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
+				       fill + (size_t)j * buckets, NULL};
+	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
+	/* bucket by bucket, range after range: each range's items follow the
+	 * earlier ranges', so every bucket holds its items in order */
+	uint32_t total = 0;
+	for (uint32_t b = 0; b < buckets; b++) {
+		(*first)[b] = total;
+		for (unsigned j = 0; j < k; j++) {
+			uint32_t c = jobs[j].fill[b];
+			jobs[j].fill[b] = total;
+			total += c;
+		}
+	}
+	(*first)[buckets] = total;
+	*items = gt_big_malloc(total, sizeof **items);
+	if (!*items) {
+		gt_big_free(fill);
+		return -1;
+	}
+	for (unsigned j = 0; j < k; j++)
+		jobs[j].items = *items;
+	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
+	gt_big_free(fill);
+	return 0;
+}

@@ -1,0 +1,238 @@
+/* Which spans take part in the causal analysis, which are device spans
+ * and blocking waits, and the profiler's wrapper left out (the rules are
+ * in causal.h): two passes over the spans in ranges on threads. Each
+ * string's answer is asked once and kept; two threads may ask the same
+ * string at once, and both give the same answer. */
+#include <regex.h>
+#include <string.h>
+#include <strings.h>
+
+#include "causal_internal.h"
+
+/* The blocking waits every trace knows; --wait-name adds to them. */
+static const char default_wait_pattern[] =
+	"^(cuda|hip)(Device|Stream|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D|WithStream|DtoH|Peer)?$"
+	"|^cu(Ctx|Stream|Event)Synchronize$";
+
+typedef struct wait_patterns {
+	regex_t *re;
+	uint32_t count;
+} wait_patterns;
+
+static void wait_patterns_free(wait_patterns *w)
+{
+	for (uint32_t i = 0; i < w->count; i++)
+		regfree(&w->re[i]);
+	gt_big_free(w->re);
+}
+
+static int wait_patterns_init(wait_patterns *w, const gt_causal_options *opt, gt_error *err)
+{
+	w->count = 0;
+	w->re = gt_big_malloc((size_t)opt->wait_name_count + 1, sizeof *w->re);
+	if (!w->re)
+		return gt_fail(err, GT_EINPUT, "out of memory for the wait patterns");
+	for (uint32_t i = 0; i <= opt->wait_name_count; i++) {
+		const char *p = i == 0 ? default_wait_pattern : opt->wait_names[i - 1];
+		int rc = regcomp(&w->re[i], p, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			char why[256];
+			regerror(rc, &w->re[i], why, sizeof why);
+			wait_patterns_free(w);
+			return gt_fail(err, GT_EUSAGE, "--wait-name '%s': %s", p, why);
+		}
+		w->count++;
+	}
+	return 0;
+}
+
+static bool wait_name(const wait_patterns *w, const char *name)
+{
+	for (uint32_t i = 0; i < w->count; i++)
+		if (regexec(&w->re[i], name, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* A per string id answer: 0 not asked yet, 1 no, 2 yes. */
+static uint8_t memo_get(const uint8_t *memo, uint32_t id)
+{
+	return __atomic_load_n(&memo[id], __ATOMIC_RELAXED);
+}
+
+static void memo_set(uint8_t *memo, uint32_t id, bool yes)
+{
+	__atomic_store_n(&memo[id], yes ? 2 : 1, __ATOMIC_RELAXED);
+}
+
+typedef struct classify {
+	causal_trace *t;
+	wait_patterns wp;
+	uint8_t *device, *waits; /* memos by string id */
+	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
+	/* the wrapper rule: each rank's time range of the spans taking part,
+	 * and the spans alone on their thread track (at most one a track) */
+	int64_t *lo, *hi;
+	uint32_t *alone;
+	uint32_t alone_count;
+} classify;
+
+/* Spans of the thread tracks, device ones by category; a track with a
+ * device span is a device track. */
+static int devices_range(void *ctx, uint64_t a, uint64_t b)
+{
+	classify *c = ctx;
+	causal_trace *t = c->t;
+	const gt_model *m = t->m;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		const gt_span *s = &m->spans[i];
+		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
+			continue;
+		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
+			continue;
+		uint8_t d = memo_get(c->device, s->cat);
+		if (!d) {
+			d = gt_device_category(gt_model_str(m, s->cat)) ? 2 : 1;
+			memo_set(c->device, s->cat, d == 2);
+		}
+		t->span_class[i] = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
+		if (d == 2)
+			__atomic_store_n(&t->track_device[s->track], 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* The rank holding span i: the first whose spans end after it (ranks own
+ * consecutive ranges of spans; an empty one holds none). */
+static uint32_t rank_holding(const gt_model *m, uint32_t i)
+{
+	uint32_t lo = 0, hi = m->rank_count - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((uint64_t)m->ranks[mid].span_base + m->ranks[mid].span_count > i)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void atomic_min64(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void atomic_max64(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* A device track's host-side spans leave (its timeline is the device's);
+ * the waits by name; each rank's time range of what takes part. */
+static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
+{
+	classify *c = ctx;
+	causal_trace *t = c->t;
+	const gt_model *m = t->m;
+	uint64_t taking = 0, left = 0;
+	uint32_t r = 0, r_end = m->rank_count ? 0 : UINT32_MAX;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		while (i >= r_end) { /* the next rank: the last one's range out */
+			if (lo <= hi)
+				atomic_min64(&c->lo[r], lo), atomic_max64(&c->hi[r], hi);
+			lo = INT64_MAX, hi = INT64_MIN;
+			r = rank_holding(m, i);
+			r_end = m->ranks[r].span_base + m->ranks[r].span_count;
+		}
+		uint8_t *cls = &t->span_class[i];
+		if (!*cls)
+			continue;
+		const gt_span *s = &m->spans[i];
+		if (t->track_device[s->track] && !(*cls & CAUSAL_DEVICE)) {
+			*cls = 0;
+			left++;
+			continue;
+		}
+		taking++;
+		lo = s->ts_ns < lo ? s->ts_ns : lo;
+		hi = causal_end(s) > hi ? causal_end(s) : hi;
+		uint8_t w = memo_get(c->waits, s->name);
+		if (!w) {
+			w = wait_name(&c->wp, gt_model_str(m, s->name)) ? 2 : 1;
+			memo_set(c->waits, s->name, w == 2);
+		}
+		if (w == 2)
+			*cls |= CAUSAL_WAIT;
+		if (!(*cls & CAUSAL_DEVICE) && m->tracks[s->track].span_count == 1)
+			c->alone[__atomic_fetch_add(&c->alone_count, 1, __ATOMIC_RELAXED)] = i;
+	}
+	if (lo <= hi)
+		atomic_min64(&c->lo[r], lo), atomic_max64(&c->hi[r], hi);
+	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->device_track_left_out, left, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The profiler's own wrapper (Kineto's "PyTorch Profiler (N)", category
+ * Trace, alone on its track, over the whole capture) marks when tracing
+ * ran, not work: a span of category Trace (any case), the only span of its
+ * thread track, that holds every other span taking part of its rank (the
+ * trace, in a job its file) does not take part; counted. */
+static void leave_out_wrappers(classify *c)
+{
+	causal_trace *t = c->t;
+	const gt_model *m = t->m;
+	for (uint32_t k = 0; k < c->alone_count; k++) {
+		uint32_t i = c->alone[k];
+		const gt_span *s = &m->spans[i];
+		uint32_t r = m->rank_count ? rank_holding(m, i) : 0;
+		if (s->ts_ns > c->lo[r] || causal_end(s) < c->hi[r] || strcasecmp(gt_model_str(m, s->cat), "trace") != 0)
+			continue;
+		t->span_class[i] = 0;
+		t->spans_taking_part--;
+		t->wrapper_spans_left_out++;
+	}
+}
+
+static void classify_free(classify *c)
+{
+	gt_big_free(c->device), gt_big_free(c->waits);
+	gt_big_free(c->lo), gt_big_free(c->hi), gt_big_free(c->alone);
+	wait_patterns_free(&c->wp);
+}
+
+int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
+{
+	const gt_model *m = t->m;
+	classify c = {.t = t};
+	if (wait_patterns_init(&c.wp, opt, err) < 0)
+		return -1;
+	uint32_t ranks = m->rank_count ? m->rank_count : 1;
+	c.device = gt_big_calloc(m->strings.count, 1);
+	c.waits = gt_big_calloc(m->strings.count, 1);
+	c.lo = gt_big_malloc(ranks, sizeof *c.lo);
+	c.hi = gt_big_malloc(ranks, sizeof *c.hi);
+	c.alone = gt_big_malloc(m->track_count, sizeof *c.alone);
+	t->span_class = gt_big_calloc(m->span_count, 1);
+	t->track_device = gt_big_calloc(m->track_count, 1);
+	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !t->span_class || !t->track_device) {
+		classify_free(&c);
+		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
+	}
+	for (uint32_t r = 0; r < ranks; r++)
+		c.lo[r] = INT64_MAX, c.hi[r] = INT64_MIN;
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, devices_range, &c);
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, taking_part_range, &c);
+	t->spans_taking_part = c.taking_part;
+	t->device_track_spans_left_out = c.device_track_left_out;
+	leave_out_wrappers(&c);
+	classify_free(&c);
+	if (!t->spans_taking_part)
+		return gt_fail(err, GT_EINPUT, "no thread-track span takes part (only instants, async spans or counters)");
+	return 0;
+}

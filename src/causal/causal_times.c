@@ -1,0 +1,45 @@
+#include "causal_times.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/clock.h"
+
+static const char *const stage_names[CAUSAL_T_COUNT] = {
+	"classify", "windows", "trace_rest", "graphs", "union", "bind", "path", "results", "float_wait", "rows"};
+
+static _Atomic uint64_t stage_ns[CAUSAL_T_COUNT];
+static atomic_int enabled = -1; /* -1: not read yet */
+
+static bool timing(void)
+{
+	int e = atomic_load_explicit(&enabled, memory_order_relaxed);
+	if (e < 0) {
+		e = getenv("GPUTRACE_CAUSAL_TIMES") != NULL;
+		atomic_store(&enabled, e);
+	}
+	return e;
+}
+
+uint64_t causal_times_now(void)
+{
+	return timing() ? gt_clock_ns() : 0;
+}
+
+void causal_times_add(enum causal_stage s, uint64_t since)
+{
+	if (since)
+		atomic_fetch_add_explicit(&stage_ns[s], gt_clock_ns() - since, memory_order_relaxed);
+}
+
+void causal_times_report(void)
+{
+	if (!timing())
+		return;
+	fprintf(stderr, "gputrace: causal times:");
+	for (int s = 0; s < CAUSAL_T_COUNT; s++)
+		fprintf(stderr, " %s %.3f", stage_names[s], (double)atomic_exchange(&stage_ns[s], 0) / 1e9);
+	fputc('\n', stderr);
+}

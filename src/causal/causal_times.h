@@ -1,0 +1,30 @@
+/* GPUTRACE_CAUSAL_TIMES: where the causal analysis' wall time goes, stage
+ * by stage, summed over the batches and printed to stderr at the end (for
+ * the benchmarks, as GPUTRACE_INGEST_TIMES is for ingest). */
+#ifndef GT_CAUSAL_TIMES_H
+#define GT_CAUSAL_TIMES_H
+
+#include <stdint.h>
+
+enum causal_stage {
+	CAUSAL_T_CLASSIFY,   /* spans' classes */
+	CAUSAL_T_WINDOWS,    /* windows, each span's window (previous device spans beside) */
+	CAUSAL_T_TRACE_REST, /* collectives, strings, recorded waits, arrivals, backward */
+	CAUSAL_T_GRAPHS,     /* the windows' graphs */
+	CAUSAL_T_UNION,      /* the batch's union and its checks */
+	CAUSAL_T_BIND,
+	CAUSAL_T_PATH,
+	CAUSAL_T_RESULTS,    /* each window's hops and breakdown */
+	CAUSAL_T_FLOAT_WAIT, /* waiting on the float once the paths are done */
+	CAUSAL_T_ROWS,
+	CAUSAL_T_COUNT
+};
+
+/* The clock when timing is on, else 0 (no clock read). */
+uint64_t causal_times_now(void);
+/* Adds the time since `since` (from causal_times_now) to a stage. */
+void causal_times_add(enum causal_stage s, uint64_t since);
+/* Prints the stages once the analysis is done, when timing is on. */
+void causal_times_report(void);
+
+#endif
