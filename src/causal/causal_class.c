@@ -24,7 +24,34 @@ static bool has(const char *s, const char *word)
 	return strcasestr(s, word) != NULL;
 }
 
-int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_error *err)
+typedef struct string_classes {
+	causal_trace *t;
+	const regex_t *extra; /* --collective-name, NULL */
+} string_classes;
+
+static int classify_range(void *ctx, uint64_t a, uint64_t b)
+{
+	string_classes *sc = ctx;
+	causal_trace *t = sc->t;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		const char *s = gt_model_str(t->m, i);
+		uint8_t c = 0;
+		if (gt_communication_name(s) || (sc->extra && regexec(sc->extra, s, 0, NULL, 0) == 0))
+			c |= CAUSAL_STR_COMM;
+		if (has(s, "memcpy"))
+			c |= CAUSAL_STR_MEMCPY;
+		if (has(s, "memset"))
+			c |= CAUSAL_STR_MEMSET;
+		if (has(s, "runtime") || has(s, "driver"))
+			c |= CAUSAL_STR_RUNTIME;
+		if (has(s, "annotation") || strncasecmp(s, "python", 6) == 0)
+			c |= CAUSAL_STR_ANNOTATION;
+		t->str_class[i] = c;
+	}
+	return 0;
+}
+
+int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
 	regex_t re;
@@ -37,21 +64,10 @@ int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_er
 			regfree(&re);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u strings", m->strings.count);
 	}
-	for (uint32_t i = 0; i < m->strings.count; i++) {
-		const char *s = gt_model_str(m, i);
-		uint8_t c = 0;
-		if (gt_communication_name(s) || (extra && regexec(&re, s, 0, NULL, 0) == 0))
-			c |= CAUSAL_STR_COMM;
-		if (has(s, "memcpy"))
-			c |= CAUSAL_STR_MEMCPY;
-		if (has(s, "memset"))
-			c |= CAUSAL_STR_MEMSET;
-		if (has(s, "runtime") || has(s, "driver"))
-			c |= CAUSAL_STR_RUNTIME;
-		if (has(s, "annotation") || strncasecmp(s, "python", 6) == 0)
-			c |= CAUSAL_STR_ANNOTATION;
-		t->str_class[i] = c;
-	}
+	/* strings are shorter than spans: a range of them takes longer */
+	string_classes sc = {t, extra ? &re : NULL};
+	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
+	gt_parallel_ranges(m->strings.count, per, threads, classify_range, &sc);
 	if (extra)
 		regfree(&re);
 	return 0;

@@ -3,6 +3,7 @@
  *   causal_ranges.c  passes over all spans or flows on threads
  *   causal_span_class.c  taking part, device spans and tracks, waits
  *   causal_window.c  windows and membership
+ *   causal_previous.c  the previous device span on each device track
  *   causal_wait.c    the wait edges of a window
  *   causal_wait_ordered.c  the same where no two waits of a process overlap
  *   causal_stream_wait.c   the inferred stream waits of a window
@@ -124,6 +125,12 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 void causal_trace_free(causal_trace *t);
 
+/* --- causal_previous.c ---------------------------------------------- */
+
+/* t->prev_device: the previous device span of each device span on its
+ * track, in track order (start, longer first, id); -1 with err. */
+int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *err);
+
 /* --- causal_collective.c --------------------------------------------- */
 
 /* A job's collective edges (coll_*), windows placed. */
@@ -132,7 +139,7 @@ int causal_collective_edges(causal_trace *t, gt_error *err);
 /* --- causal_class.c -------------------------------------------------- */
 
 /* The strings' class bits (t->str_class); -1 with err. */
-int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, gt_error *err);
+int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err);
 /* Each of n hops: its class (hop.cls), its time added to class_ns. */
 void causal_hop_classes(const causal_trace *t, gt_causal_hop *hops, uint32_t n, int64_t *class_ns);
 

@@ -96,7 +96,9 @@ static int devices_range(void *ctx, uint64_t a, uint64_t b)
 			memo_set(c->device, s->cat, d == 2);
 		}
 		t->span_class[i] = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
-		if (d == 2)
+		/* written once: a store by every thread to the few device tracks'
+		 * bytes would keep their cache line moving between the cores */
+		if (d == 2 && !__atomic_load_n(&t->track_device[s->track], __ATOMIC_RELAXED))
 			__atomic_store_n(&t->track_device[s->track], 1, __ATOMIC_RELAXED);
 	}
 	return 0;

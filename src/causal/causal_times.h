@@ -8,8 +8,14 @@
 
 enum causal_stage {
 	CAUSAL_T_CLASSIFY,   /* spans' classes */
-	CAUSAL_T_WINDOWS,    /* windows, each span's window (previous device spans beside) */
-	CAUSAL_T_TRACE_REST, /* collectives, strings, recorded waits, arrivals, backward */
+	CAUSAL_T_WINDOWS,    /* the windows */
+	CAUSAL_T_PLACE,      /* each span's and flow's window */
+	CAUSAL_T_PREVIOUS,   /* waiting for the previous device spans, found beside */
+	CAUSAL_T_COLLECTIVES,
+	CAUSAL_T_STRINGS,    /* the strings' classes */
+	CAUSAL_T_RECORDED,   /* recorded stream waits and syncs */
+	CAUSAL_T_ARRIVALS,
+	CAUSAL_T_BACKWARD,   /* the backward spans' marks */
 	CAUSAL_T_GRAPHS,     /* the windows' graphs */
 	CAUSAL_T_UNION,      /* the batch's union and its checks */
 	CAUSAL_T_BIND,

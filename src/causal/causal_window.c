@@ -442,68 +442,9 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	return 0;
 }
 
-/* The previous span of each device span on its track, in track order
- * (start, longer first, id): what a launched kernel queues behind. */
-static int find_previous_device_spans(causal_trace *t, gt_error *err)
-{
-	const gt_model *m = t->m;
-	uint32_t *track_of = alloc(m->span_count, sizeof *track_of);
-	uint32_t *first = NULL, *items = NULL;
-	t->prev_device = alloc(m->span_count, sizeof *t->prev_device);
-	if (!track_of || !t->prev_device)
-		goto oom;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		track_of[i] = t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i) ? m->spans[i].track : GT_NONE;
-		t->prev_device[i] = GT_NONE;
-	}
-	if (causal_bucket(m->span_count, track_of, m->track_count, 1, &first, &items) < 0)
-		goto oom;
-	uint32_t total = first[m->track_count];
-	uint64_t *key = alloc(total, sizeof *key), *tk = alloc(total, sizeof *tk);
-	uint32_t *tv = alloc(total, sizeof *tv);
-	if (!key || !tk || !tv) {
-		gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
-		goto oom;
-	}
-	for (uint32_t tr = 0; tr < m->track_count; tr++) {
-		uint32_t *v = items + first[tr], n = first[tr + 1] - first[tr];
-		uint64_t *k = key + first[tr];
-		if (!n)
-			continue;
-		/* by id already; often in track order too (traces list a stream's
-		 * kernels as they ran), else sort by longer first, then (stably)
-		 * by start */
-		bool sorted = true;
-		for (uint32_t i = 1; i < n && sorted; i++) {
-			const gt_span *a = &m->spans[v[i - 1]], *b = &m->spans[v[i]];
-			sorted = a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->dur_ns >= b->dur_ns);
-		}
-		for (uint32_t i = 0; sorted && i + 1 < n; i++)
-			t->prev_device[v[i + 1]] = v[i];
-		if (sorted)
-			continue;
-		for (uint32_t i = 0; i < n; i++)
-			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
-		causal_sort_u64(k, v, n, tk, tv);
-		int64_t base = m->spans[v[0]].ts_ns;
-		for (uint32_t i = 0; i < n; i++)
-			base = m->spans[v[i]].ts_ns < base ? m->spans[v[i]].ts_ns : base;
-		for (uint32_t i = 0; i < n; i++)
-			k[i] = (uint64_t)(m->spans[v[i]].ts_ns - base);
-		causal_sort_u64(k, v, n, tk, tv);
-		for (uint32_t i = 1; i < n; i++)
-			t->prev_device[v[i]] = v[i - 1];
-	}
-	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
-	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
-	return 0;
-oom:
-	gt_big_free(track_of), gt_big_free(first), gt_big_free(items);
-	return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
-}
-
 typedef struct previous_job {
 	causal_trace *t;
+	unsigned threads;
 	gt_error err;
 	int rc;
 } previous_job;
@@ -511,30 +452,49 @@ typedef struct previous_job {
 static void *previous_device_spans(void *arg)
 {
 	previous_job *j = arg;
-	j->rc = find_previous_device_spans(j->t, &j->err);
+	j->rc = causal_previous_device_spans(j->t, j->threads, &j->err);
 	return NULL;
 }
 
 /* Per device span, the latest departure of a flow into it that its window
  * keeps as an edge (both ends take part in one window, not a span to
  * itself, not backward): when its launch arrived. */
-static int find_arrivals(causal_trace *t, gt_error *err)
+static int no_arrivals(void *ctx, uint64_t a, uint64_t b)
 {
-	const gt_model *m = t->m;
-	t->arrival = alloc(m->span_count, sizeof *t->arrival);
-	if (!t->arrival)
-		return gt_fail(err, GT_EINPUT, "out of memory for %u spans' arrivals", m->span_count);
-	for (uint32_t i = 0; i < m->span_count; i++)
+	causal_trace *t = ctx;
+	for (uint64_t i = a; i < b; i++)
 		t->arrival[i] = INT64_MIN;
-	for (uint32_t i = 0; i < m->flow_count; i++) {
+	return 0;
+}
+
+/* Flows into one span may be on several threads: the latest departure
+ * stays, whichever thread writes last. */
+static int arrivals(void *ctx, uint64_t a, uint64_t b)
+{
+	causal_trace *t = ctx;
+	const gt_model *m = t->m;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		const gt_flow *f = &m->flows[i];
 		if (f->src == f->dst || !causal_takes_part(t, f->src) || !causal_takes_part(t, f->dst) ||
 		    !(t->span_class[f->dst] & CAUSAL_DEVICE) || t->window_of[f->src] != t->window_of[f->dst] ||
 		    t->window_of[f->dst] == GT_NONE || t->departure[i] > m->spans[f->dst].ts_ns)
 			continue;
-		if (t->departure[i] > t->arrival[f->dst])
-			t->arrival[f->dst] = t->departure[i];
+		int64_t *p = &t->arrival[f->dst], cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+		while (t->departure[i] > cur &&
+		       !__atomic_compare_exchange_n(p, &cur, t->departure[i], true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 	}
+	return 0;
+}
+
+static int find_arrivals(causal_trace *t, unsigned threads, gt_error *err)
+{
+	const gt_model *m = t->m;
+	t->arrival = alloc(m->span_count, sizeof *t->arrival);
+	if (!t->arrival)
+		return gt_fail(err, GT_EINPUT, "out of memory for %u spans' arrivals", m->span_count);
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, no_arrivals, t);
+	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, arrivals, t);
 	return 0;
 }
 
@@ -556,29 +516,43 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	 * whole trace has nothing outside it to queue behind; stream waits
 	 * always); the windows' error comes first, as one after the other */
 	bool previous = opt->has_window || opt->step_glob || t->stream_wait_slack;
-	previous_job pj = {t, {0}, 0};
+	previous_job pj = {t, threads, {0}, 0};
 	pthread_t tid;
 	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
-	int rc = make_windows(t, opt, threads, err) < 0 || place(t, threads, err) < 0 ? -1 : 0;
+	int rc = make_windows(t, opt, threads, err);
+	causal_times_add(CAUSAL_T_WINDOWS, t0);
+	t0 = causal_times_now();
+	if (rc == 0)
+		rc = place(t, threads, err);
+	causal_times_add(CAUSAL_T_PLACE, t0);
+	t0 = causal_times_now();
 	if (beside)
 		pthread_join(tid, NULL);
 	else if (previous && rc == 0)
 		previous_device_spans(&pj);
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
-	causal_times_add(CAUSAL_T_WINDOWS, t0);
+	causal_times_add(CAUSAL_T_PREVIOUS, t0);
 	t0 = causal_times_now();
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
+	causal_times_add(CAUSAL_T_COLLECTIVES, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
-		rc = causal_classify_strings(t, opt, err);
+		rc = causal_classify_strings(t, opt, threads, err);
+	causal_times_add(CAUSAL_T_STRINGS, t0);
+	t0 = causal_times_now();
 	if (rc == 0 && opt->recorded_waits)
 		rc = causal_recorded_waits(t, err);
+	causal_times_add(CAUSAL_T_RECORDED, t0);
+	t0 = causal_times_now();
 	if (rc == 0 && t->stream_wait_slack)
-		rc = find_arrivals(t, err);
+		rc = find_arrivals(t, threads, err);
+	causal_times_add(CAUSAL_T_ARRIVALS, t0);
+	t0 = causal_times_now();
 	if (rc == 0 && t->handoffs && causal_mark_backward(t) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
-	causal_times_add(CAUSAL_T_TRACE_REST, t0);
+	causal_times_add(CAUSAL_T_BACKWARD, t0);
 	return rc;
 }
 
