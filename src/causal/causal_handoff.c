@@ -16,32 +16,66 @@ static void *alloc(size_t n, size_t size)
 	return gt_big_malloc(n, size);
 }
 
-int causal_mark_backward(causal_trace *t)
+typedef struct backward_marks {
+	causal_trace *t;
+	uint8_t *name_memo, *cat_memo; /* by string id: 0 unknown, 1 no, 2 yes (threads may ask twice) */
+} backward_marks;
+
+static bool memo_yes(uint8_t *memo, uint32_t id, bool (*ask)(const char *s), const gt_model *m)
+{
+	uint8_t v = __atomic_load_n(&memo[id], __ATOMIC_RELAXED);
+	if (!v) {
+		v = ask(gt_model_str(m, id)) ? 2 : 1;
+		__atomic_store_n(&memo[id], v, __ATOMIC_RELAXED);
+	}
+	return v == 2;
+}
+
+static bool backward_name(const char *s)
+{
+	return strncmp(s, BACKWARD_PREFIX, strlen(BACKWARD_PREFIX)) == 0;
+}
+
+static bool fwdbwd_cat(const char *s)
+{
+	return strcmp(s, "fwdbwd") == 0;
+}
+
+static int mark_by_name(void *ctx, uint64_t a, uint64_t b)
+{
+	backward_marks *bm = ctx;
+	causal_trace *t = bm->t;
+	for (uint32_t i = (uint32_t)a; i < b; i++)
+		if (causal_takes_part(t, i) && memo_yes(bm->name_memo, t->m->spans[i].name, backward_name, t->m))
+			t->span_class[i] |= CAUSAL_BACKWARD;
+	return 0;
+}
+
+/* Flows of one target may be on several threads: its bits or'd at once. */
+static int mark_by_flow(void *ctx, uint64_t a, uint64_t b)
+{
+	backward_marks *bm = ctx;
+	causal_trace *t = bm->t;
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		const gt_flow *f = &t->m->flows[i];
+		if (f->cat != GT_NONE && causal_takes_part(t, f->dst) && memo_yes(bm->cat_memo, f->cat, fwdbwd_cat, t->m))
+			__atomic_fetch_or(&t->span_class[f->dst], CAUSAL_BACKWARD, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+int causal_mark_backward(causal_trace *t, unsigned threads)
 {
 	const gt_model *m = t->m;
-	uint8_t *memo = gt_big_calloc(m->strings.count ? m->strings.count : 1, 1); /* 0 unknown, 1 no, 2 yes */
-	if (!memo)
+	size_t strings = m->strings.count ? m->strings.count : 1;
+	backward_marks bm = {t, gt_big_calloc(strings, 1), gt_big_calloc(strings, 1)};
+	if (!bm.name_memo || !bm.cat_memo) {
+		gt_big_free(bm.name_memo), gt_big_free(bm.cat_memo);
 		return -1;
-	for (uint32_t i = 0; i < m->span_count; i++) {
-		uint32_t name = m->spans[i].name;
-		if (!causal_takes_part(t, i))
-			continue;
-		if (!memo[name])
-			memo[name] = strncmp(gt_model_str(m, name), BACKWARD_PREFIX, strlen(BACKWARD_PREFIX)) == 0 ? 2 : 1;
-		if (memo[name] == 2)
-			t->span_class[i] |= CAUSAL_BACKWARD;
 	}
-	memset(memo, 0, m->strings.count ? m->strings.count : 1);
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *f = &m->flows[i];
-		if (f->cat == GT_NONE || !causal_takes_part(t, f->dst))
-			continue;
-		if (!memo[f->cat])
-			memo[f->cat] = strcmp(gt_model_str(m, f->cat), "fwdbwd") == 0 ? 2 : 1;
-		if (memo[f->cat] == 2)
-			t->span_class[f->dst] |= CAUSAL_BACKWARD;
-	}
-	gt_big_free(memo);
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, mark_by_name, &bm);
+	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, mark_by_flow, &bm);
+	gt_big_free(bm.name_memo), gt_big_free(bm.cat_memo);
 	return 0;
 }
 

@@ -220,7 +220,7 @@ void causal_graph_free(causal_graph *g);
 /* Marks the spans that are backward work (CAUSAL_BACKWARD): named
  * autograd::engine::..., or a fwdbwd flow's target. Once, before the
  * windows' graphs; -1 out of memory. */
-int causal_mark_backward(causal_trace *t);
+int causal_mark_backward(causal_trace *t, unsigned threads);
 /* The hand-off edges of a window: points src[i] -> dst[i], ref[i] the
  * handing span (global); free with causal_handoffs_free. */
 typedef struct causal_handoff_edges {

@@ -67,6 +67,7 @@ static void memo_set(uint8_t *memo, uint32_t id, bool yes)
 
 typedef struct classify {
 	causal_trace *t;
+	const gt_causal_options *opt;
 	wait_patterns wp;
 	uint8_t *device, *waits; /* memos by string id */
 	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
@@ -142,6 +143,10 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 	const gt_model *m = t->m;
 	uint64_t taking = 0, left = 0;
 	uint32_t r = 0, r_end = m->rank_count ? 0 : UINT32_MAX;
+	/* a range's own patterns, compiled when first needed: glibc's regexec
+	 * holds a lock of the pattern's, so threads sharing one take turns */
+	wait_patterns own = {0};
+	const wait_patterns *wp = NULL;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		while (i >= r_end) { /* the next rank: the last one's range out */
@@ -165,7 +170,11 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 		hi = causal_end(s) > hi ? causal_end(s) : hi;
 		uint8_t w = memo_get(c->waits, s->name);
 		if (!w) {
-			w = wait_name(&c->wp, gt_model_str(m, s->name)) ? 2 : 1;
+			if (!wp) {
+				gt_error ignored = {0};
+				wp = wait_patterns_init(&own, c->opt, &ignored) == 0 ? &own : &c->wp;
+			}
+			w = wait_name(wp, gt_model_str(m, s->name)) ? 2 : 1;
 			memo_set(c->waits, s->name, w == 2);
 		}
 		if (w == 2)
@@ -175,6 +184,8 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 	}
 	if (lo <= hi)
 		atomic_min64(&c->lo[r], lo), atomic_max64(&c->hi[r], hi);
+	if (wp == &own)
+		wait_patterns_free(&own);
 	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->device_track_left_out, left, __ATOMIC_RELAXED);
 	return 0;
@@ -211,7 +222,7 @@ static void classify_free(classify *c)
 int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
-	classify c = {.t = t};
+	classify c = {.t = t, .opt = opt};
 	if (wait_patterns_init(&c.wp, opt, err) < 0)
 		return -1;
 	uint32_t ranks = m->rank_count ? m->rank_count : 1;

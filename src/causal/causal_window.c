@@ -550,7 +550,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = find_arrivals(t, threads, err);
 	causal_times_add(CAUSAL_T_ARRIVALS, t0);
 	t0 = causal_times_now();
-	if (rc == 0 && t->handoffs && causal_mark_backward(t) < 0)
+	if (rc == 0 && t->handoffs && causal_mark_backward(t, threads) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
 	causal_times_add(CAUSAL_T_BACKWARD, t0);
 	return rc;
