@@ -1561,7 +1561,7 @@ START_TEST(random_stream_waits)
 		if (causal_trace_init(&t, &m, &o, &err) == 0) {
 			for (uint32_t w = 0; w < t.window_count; w++) {
 				uint32_t *k, *d, n;
-				ck_assert_int_eq(causal_stream_waits(&t, w, &k, &d, &n, &err), 0);
+				ck_assert_int_eq(causal_stream_waits(&t, w, 1 + round % 3, &k, &d, &n, &err), 0);
 				uint32_t j = 0;
 				for (uint32_t a = t.span_first[w]; a < t.span_first[w + 1]; a++) {
 					uint32_t s = t.spans_by_window[a];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "causal_internal.h"
+#include "causal_times.h"
 
 static void *alloc(size_t n, size_t size)
 {
@@ -119,7 +120,8 @@ static int find_collective_edges(const causal_trace *t, uint32_t w, gt_causal_wi
 	return 0;
 }
 
-static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, window_edges *e, gt_error *err)
+static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_causal_window *win, window_edges *e,
+		      gt_error *err)
 {
 	const gt_model *m = t->m;
 	const uint32_t *fl = t->flows_by_window + t->flow_first[w], nf = t->flow_first[w + 1] - t->flow_first[w];
@@ -171,7 +173,10 @@ static int find_edges(const causal_trace *t, uint32_t w, gt_causal_window *win, 
 		rc = find_recorded(t, w, win, e, err);
 	if (rc == 0)
 		rc = find_collective_edges(t, w, win, e, err);
-	return rc == 0 ? causal_stream_waits(t, w, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
+	uint64_t t0 = causal_times_now();
+	rc = rc == 0 ? causal_stream_waits(t, w, threads, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
+	causal_times_add(CAUSAL_T_G_STREAM_WAITS, t0);
+	return rc;
 }
 
 /* Keeps the window's spans on tracks that have an edge (all of them when
@@ -463,19 +468,31 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	window_edges e = {0};
 	uint32_t *local_track = NULL;
 	int64_t *dep_time = NULL;
-	int rc = find_edges(t, w, win, &e, err);
+	uint64_t t0 = causal_times_now();
+	int rc = find_edges(t, w, threads, win, &e, err);
+	causal_times_add(CAUSAL_T_G_EDGES, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = choose_spans(t, w, &e, g, &local_track, win, err);
+	causal_times_add(CAUSAL_T_G_SPANS, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = make_points(t, &e, g, &dep_time, err);
 	gt_big_free(dep_time);
+	causal_times_add(CAUSAL_T_G_POINTS, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = causal_make_chains(g, local_track, threads, err);
+	causal_times_add(CAUSAL_T_G_CHAINS, t0);
+	t0 = causal_times_now();
 	causal_handoff_edges ho = {0};
 	if (rc == 0)
 		rc = causal_handoffs(t, g, &ho, err);
+	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
+	t0 = causal_times_now();
 	if (rc == 0)
 		rc = make_cross_edges(t, &e, &ho, g, err);
+	causal_times_add(CAUSAL_T_G_CROSS, t0);
 	uint32_t handoffs = ho.n;
 	causal_handoffs_free(&ho);
 	gt_big_free(local_track);

@@ -169,7 +169,8 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 /* The inferred stream waits of window w (causal.h): E(k[i]) -> B(d[i]),
  * global spans, *n of them, by d's id; both arrays are the caller's to
  * free (gt_big_free). */
-int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k, uint32_t **d, uint32_t *n, gt_error *err);
+int causal_stream_waits(const causal_trace *t, uint32_t w, unsigned threads, uint32_t **k, uint32_t **d, uint32_t *n,
+			gt_error *err);
 
 /* --- causal_graph.c -------------------------------------------------- */
 

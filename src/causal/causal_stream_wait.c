@@ -117,8 +117,40 @@ static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uin
 	return best == GT_NONE ? GT_NONE : b->span[best];
 }
 
-int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uint32_t **d_out, uint32_t *n_out,
-			gt_error *err)
+/* The window's spans sp[a, b): each one's holder into held (GT_NONE: none). */
+typedef struct holders {
+	const causal_trace *t;
+	const by_end *b;
+	const uint32_t *sp;
+	uint32_t *held;
+} holders;
+
+static int find_holders(void *ctx, uint64_t from, uint64_t to)
+{
+	holders *h = ctx;
+	const causal_trace *t = h->t;
+	const gt_model *m = t->m;
+	uint32_t seg = UINT32_MAX, lo = 0, hi = 0; /* the last process's positions */
+	for (uint32_t i = (uint32_t)from; i < to; i++) {
+		uint32_t s = h->sp[i];
+		h->held[i] = GT_NONE;
+		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
+			continue; /* a recorded wait is not guessed */
+		int64_t ready = ready_at(t, s);
+		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
+			continue; /* not judged, or not held */
+		uint32_t p = m->tracks[m->spans[s].track].process;
+		if (p != seg) {
+			seg = p;
+			lo = first_of(h->b, p), hi = p == UINT32_MAX ? h->b->n : first_of(h->b, p + 1);
+		}
+		h->held[i] = held_by(t, h->b, lo, hi, s, ready);
+	}
+	return 0;
+}
+
+int causal_stream_waits(const causal_trace *t, uint32_t w, unsigned threads, uint32_t **k_out, uint32_t **d_out,
+			uint32_t *n_out, gt_error *err)
 {
 	*k_out = *d_out = NULL;
 	*n_out = 0;
@@ -131,31 +163,21 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, uint32_t **k_out, uin
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
 	uint32_t *k = alloc(b.n, sizeof *k), *d = alloc(b.n, sizeof *d), n = 0;
-	if (!k || !d) {
-		by_end_free(&b), gt_big_free(k), gt_big_free(d);
+	uint32_t *held = alloc(ns, sizeof *held);
+	if (!k || !d || !held) {
+		by_end_free(&b), gt_big_free(k), gt_big_free(d), gt_big_free(held);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
-	const gt_model *m = t->m;
-	uint32_t seg = UINT32_MAX, lo = 0, hi = 0; /* the last process's positions */
-	for (uint32_t i = 0; i < ns && b.n > 1; i++) {
-		uint32_t s = sp[i];
-		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
-			continue; /* a recorded wait is not guessed */
-		int64_t ready = ready_at(t, s);
-		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
-			continue; /* not judged, or not held */
-		uint32_t p = m->tracks[m->spans[s].track].process;
-		if (p != seg) {
-			seg = p;
-			lo = first_of(&b, p), hi = p == UINT32_MAX ? b.n : first_of(&b, p + 1);
+	holders h = {t, &b, sp, held};
+	if (b.n > 1)
+		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
+	for (uint32_t i = 0; i < ns && b.n > 1; i++)
+		if (held[i] != GT_NONE) {
+			k[n] = held[i];
+			d[n++] = sp[i];
 		}
-		uint32_t by = held_by(t, &b, lo, hi, s, ready);
-		if (by != GT_NONE) {
-			k[n] = by;
-			d[n++] = s;
-		}
-	}
 	by_end_free(&b);
+	gt_big_free(held);
 	*k_out = k, *d_out = d, *n_out = n;
 	return 0;
 }

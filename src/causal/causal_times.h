@@ -16,7 +16,14 @@ enum causal_stage {
 	CAUSAL_T_RECORDED,   /* recorded stream waits and syncs */
 	CAUSAL_T_ARRIVALS,
 	CAUSAL_T_BACKWARD,   /* the backward spans' marks */
-	CAUSAL_T_GRAPHS,     /* the windows' graphs */
+	CAUSAL_T_GRAPHS,     /* the windows' graphs, and in them (summed over threads): */
+	CAUSAL_T_G_EDGES,    /* flows, waits, recorded and stream waits */
+	CAUSAL_T_G_STREAM_WAITS,
+	CAUSAL_T_G_SPANS,
+	CAUSAL_T_G_POINTS,
+	CAUSAL_T_G_CHAINS,
+	CAUSAL_T_G_HANDOFFS,
+	CAUSAL_T_G_CROSS,
 	CAUSAL_T_UNION,      /* the batch's union and its checks */
 	CAUSAL_T_BIND,
 	CAUSAL_T_PATH,
