@@ -179,9 +179,51 @@ static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_ca
 	return rc;
 }
 
+/* A window's spans on threads (one large window alone): which tracks hold
+ * them, and the kept ones' local numbers. */
+typedef struct span_marks {
+	const causal_trace *t;
+	const uint32_t *sp;
+	uint8_t *mark;               /* by track */
+	const uint32_t *track_local; /* by track: its local number, GT_NONE */
+	const uint32_t *pos;         /* the kept spans' positions in sp */
+	causal_graph *g;
+	uint32_t *local_track;
+} span_marks;
+
+static int mark_tracks(void *ctx, uint64_t a, uint64_t b)
+{
+	span_marks *sm = ctx;
+	for (uint64_t i = a; i < b; i++) {
+		uint8_t *k = &sm->mark[sm->t->m->spans[sm->sp[i]].track];
+		if (!__atomic_load_n(k, __ATOMIC_RELAXED)) /* set once: the byte's line stays shared */
+			__atomic_fetch_or(k, 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static bool on_kept_track(void *ctx, uint32_t i)
+{
+	span_marks *sm = ctx;
+	return sm->track_local[sm->t->m->spans[sm->sp[i]].track] != GT_NONE;
+}
+
+static int number_spans(void *ctx, uint64_t a, uint64_t b)
+{
+	span_marks *sm = ctx;
+	const causal_trace *t = sm->t;
+	for (uint32_t l = (uint32_t)a; l < b; l++) {
+		uint32_t s = sm->sp[sm->pos[l]];
+		t->local_of[s] = l;
+		sm->local_track[l] = sm->track_local[t->m->spans[s].track];
+		sm->g->span[l] = s;
+	}
+	return 0;
+}
+
 /* Keeps the window's spans on tracks that have an edge (all of them when
  * the window has none) and numbers spans and tracks. */
-static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e, causal_graph *g,
+static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, const window_edges *e, causal_graph *g,
 			uint32_t **local_track, gt_causal_window *win, gt_error *err)
 {
 	const gt_model *m = t->m;
@@ -195,8 +237,13 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
 	enum { HAS_SPANS = 1, HAS_EDGE = 2 };
-	for (uint32_t i = 0; i < ns; i++)
-		mark[m->spans[sp[i]].track] |= HAS_SPANS;
+	if (threads > 1) {
+		span_marks sm = {t, sp, mark, NULL, NULL, NULL, NULL};
+		gt_parallel_ranges(ns, causal_range_min(), threads, mark_tracks, &sm);
+	} else {
+		for (uint32_t i = 0; i < ns; i++)
+			mark[m->spans[sp[i]].track] |= HAS_SPANS;
+	}
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		mark[m->spans[m->flows[e->flows[i]].src].track] |= HAS_EDGE;
 		mark[m->spans[m->flows[e->flows[i]].dst].track] |= HAS_EDGE;
@@ -239,22 +286,83 @@ static int choose_spans(const causal_trace *t, uint32_t w, const window_edges *e
 		if (track_local[tr] != GT_NONE)
 			g->track[track_local[tr]] = tr;
 	g->nspans = 0;
-	for (uint32_t i = 0; i < ns; i++) {
-		uint32_t lt = track_local[m->spans[sp[i]].track];
-		if (lt == GT_NONE)
-			continue;
-		t->local_of[sp[i]] = g->nspans;
-		(*local_track)[g->nspans] = lt;
-		g->span[g->nspans++] = sp[i];
+	if (threads > 1) { /* the kept spans' positions, then each one's numbers, on threads */
+		span_marks sm = {t, sp, mark, track_local, NULL, g, *local_track};
+		uint32_t *pos = NULL;
+		if (causal_select(ns, threads, on_kept_track, &sm, &pos, &g->nspans) < 0) {
+			gt_big_free(mark), gt_big_free(track_local);
+			return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
+		}
+		sm.pos = pos;
+		gt_parallel_ranges(g->nspans, causal_range_min(), threads, number_spans, &sm);
+		gt_big_free(pos);
+	} else {
+		for (uint32_t i = 0; i < ns; i++) {
+			uint32_t lt = track_local[m->spans[sp[i]].track];
+			if (lt == GT_NONE)
+				continue;
+			t->local_of[sp[i]] = g->nspans;
+			(*local_track)[g->nspans] = lt;
+			g->span[g->nspans++] = sp[i];
+		}
 	}
 	gt_big_free(mark), gt_big_free(track_local);
 	return 0;
 }
 
+/* The points' times and spans, spans [a, b): span l's departure times
+ * follow those of the spans before it, 2 points (B and E) a span aside. */
+typedef struct point_fill {
+	const causal_trace *t;
+	causal_graph *g;
+	const int64_t *dep_time; /* in (span, time) order */
+	int64_t first_time, last_time; /* min'd and max'd at each range's end */
+} point_fill;
+
+static void atomic_min64(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void atomic_max64(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static int fill_points(void *ctx, uint64_t a, uint64_t b)
+{
+	point_fill *pf = ctx;
+	causal_graph *g = pf->g;
+	const gt_model *m = pf->t->m;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	for (uint32_t l = (uint32_t)a; l < b; l++) {
+		const gt_span *s = &m->spans[g->span[l]];
+		uint32_t p = g->first_point[l], e_id = g->first_point[l + 1] - 1;
+		const int64_t *dt = pf->dep_time + (p - 2 * (uint64_t)l);
+		g->time[p] = s->ts_ns;
+		g->point_span[p] = l;
+		for (p++; p < e_id; p++) {
+			g->time[p] = *dt++;
+			g->point_span[p] = l;
+		}
+		g->time[e_id] = causal_end(s);
+		g->point_span[e_id] = l;
+		first = s->ts_ns < first ? s->ts_ns : first;
+		last = causal_end(s) > last ? causal_end(s) : last;
+	}
+	atomic_min64(&pf->first_time, first);
+	atomic_max64(&pf->last_time, last);
+	return 0;
+}
+
 /* Departure points: per span, the distinct times strictly inside it where
  * its flows leave, ascending; and the points' ids and times. */
-static int make_points(const causal_trace *t, const window_edges *e, causal_graph *g, int64_t **dep_time,
-		       gt_error *err)
+static int make_points(const causal_trace *t, unsigned threads, const window_edges *e, causal_graph *g,
+		       int64_t **dep_time, gt_error *err)
 {
 	const gt_model *m = t->m;
 	uint32_t nd = 0;
@@ -323,23 +431,13 @@ static int make_points(const causal_trace *t, const window_edges *e, causal_grap
 	g->point_span = alloc(n, sizeof *g->point_span);
 	if (!g->time || !g->point_span)
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u points", g->n);
-	const int64_t *dt = times;
-	g->first_time = INT64_MAX;
-	g->last_time = INT64_MIN;
-	for (uint32_t l = 0; l < g->nspans; l++) {
-		const gt_span *s = &m->spans[g->span[l]];
-		uint32_t p = g->first_point[l], e_id = g->first_point[l + 1] - 1;
-		g->time[p] = s->ts_ns;
-		g->point_span[p] = l;
-		for (p++; p < e_id; p++) {
-			g->time[p] = *dt++;
-			g->point_span[p] = l;
-		}
-		g->time[e_id] = causal_end(s);
-		g->point_span[e_id] = l;
-		g->first_time = s->ts_ns < g->first_time ? s->ts_ns : g->first_time;
-		g->last_time = causal_end(s) > g->last_time ? causal_end(s) : g->last_time;
-	}
+	point_fill pf = {t, g, times, INT64_MAX, INT64_MIN};
+	if (threads > 1)
+		gt_parallel_ranges(g->nspans, causal_range_min(), threads, fill_points, &pf);
+	else
+		fill_points(&pf, 0, g->nspans);
+	g->first_time = pf.first_time;
+	g->last_time = pf.last_time;
 	return 0;
 }
 
@@ -473,11 +571,11 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	causal_times_add(CAUSAL_T_G_EDGES, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = choose_spans(t, w, &e, g, &local_track, win, err);
+		rc = choose_spans(t, w, threads, &e, g, &local_track, win, err);
 	causal_times_add(CAUSAL_T_G_SPANS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = make_points(t, &e, g, &dep_time, err);
+		rc = make_points(t, threads, &e, g, &dep_time, err);
 	gt_big_free(dep_time);
 	causal_times_add(CAUSAL_T_G_POINTS, t0);
 	t0 = causal_times_now();

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/clock.h"
+#include "base/base.h"
 
 static const char *const stage_names[CAUSAL_T_COUNT] = {
 	"classify", "windows", "place", "previous", "collectives", "strings", "recorded", "arrivals", "backward", "graphs", "g_edges", "g_stream_waits", "g_spans", "g_points", "g_chains", "g_handoffs", "g_cross", "union", "bind", "path", "results", "float_wait", "rows"};
