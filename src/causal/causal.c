@@ -184,9 +184,10 @@ static void done_with_hops(batch *b, gt_causal_window *win)
 static void fill_path(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
+	unsigned threads = b->u->count == 1 ? b->threads : 1; /* one window alone has the threads */
 	causal_steps view;
-	if (causal_union_view(b->u, b->s, i, true, &view, &b->errs[w]) == 0 &&
-	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, &b->out[w], &b->errs[w]) == 0 &&
+	if (causal_union_view(b->u, b->s, i, true, threads, &view, &b->errs[w]) == 0 &&
+	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
 	    !b->opt->rows)
 		done_with_hops(b, &b->out[w]);
 }
@@ -195,7 +196,7 @@ static void fill_rows(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
 	causal_steps view;
-	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, &view, &b->errs[w]) == 0 &&
+	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, 1, &view, &b->errs[w]) == 0 &&
 	    causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]) == 0)
 		done_with_hops(b, &b->out[w]);
 }

@@ -44,7 +44,7 @@ uint32_t causal_range_min(void);
  * causal_range_min() long, at least one. */
 unsigned causal_range_jobs(uint64_t n, unsigned threads);
 /* The i in [0, n) with keep(ctx, i), in order (*out: gt_big_malloc'd),
- * asked on threads (keep may be asked twice of an i); -1 out of memory. */
+ * asked once each on threads; -1 out of memory. */
 int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t i), void *ctx, uint32_t **out,
 		  uint32_t *count);
 /* Counting sort of 0..n-1 by key[i] (GT_NONE: left out) into buckets:
@@ -274,16 +274,17 @@ typedef struct causal_steps {
 } causal_steps;
 
 /* Window i's view of the union's steps (s: the union's); with_summary:
- * and the summary forest.h gives for the window alone. */
+ * and the summary forest.h gives for the window alone (its rows read on
+ * up to threads threads). */
 int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, bool with_summary,
-		      causal_steps *view, gt_error *err);
+		      unsigned threads, causal_steps *view, gt_error *err);
 
 /* --- causal_result.c ------------------------------------------------- */
 
 /* Fills the window's path, hops and breakdown (from the binding and the
  * path: s->lt is not read), then (opt->rows) its rows (after the float). */
 int causal_result_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
-		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err);
+		       const gt_causal_options *opt, unsigned threads, gt_causal_window *win, gt_error *err);
 int causal_result_rows(const causal_trace *t, const causal_graph *g, const causal_steps *s,
 		       gt_causal_window *win, gt_error *err);
 /* Drops what the two filled in, so that the window can be filled again. */

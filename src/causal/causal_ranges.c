@@ -31,21 +31,30 @@ typedef struct select_job {
 	bool (*keep)(void *ctx, uint32_t i);
 	void *ctx;
 	uint32_t begin, end;
-	uint32_t count, at;
-	uint32_t *out; /* NULL: count only */
+	uint32_t count, cap;
+	uint32_t *ids; /* this range's kept ids, in order; NULL out of memory */
+	bool oom;
 } select_job;
 
+/* One pass: the kept ids into an array of the range's own (the kept are
+ * usually few: the steps of a trace, a window's device spans). */
 static void *select_range(void *arg)
 {
 	select_job *j = arg;
-	uint32_t c = 0;
-	for (uint32_t i = j->begin; i < j->end; i++)
-		if (j->keep(j->ctx, i)) {
-			if (j->out)
-				j->out[j->at + c] = i;
-			c++;
+	for (uint32_t i = j->begin; i < j->end; i++) {
+		if (!j->keep(j->ctx, i))
+			continue;
+		if (j->count == j->cap) {
+			uint32_t cap = j->cap ? 2 * j->cap : 1024;
+			uint32_t *grown = gt_fault_hit("alloc") ? NULL : realloc(j->ids, (size_t)cap * sizeof *grown);
+			if (!grown) {
+				j->oom = true;
+				return NULL;
+			}
+			j->ids = grown, j->cap = cap;
 		}
-	j->count = c;
+		j->ids[j->count++] = i;
+	}
 	return NULL;
 }
 
@@ -56,19 +65,21 @@ int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t
 	select_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (select_job){keep, ctx, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
-				       0, 0, NULL};
+				       0, 0, NULL, false};
 	gt_run_jobs(select_range, jobs, sizeof *jobs, k);
 	uint32_t total = 0;
+	bool oom = false;
 	for (unsigned j = 0; j < k; j++)
-		jobs[j].at = total, total += jobs[j].count;
+		total += jobs[j].count, oom |= jobs[j].oom;
 	*count = total;
-	*out = gt_big_malloc(total, sizeof **out);
-	if (!*out)
-		return -1;
-	for (unsigned j = 0; j < k; j++)
-		jobs[j].out = *out;
-	gt_run_jobs(select_range, jobs, sizeof *jobs, k);
-	return 0;
+	*out = oom ? NULL : gt_big_malloc(total, sizeof **out);
+	for (unsigned j = 0, at = 0; j < k; j++) {
+		if (*out && jobs[j].count)
+			memcpy(*out + at, jobs[j].ids, (size_t)jobs[j].count * sizeof **out);
+		at += jobs[j].count;
+		free(jobs[j].ids);
+	}
+	return *out ? 0 : -1;
 }
 
 typedef struct bucket_job {

@@ -231,12 +231,54 @@ static int sums_finish(share_table *t, bool ok, gt_causal_window *win, gt_error 
 /* Path positions at a time where the hops are not kept: a buffer's worth. */
 #define HOPS_AT_ONCE 16384
 
-/* The path's hops, their breakdown and their classes. Where the caller
- * wants their count alone and no rows read them, the hops go through a
- * buffer of HOPS_AT_ONCE positions and are not kept: a whole trace's path
- * has as many hops as the trace has spans. */
+/* A range of path positions [from, to): its hops (into out, room for two
+ * a position, or a buffer of HOPS_AT_ONCE positions reused), their classes
+ * and sums. */
+typedef struct path_part {
+	const causal_trace *t;
+	const causal_graph *g;
+	const causal_steps *s;
+	const gt_causal_options *opt;
+	const uint32_t *path;
+	uint32_t from, to;
+	gt_causal_hop *out; /* NULL: streamed through a buffer of its own */
+	uint32_t hops;
+	int64_t class_ns[GT_CAUSAL_CLASS_COUNT];
+	share_table sums;
+	bool ok;
+} path_part;
+
+static void *path_part_run(void *arg)
+{
+	path_part *p = arg;
+	memset(p->class_ns, 0, sizeof p->class_ns);
+	p->hops = 0;
+	p->ok = table_init(&p->sums, 6);
+	uint32_t at_once = p->out || p->to - p->from < HOPS_AT_ONCE ? p->to - p->from : HOPS_AT_ONCE;
+	gt_causal_hop *buf = p->out ? p->out : alloc(2 * (size_t)at_once, sizeof *buf);
+	if (!buf)
+		p->ok = false;
+	for (uint32_t from = p->from; from < p->to && p->ok; from += at_once) {
+		uint32_t to = p->to - from > at_once ? from + at_once : p->to;
+		gt_causal_hop *h = p->out ? p->out + p->hops : buf;
+		uint32_t k = hops_between(p->t, p->g, p->s, p->path, from, to, h);
+		causal_hop_classes(p->t, h, k, p->class_ns);
+		p->ok = sums_add(&p->sums, p->t->m, p->opt, h, k);
+		p->hops += k;
+	}
+	if (!p->out)
+		gt_big_free(buf);
+	return NULL;
+}
+
+/* The path's hops, their breakdown and their classes; a long path in
+ * ranges on threads, the ranges' hops joined in order and their sums
+ * added (sums do not depend on the order). Where the caller wants their
+ * count alone and no rows read them, the hops go through buffers of
+ * HOPS_AT_ONCE positions and are not kept: a whole trace's path has as
+ * many hops as the trace has spans. */
 static int make_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
-		     const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+		     const gt_causal_options *opt, unsigned threads, gt_causal_window *win, gt_error *err)
 {
 	memset(win->class_ns, 0, sizeof win->class_ns);
 	if (s->sum.endpoint == GT_CP_NONE) { /* every point in or behind a zero-gap cycle */
@@ -247,28 +289,41 @@ static int make_path(const causal_trace *t, const causal_graph *g, const causal_
 	uint32_t n = 0;
 	uint32_t *path = path_points(s, &n);
 	bool streamed = opt->hop_count_only && !opt->rows;
-	uint32_t at_once = streamed && n > HOPS_AT_ONCE ? HOPS_AT_ONCE : n;
-	gt_causal_hop *buf = path ? alloc(2 * (size_t)at_once, sizeof *buf) : NULL;
+	gt_causal_hop *buf = path && !streamed ? alloc(2 * (size_t)n, sizeof *buf) : NULL;
 	share_table sums;
 	bool ok = table_init(&sums, 6);
-	if (!path || !buf) {
+	if (!path || (!streamed && !buf)) {
 		gt_big_free(path), gt_big_free(buf), table_free(&sums);
 		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
 	}
 	win->root = point_of(g, path[0]);
 	win->endpoint = point_of(g, path[n]);
+	unsigned k = causal_range_jobs(n, threads);
+	path_part parts[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++) {
+		uint32_t from = (uint32_t)((uint64_t)n * j / k), to = (uint32_t)((uint64_t)n * (j + 1) / k);
+		parts[j] = (path_part){.t = t, .g = g, .s = s, .opt = opt, .path = path, .from = from, .to = to,
+				       .out = buf ? buf + 2 * (size_t)from : NULL};
+	}
+	gt_run_jobs(path_part_run, parts, sizeof *parts, k);
 	win->hop_count = 0;
-	for (uint32_t from = 0; from < n && ok; from += at_once) {
-		uint32_t to = n - from > at_once ? from + at_once : n;
-		uint32_t k = hops_between(t, g, s, path, from, to, buf);
-		causal_hop_classes(t, buf, k, win->class_ns);
-		ok = sums_add(&sums, t->m, opt, buf, k);
-		win->hop_count += k;
+	for (unsigned j = 0; j < k; j++) {
+		path_part *p = &parts[j];
+		ok &= p->ok;
+		if (buf && p->hops) /* in order, down into the room the ranges before left */
+			memmove(buf + win->hop_count, p->out, (size_t)p->hops * sizeof *buf);
+		win->hop_count += p->hops;
+		for (int c = 0; c < GT_CAUSAL_CLASS_COUNT; c++)
+			win->class_ns[c] += p->class_ns[c];
+		for (size_t h = 0; ok && p->sums.key && h < (size_t)1 << p->sums.bits; h++)
+			if (p->sums.key[h] != NO_KEY) {
+				table_add(&sums, p->sums.key[h], p->sums.sum[h]);
+				ok = 2 * sums.count <= (1u << sums.bits) || table_grow(&sums);
+			}
+		table_free(&p->sums);
 	}
 	gt_big_free(path);
-	if (streamed) {
-		gt_big_free(buf);
-	} else { /* kept: room was made for every flow hop to split, few do */
+	if (buf) { /* kept: room was made for every flow hop to split, few do */
 		gt_causal_hop *fit = win->hop_count && win->hop_count < 2 * n ? realloc(buf, (size_t)win->hop_count * sizeof *fit) : NULL;
 		win->hops = fit ? fit : buf;
 	}
@@ -319,14 +374,14 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 }
 
 int causal_result_path(const causal_trace *t, const causal_graph *g, const causal_steps *s,
-		       const gt_causal_options *opt, gt_causal_window *win, gt_error *err)
+		       const gt_causal_options *opt, unsigned threads, gt_causal_window *win, gt_error *err)
 {
 	if (s->sum.flags & GT_CP_CYCLE)
 		win->flags |= GT_CAUSAL_CYCLE;
 	if (s->sum.flags & GT_CP_OVERFLOW)
 		win->flags |= GT_CAUSAL_OVERFLOW;
 	win->path_duration_ns = s->sum.endpoint == GT_CP_NONE ? 0 : s->sum.max_path_duration;
-	if (make_path(t, g, s, opt, win, err) < 0)
+	if (make_path(t, g, s, opt, threads, win, err) < 0)
 		return -1;
 	/* the wall explained whole: before the root, the path, after the endpoint */
 	win->before_root_ns = win->after_endpoint_ns = 0;

@@ -96,21 +96,62 @@ int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, g
 	return 0;
 }
 
+/* The longest path_duration of each range of rows (ties: the lowest
+ * row), and whether a row there is invalid; range j is rows
+ * [n j / k, n (j + 1) / k). */
+typedef struct longest_ranges {
+	const causal_steps *v;
+	uint32_t n;
+	unsigned k;
+	int64_t best[GT_MAX_JOBS];
+	uint32_t at[GT_MAX_JOBS];
+	bool invalid[GT_MAX_JOBS];
+} longest_ranges;
+
+typedef struct range_index {
+	longest_ranges *lr;
+	unsigned j;
+} range_index;
+
+static void *longest_range(void *arg)
+{
+	range_index *ri = arg;
+	longest_ranges *lr = ri->lr;
+	unsigned j = ri->j;
+	uint32_t a = (uint32_t)((uint64_t)lr->n * j / lr->k), b = (uint32_t)((uint64_t)lr->n * (j + 1) / lr->k);
+	int64_t best = 0;
+	uint32_t at = GT_CP_NONE;
+	bool invalid = false;
+	for (uint32_t p = a; p < b; p++) {
+		int64_t d = lr->v->rows.path_duration[p];
+		if (d < 0)
+			invalid = true;
+		else if (at == GT_CP_NONE || d > best)
+			best = d, at = p;
+	}
+	lr->best[j] = best, lr->at[j] = at, lr->invalid[j] = invalid;
+	return NULL;
+}
+
 /* forest.h's summary of rows [0, n) taken alone: a row's outputs depend
  * on its own chain only, so the union's rows are the window's. A row left
  * invalid (a zero-gap cycle, or an overflow) does not tell which: then
  * the window alone is run again for its flags (the gaps are there: the
- * steps fill them where a row is invalid). */
-static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum, gt_error *err)
+ * steps fill them where a row is invalid). One large window's rows are
+ * read in ranges on threads, the ranges' longest taken in order. */
+static int window_summary(const causal_steps *v, uint32_t n, unsigned threads, gt_cp_summary *sum, gt_error *err)
 {
 	*sum = (gt_cp_summary){0, GT_CP_NONE, 0, 0, 0, 0};
 	bool invalid = false;
-	for (uint32_t p = 0; p < n; p++) {
-		int64_t d = v->rows.path_duration[p];
-		if (d < 0)
-			invalid = true;
-		else if (sum->endpoint == GT_CP_NONE || d > sum->max_path_duration)
-			sum->max_path_duration = d, sum->endpoint = p;
+	longest_ranges lr = {v, n, causal_range_jobs(n, threads), {0}, {0}, {0}};
+	range_index ri[GT_MAX_JOBS];
+	for (unsigned j = 0; j < lr.k; j++)
+		ri[j] = (range_index){&lr, j};
+	gt_run_jobs(longest_range, ri, sizeof *ri, lr.k);
+	for (unsigned j = 0; j < lr.k; j++) {
+		invalid |= lr.invalid[j];
+		if (lr.at[j] != GT_CP_NONE && (sum->endpoint == GT_CP_NONE || lr.best[j] > sum->max_path_duration))
+			sum->max_path_duration = lr.best[j], sum->endpoint = lr.at[j];
 	}
 	if (!invalid)
 		return 0;
@@ -127,7 +168,7 @@ static int window_summary(const causal_steps *v, uint32_t n, gt_cp_summary *sum,
 }
 
 int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, bool with_summary,
-		      causal_steps *view, gt_error *err)
+		      unsigned threads, causal_steps *view, gt_error *err)
 {
 	uint32_t pb = u->point_base[i], n = u->point_base[i + 1] - pb;
 	*view = (causal_steps){
@@ -138,5 +179,5 @@ int causal_union_view(const causal_union *u, const causal_steps *s, uint32_t i, 
 		.point_base = pb,
 		.edge_base = u->edge_base[i],
 	};
-	return with_summary ? window_summary(view, n, &view->sum, err) : 0;
+	return with_summary ? window_summary(view, n, threads, &view->sum, err) : 0;
 }

@@ -336,6 +336,14 @@ typedef struct flow_job {
 	bool whole;
 } flow_job;
 
+static int unplaced(void *ctx, uint64_t a, uint64_t b)
+{
+	flow_job *j = ctx;
+	for (uint64_t i = a; i < b; i++)
+		j->placed_by[i] = GT_NONE;
+	return 0;
+}
+
 static int flow_departures(void *ctx, uint64_t a, uint64_t b)
 {
 	flow_job *j = ctx;
@@ -409,8 +417,8 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
-	memset(placed_by, 0xff, (size_t)m->span_count * sizeof *placed_by);
 	flow_job fj = {t, &f, by_rank ? &rf : NULL, placed_by, flow_window, false};
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, unplaced, &fj);
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_departures, &fj);
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_placings, &fj);
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
