@@ -320,6 +320,18 @@ static uint32_t compare_devices_plans(const gt_cpm_graph *g, const char *what, u
 	int64_t *lt = xcalloc(g->n, sizeof *lt), *lt_dev = xcalloc(g->n, sizeof *lt);
 	ck_assert_msg(gt_cpm_bind_host(g, &host, &err) == 0, "%s: %s", what, err.msg);
 	ck_assert_msg(gt_cpm_float_host(g, lt, NULL, &err) == 0, "%s: %s", what, err.msg);
+	/* the cross edges on threads: the same binding */
+	for (unsigned threads = 2; threads <= 5; threads += 3) {
+		binding_store ts;
+		gt_cpm_binding t = binding_new(g->n, &ts);
+		ck_assert_msg(gt_cpm_bind_host_threads(g, &t, threads, &err) == 0, "%s: %s", what, err.msg);
+		size_t n = g->n ? g->n : 1;
+		ck_assert_msg(memcmp(t.parent, host.parent, n * sizeof *t.parent) == 0 &&
+				      memcmp(t.kind, host.kind, n) == 0 && memcmp(t.edge, host.edge, n * sizeof *t.edge) == 0 &&
+				      memcmp(t.gap, host.gap, n * sizeof *t.gap) == 0,
+			      "%s: the binding on %u threads differs", what, threads);
+		binding_free(&ts);
+	}
 	uint32_t rounds = 0;
 	int ndev = device_count();
 	for (int d = 0; d < ndev; d++) {

@@ -212,6 +212,14 @@ static void each_window(batch *b, uint32_t count, bool alone, void (*fn)(batch *
 		for_each_window(b, count, fn);
 }
 
+/* Threads for the host binding: each reads every cross edge, so a few
+ * million of them a thread at least. */
+static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
+{
+	uint64_t k = g->m >> 21;
+	return k < 1 ? 1 : k < b->threads ? (unsigned)k : b->threads;
+}
+
 /* The graphs [at, at + count) as one union through the engine's steps,
  * and each window's result: the binding, the path, the windows' paths,
  * then their rows. The float only the rows read: it runs on a thread of
@@ -240,7 +248,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	causal_times_add(CAUSAL_T_UNION, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = host_bind ? gt_cpm_bind_host_checked(&u.cpm, &s.bind, err) : e->bind(e->ctx, &u.cpm, &s.bind, err);
+		rc = host_bind ? gt_cpm_bind_host_threads(&u.cpm, &s.bind, bind_threads(b, &u.cpm), err)
+			       : e->bind(e->ctx, &u.cpm, &s.bind, err);
 	causal_times_add(CAUSAL_T_BIND, t0);
 	t0 = causal_times_now();
 	if (rc == 0)

@@ -424,7 +424,7 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
 	/* spans in ranges, one a thread, each searching from its own hint */
-	unsigned k = whole ? 1 : causal_range_jobs(m->span_count, threads);
+	unsigned k = causal_range_jobs(m->span_count, threads);
 	span_window_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (span_window_job){t, f, by_rank ? &rf : NULL, placed_by, whole,

@@ -312,21 +312,49 @@ int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 	return gt_cpm_check(g, err) < 0 ? -1 : gt_cpm_bind_host_checked(g, out, err);
 }
 
-int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+/* The cross edges into points [lo, hi), in edge order: each beats the
+ * point's binding so far or not. */
+typedef struct bind_edges_part {
+	const gt_cpm_graph *g;
+	gt_cpm_binding *out;
+	uint32_t lo, hi;
+} bind_edges_part;
+
+static void *bind_edges(void *arg)
+{
+	bind_edges_part *p = arg;
+	const gt_cpm_graph *g = p->g;
+	gt_cpm_binding *out = p->out;
+	for (uint32_t e = 0; e < g->m; e++) {
+		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
+		if (v < p->lo || v >= p->hi || !edge_beats(g, out, v, s, g->edge_kind[e]))
+			continue;
+		out->parent[v] = s;
+		out->kind[v] = g->edge_kind[e];
+		out->edge[v] = e;
+		if (out->gap)
+			out->gap[v] = g->time[v] - g->time[s];
+	}
+	return NULL;
+}
+
+int gt_cpm_bind_host_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigned threads, gt_error *err)
 {
 	if (bind_chains(g, out, err) < 0)
 		return -1;
-	for (uint32_t e = 0; e < g->m; e++) {
-		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
-		if (edge_beats(g, out, v, s, g->edge_kind[e])) {
-			out->parent[v] = s;
-			out->kind[v] = g->edge_kind[e];
-			out->edge[v] = e;
-			if (out->gap)
-				out->gap[v] = g->time[v] - g->time[s];
-		}
-	}
+	/* each thread its own targets, every edge read by all: a point's edges
+	 * still meet it in edge order, so the binding is one thread's */
+	unsigned k = threads < 1 ? 1 : threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
+	bind_edges_part parts[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		parts[j] = (bind_edges_part){g, out, (uint32_t)((uint64_t)g->n * j / k), (uint32_t)((uint64_t)g->n * (j + 1) / k)};
+	gt_run_jobs(bind_edges, parts, sizeof *parts, k);
 	return 0;
+}
+
+int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
+{
+	return gt_cpm_bind_host_threads(g, out, 1, err);
 }
 
 /* --- float ------------------------------------------------------------------ */
