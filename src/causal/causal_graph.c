@@ -319,20 +319,6 @@ typedef struct point_fill {
 	int64_t first_time, last_time; /* min'd and max'd at each range's end */
 } point_fill;
 
-static void atomic_min64(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void atomic_max64(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
 static int fill_points(void *ctx, uint64_t a, uint64_t b)
 {
 	point_fill *pf = ctx;
@@ -354,8 +340,8 @@ static int fill_points(void *ctx, uint64_t a, uint64_t b)
 		first = s->ts_ns < first ? s->ts_ns : first;
 		last = causal_end(s) > last ? causal_end(s) : last;
 	}
-	atomic_min64(&pf->first_time, first);
-	atomic_max64(&pf->last_time, last);
+	causal_atomic_min(&pf->first_time, first);
+	causal_atomic_max(&pf->last_time, last);
 	return 0;
 }
 

@@ -31,6 +31,21 @@ static inline int64_t causal_end(const gt_span *s)
 	return s->ts_ns + s->dur_ns;
 }
 
+/* *p = min(*p, v) and max: threads may meet at one p. */
+static inline void causal_atomic_min(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static inline void causal_atomic_max(int64_t *p, int64_t v)
+{
+	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /* --- causal_sort.c --------------------------------------------------- */
 
 /* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */

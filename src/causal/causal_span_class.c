@@ -120,20 +120,6 @@ static uint32_t rank_holding(const gt_model *m, uint32_t i)
 	return lo;
 }
 
-static void atomic_min64(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void atomic_max64(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
 /* A device track's host-side spans leave (its timeline is the device's);
  * the waits by name; each rank's time range of what takes part. */
 static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
@@ -151,7 +137,7 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		while (i >= r_end) { /* the next rank: the last one's range out */
 			if (lo <= hi)
-				atomic_min64(&c->lo[r], lo), atomic_max64(&c->hi[r], hi);
+				causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
 			lo = INT64_MAX, hi = INT64_MIN;
 			r = rank_holding(m, i);
 			r_end = m->ranks[r].span_base + m->ranks[r].span_count;
@@ -183,7 +169,7 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 			c->alone[__atomic_fetch_add(&c->alone_count, 1, __ATOMIC_RELAXED)] = i;
 	}
 	if (lo <= hi)
-		atomic_min64(&c->lo[r], lo), atomic_max64(&c->hi[r], hi);
+		causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
 	if (wp == &own)
 		wait_patterns_free(&own);
 	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);

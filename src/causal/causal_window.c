@@ -487,10 +487,7 @@ static int arrivals(void *ctx, uint64_t a, uint64_t b)
 		    !(t->span_class[f->dst] & CAUSAL_DEVICE) || t->window_of[f->src] != t->window_of[f->dst] ||
 		    t->window_of[f->dst] == GT_NONE || t->departure[i] > m->spans[f->dst].ts_ns)
 			continue;
-		int64_t *p = &t->arrival[f->dst], cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-		while (t->departure[i] > cur &&
-		       !__atomic_compare_exchange_n(p, &cur, t->departure[i], true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
+		causal_atomic_max(&t->arrival[f->dst], t->departure[i]);
 	}
 	return 0;
 }
