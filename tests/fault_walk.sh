@@ -27,6 +27,9 @@ for r in 0 1; do
 	"$gen" --spans 800 --seed 3 --ranks 2 --rank $r --straggler 1:5000:1 -o "$tmp/job/r$r.json" 2>/dev/null
 	"$bin" collectives -q -f arrow -o "$tmp/r$r.arrow" "$tmp/job/r$r.json"
 done
+# steps of one rank, for the causal path's batches side by side and its
+# passes in ranges (small ones, through the test knobs below)
+"$gen" --spans 3000 --seed 3 -o "$tmp/steps.json" 2>/dev/null
 mkdir -p "$tmp/gtxjob"
 "$bin" pack -q -o "$tmp/gtxjob/r0.gtx" "$tmp/job/r0.json" >/dev/null
 vg=""
@@ -55,10 +58,16 @@ collectives -j1 -q -f arrow -o OUT $tmp/job/r1.json
 stragglers -j1 -q -o OUT $tmp/job
 stragglers -q -f arrow -o OUT $tmp/r0.arrow $tmp/r1.arrow
 critical-path -j1 -q --device host -o OUT $tmp/job
+critical-path -j3 -q --device host --step ProfilerStep#* --rows -o OUT $tmp/steps.json
+critical-path -j3 -q --device host --path -o OUT $tmp/steps.json
 spans -j1 -f csv --parents nesting -o OUT $tmp/lanes.gtx
 spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json
 stats -j1 -q --report all -o OUT testdata/stats/steps.json
 stats -j2 -q --report all --by step -o OUT $tmp/job"
+
+# the causal path's batches of a few windows, its passes over spans and
+# flows in ranges of 16: threads on these small traces
+export GPUTRACE_CAUSAL_BATCH=1500 GPUTRACE_CAUSAL_RANGE=16
 
 # Under the sanitizers, commands on an OpenCL device run without the exit-time
 # leak check: LeakSanitizer's thread tracer itself crashes now and then

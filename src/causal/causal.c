@@ -352,12 +352,17 @@ static uint32_t batch_end(const causal_trace *t, uint32_t w, uint64_t budget)
  * on one thread, several smaller batches run side by side, one a thread,
  * so that the union, binding and path of many windows are not serial; the
  * points in flight stay within the budget. A window too large for a
- * batch of its own share runs alone with every thread. */
+ * batch of its own share runs alone with every thread. The results do not
+ * depend on the batches; the float's rounds that -v tells (one count per
+ * float call) do, and so on the threads. */
 static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
 	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations);
-	uint64_t budget = opt->batch_points ? opt->batch_points : device ? BATCH_POINTS_DEVICE : BATCH_POINTS_HOST;
+	uint64_t budget = opt->batch_points	    ? opt->batch_points
+			  : causal_batch_points() ? causal_batch_points()
+			  : device		    ? BATCH_POINTS_DEVICE
+						    : BATCH_POINTS_HOST;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
 	uint64_t share = device || threads == 1 ? budget : (budget + threads - 1) / threads;
 	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);

@@ -58,7 +58,10 @@ static int mark_by_flow(void *ctx, uint64_t a, uint64_t b)
 	causal_trace *t = bm->t;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		const gt_flow *f = &t->m->flows[i];
-		if (f->cat != GT_NONE && causal_takes_part(t, f->dst) && memo_yes(bm->cat_memo, f->cat, fwdbwd_cat, t->m))
+		/* read at once: another thread may be or'ing the byte */
+		bool takes_part = f->dst != GT_NONE &&
+				  (__atomic_load_n(&t->span_class[f->dst], __ATOMIC_RELAXED) & CAUSAL_TAKES_PART);
+		if (f->cat != GT_NONE && takes_part && memo_yes(bm->cat_memo, f->cat, fwdbwd_cat, t->m))
 			__atomic_fetch_or(&t->span_class[f->dst], CAUSAL_BACKWARD, __ATOMIC_RELAXED);
 	}
 	return 0;

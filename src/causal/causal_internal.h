@@ -55,6 +55,9 @@ void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uin
 
 /* Items a thread takes at least in the passes below. */
 uint32_t causal_range_min(void);
+/* GPUTRACE_CAUSAL_BATCH: points a batch of windows holds at most, for
+ * tests (many small batches from a small trace); 0 where it is not set. */
+uint64_t causal_batch_points(void);
 /* Threads for a pass over n items: at most threads, each range at least
  * causal_range_min() long, at least one. */
 unsigned causal_range_jobs(uint64_t n, unsigned threads);

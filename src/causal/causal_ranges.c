@@ -20,6 +20,19 @@ uint32_t causal_range_min(void)
 	return v;
 }
 
+uint64_t causal_batch_points(void)
+{
+	static uint64_t points;
+	uint64_t v = __atomic_load_n(&points, __ATOMIC_RELAXED);
+	if (!v) {
+		const char *s = getenv("GPUTRACE_CAUSAL_BATCH");
+		long long n = s ? strtoll(s, NULL, 10) : 0;
+		v = n > 0 ? (uint64_t)n : UINT64_MAX;
+		__atomic_store_n(&points, v, __ATOMIC_RELAXED);
+	}
+	return v == UINT64_MAX ? 0 : v;
+}
+
 unsigned causal_range_jobs(uint64_t n, unsigned threads)
 {
 	uint64_t by_size = n / causal_range_min();
@@ -45,13 +58,14 @@ static void *select_range(void *arg)
 		if (!j->keep(j->ctx, i))
 			continue;
 		if (j->count == j->cap) {
-			uint32_t cap = j->cap ? 2 * j->cap : 1024;
-			uint32_t *grown = gt_fault_hit("alloc") ? NULL : realloc(j->ids, (size_t)cap * sizeof *grown);
+			size_t cap = j->cap ? 2 * (size_t)j->cap : 1024;
+			cap = cap > UINT32_MAX ? UINT32_MAX : cap;
+			uint32_t *grown = cap == j->cap || gt_fault_hit("alloc") ? NULL : realloc(j->ids, cap * sizeof *grown);
 			if (!grown) {
 				j->oom = true;
 				return NULL;
 			}
-			j->ids = grown, j->cap = cap;
+			j->ids = grown, j->cap = (uint32_t)cap;
 		}
 		j->ids[j->count++] = i;
 	}

@@ -245,7 +245,7 @@ typedef struct path_part {
 	uint32_t hops;
 	int64_t class_ns[GT_CAUSAL_CLASS_COUNT];
 	share_table sums;
-	bool ok;
+	bool ok, no_buffer;
 } path_part;
 
 static void *path_part_run(void *arg)
@@ -257,7 +257,7 @@ static void *path_part_run(void *arg)
 	uint32_t at_once = p->out || p->to - p->from < HOPS_AT_ONCE ? p->to - p->from : HOPS_AT_ONCE;
 	gt_causal_hop *buf = p->out ? p->out : alloc(2 * (size_t)at_once, sizeof *buf);
 	if (!buf)
-		p->ok = false;
+		p->ok = false, p->no_buffer = true;
 	for (uint32_t from = p->from; from < p->to && p->ok; from += at_once) {
 		uint32_t to = p->to - from > at_once ? from + at_once : p->to;
 		gt_causal_hop *h = p->out ? p->out + p->hops : buf;
@@ -323,6 +323,13 @@ static int make_path(const causal_trace *t, const causal_graph *g, const causal_
 		table_free(&p->sums);
 	}
 	gt_big_free(path);
+	bool no_buffer = false;
+	for (unsigned j = 0; j < k; j++)
+		no_buffer |= parts[j].no_buffer;
+	if (no_buffer) {
+		table_free(&sums);
+		return gt_fail(err, GT_EINPUT, "out of memory for a path of %u hops", n);
+	}
 	if (buf) { /* kept: room was made for every flow hop to split, few do */
 		gt_causal_hop *fit = win->hop_count && win->hop_count < 2 * n ? realloc(buf, (size_t)win->hop_count * sizeof *fit) : NULL;
 		win->hops = fit ? fit : buf;

@@ -141,6 +141,8 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 			lo = INT64_MAX, hi = INT64_MIN;
 			r = rank_holding(m, i);
 			r_end = m->ranks[r].span_base + m->ranks[r].span_count;
+			if (r_end <= i) /* past every rank's spans (never so in a model): the last's */
+				r_end = UINT32_MAX;
 		}
 		uint8_t *cls = &t->span_class[i];
 		if (!*cls)
