@@ -377,13 +377,14 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 		unsigned k = 0;
 		uint32_t from = w;
 		while (k < (device ? 1u : threads) && w < t->window_count) {
+			bool alone = points_bound(t, w) > share; /* too large to share */
+			if (alone && k)
+				break; /* alone, next */
 			uint32_t end = batch_end(t, w, share);
-			if (k && end == w + 1 && points_bound(t, w) > share)
-				break; /* too large to share: alone, next */
 			side[k++] = (batch){.t = t, .opt = opt, .eng = eng, .threads = 1, .first = w, .count = end - w,
 					    .graphs = graphs + w, .out = out->windows, .errs = errs};
 			w = end;
-			if (side[0].count == 1 && points_bound(t, from) > share)
+			if (alone)
 				break;
 		}
 		if (k == 1) {

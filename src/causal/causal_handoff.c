@@ -18,17 +18,13 @@ static void *alloc(size_t n, size_t size)
 
 typedef struct backward_marks {
 	causal_trace *t;
-	uint8_t *name_memo, *cat_memo; /* by string id: 0 unknown, 1 no, 2 yes (threads may ask twice) */
+	uint8_t *name_memo, *cat_memo; /* memos by string id (causal_memo_get) */
 } backward_marks;
 
 static bool memo_yes(uint8_t *memo, uint32_t id, bool (*ask)(const char *s), const gt_model *m)
 {
-	uint8_t v = __atomic_load_n(&memo[id], __ATOMIC_RELAXED);
-	if (!v) {
-		v = ask(gt_model_str(m, id)) ? 2 : 1;
-		__atomic_store_n(&memo[id], v, __ATOMIC_RELAXED);
-	}
-	return v == 2;
+	uint8_t v = causal_memo_get(memo, id);
+	return (v ? v : causal_memo_set(memo, id, ask(gt_model_str(m, id)))) == 2;
 }
 
 static bool backward_name(const char *s)

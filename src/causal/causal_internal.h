@@ -31,6 +31,19 @@ static inline int64_t causal_end(const gt_span *s)
 	return s->ts_ns + s->dur_ns;
 }
 
+/* A per string id answer kept for threads that ask it: 0 not asked yet,
+ * 1 no, 2 yes. Two threads may ask at once: both give the same answer. */
+static inline uint8_t causal_memo_get(const uint8_t *memo, uint32_t id)
+{
+	return __atomic_load_n(&memo[id], __ATOMIC_RELAXED);
+}
+
+static inline uint8_t causal_memo_set(uint8_t *memo, uint32_t id, bool yes)
+{
+	__atomic_store_n(&memo[id], yes ? 2 : 1, __ATOMIC_RELAXED);
+	return yes ? 2 : 1;
+}
+
 /* *p = min(*p, v) and max: threads may meet at one p. */
 static inline void causal_atomic_min(int64_t *p, int64_t v)
 {
@@ -142,6 +155,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
  * summaries per step need (gt_causal_step_windows). */
 int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 void causal_trace_free(causal_trace *t);
+/* The rank of span i in a job (ranks own consecutive ranges of spans). */
+uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
 
 /* --- causal_previous.c ---------------------------------------------- */
 

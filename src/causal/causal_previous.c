@@ -10,7 +10,8 @@
 typedef struct previous {
 	causal_trace *t;
 	uint32_t *track_of;
-	const uint32_t *first, *items;
+	const uint32_t *first;
+	uint32_t *items; /* reordered in place, track by track */
 	uint64_t *key, *tk; /* by item: each track's slice its own */
 	uint32_t *tv;
 	atomic_uint next_track;
@@ -34,7 +35,7 @@ static void order_track(previous *p, uint32_t tr)
 	uint32_t f = p->first[tr], n = p->first[tr + 1] - f;
 	if (!n)
 		return;
-	uint32_t *v = (uint32_t *)p->items + f;
+	uint32_t *v = p->items + f;
 	uint64_t *k = p->key + f;
 	/* by id already; often in track order too (traces list a stream's
 	 * kernels as they ran), else sort by longer first, then (stably) by

@@ -54,17 +54,6 @@ static bool wait_name(const wait_patterns *w, const char *name)
 	return false;
 }
 
-/* A per string id answer: 0 not asked yet, 1 no, 2 yes. */
-static uint8_t memo_get(const uint8_t *memo, uint32_t id)
-{
-	return __atomic_load_n(&memo[id], __ATOMIC_RELAXED);
-}
-
-static void memo_set(uint8_t *memo, uint32_t id, bool yes)
-{
-	__atomic_store_n(&memo[id], yes ? 2 : 1, __ATOMIC_RELAXED);
-}
-
 typedef struct classify {
 	causal_trace *t;
 	const gt_causal_options *opt;
@@ -91,11 +80,9 @@ static int devices_range(void *ctx, uint64_t a, uint64_t b)
 			continue;
 		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
 			continue;
-		uint8_t d = memo_get(c->device, s->cat);
-		if (!d) {
-			d = gt_device_category(gt_model_str(m, s->cat)) ? 2 : 1;
-			memo_set(c->device, s->cat, d == 2);
-		}
+		uint8_t d = causal_memo_get(c->device, s->cat);
+		if (!d)
+			d = causal_memo_set(c->device, s->cat, gt_device_category(gt_model_str(m, s->cat)));
 		t->span_class[i] = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
 		/* written once: a store by every thread to the few device tracks'
 		 * bytes would keep their cache line moving between the cores */
@@ -103,21 +90,6 @@ static int devices_range(void *ctx, uint64_t a, uint64_t b)
 			__atomic_store_n(&t->track_device[s->track], 1, __ATOMIC_RELAXED);
 	}
 	return 0;
-}
-
-/* The rank holding span i: the first whose spans end after it (ranks own
- * consecutive ranges of spans; an empty one holds none). */
-static uint32_t rank_holding(const gt_model *m, uint32_t i)
-{
-	uint32_t lo = 0, hi = m->rank_count - 1;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if ((uint64_t)m->ranks[mid].span_base + m->ranks[mid].span_count > i)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
 }
 
 /* A device track's host-side spans leave (its timeline is the device's);
@@ -139,7 +111,7 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 			if (lo <= hi)
 				causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
 			lo = INT64_MAX, hi = INT64_MIN;
-			r = rank_holding(m, i);
+			r = causal_rank_of_span(m, i);
 			r_end = m->ranks[r].span_base + m->ranks[r].span_count;
 			if (r_end <= i) /* past every rank's spans (never so in a model): the last's */
 				r_end = UINT32_MAX;
@@ -156,14 +128,13 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 		taking++;
 		lo = s->ts_ns < lo ? s->ts_ns : lo;
 		hi = causal_end(s) > hi ? causal_end(s) : hi;
-		uint8_t w = memo_get(c->waits, s->name);
+		uint8_t w = causal_memo_get(c->waits, s->name);
 		if (!w) {
 			if (!wp) {
 				gt_error ignored = {0};
 				wp = wait_patterns_init(&own, c->opt, &ignored) == 0 ? &own : &c->wp;
 			}
-			w = wait_name(wp, gt_model_str(m, s->name)) ? 2 : 1;
-			memo_set(c->waits, s->name, w == 2);
+			w = causal_memo_set(c->waits, s->name, wait_name(wp, gt_model_str(m, s->name)));
 		}
 		if (w == 2)
 			*cls |= CAUSAL_WAIT;
@@ -191,7 +162,7 @@ static void leave_out_wrappers(classify *c)
 	for (uint32_t k = 0; k < c->alone_count; k++) {
 		uint32_t i = c->alone[k];
 		const gt_span *s = &m->spans[i];
-		uint32_t r = m->rank_count ? rank_holding(m, i) : 0;
+		uint32_t r = m->rank_count ? causal_rank_of_span(m, i) : 0;
 		if (s->ts_ns > c->lo[r] || causal_end(s) < c->hi[r] || strcasecmp(gt_model_str(m, s->cat), "trace") != 0)
 			continue;
 		t->span_class[i] = 0;

@@ -41,7 +41,7 @@ static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t beg
 typedef struct step_match {
 	const causal_trace *t;
 	const char *glob;
-	uint8_t *match; /* by name: 0 not asked yet, 1 no, 2 yes (relaxed: threads may ask twice) */
+	uint8_t *match; /* memo by name (causal_memo_get) */
 } step_match;
 
 static bool opens_step(void *ctx, uint32_t i)
@@ -51,11 +51,9 @@ static bool opens_step(void *ctx, uint32_t i)
 	const gt_span *s = &t->m->spans[i];
 	if (!causal_takes_part(t, i) || t->track_device[s->track])
 		return false;
-	uint8_t k = __atomic_load_n(&sm->match[s->name], __ATOMIC_RELAXED);
-	if (!k) {
-		k = fnmatch(sm->glob, gt_model_str(t->m, s->name), 0) == 0 ? 2 : 1;
-		__atomic_store_n(&sm->match[s->name], k, __ATOMIC_RELAXED);
-	}
+	uint8_t k = causal_memo_get(sm->match, s->name);
+	if (!k)
+		k = causal_memo_set(sm->match, s->name, fnmatch(sm->glob, gt_model_str(t->m, s->name), 0) == 0);
 	return k == 2;
 }
 
@@ -258,8 +256,7 @@ static int rank_finders_init(rank_finders *r, const causal_trace *t)
 	return 0;
 }
 
-/* The rank of span i (ranks own consecutive ranges of spans). */
-static uint32_t rank_of_span(const gt_model *m, uint32_t i)
+uint32_t causal_rank_of_span(const gt_model *m, uint32_t i)
 {
 	uint32_t lo = 0, hi = m->rank_count;
 	while (hi - lo > 1) {
@@ -315,7 +312,7 @@ static void *span_windows(void *arg)
 		window_finder *use = &j->f;
 		if (j->ranks) { /* its own rank's steps, each rank's finder with a hint of this job's */
 			if (rank == GT_NONE || i >= rank_end) {
-				rank = rank_of_span(t->m, i);
+				rank = causal_rank_of_span(t->m, i);
 				rank_end = t->m->ranks[rank].span_base + t->m->ranks[rank].span_count;
 				f = j->ranks->f[rank];
 			}
@@ -391,7 +388,7 @@ static int flow_windows(void *ctx, uint64_t a, uint64_t b)
 		if (w == GT_NONE && j->whole)
 			w = 0;
 		else if (w == GT_NONE && j->ranks && end != GT_NONE) {
-			window_finder rf = j->ranks->f[rank_of_span(m, end)];
+			window_finder rf = j->ranks->f[causal_rank_of_span(m, end)];
 			w = window_at(&rf, t->departure[i]);
 		} else if (w == GT_NONE)
 			w = window_at(&f, t->departure[i]);
