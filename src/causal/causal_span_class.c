@@ -101,8 +101,8 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 	const gt_model *m = t->m;
 	uint64_t taking = 0, left = 0;
 	uint32_t r = 0, r_end = m->rank_count ? 0 : UINT32_MAX;
-	/* a range's own patterns, compiled when first needed: glibc's regexec
-	 * holds a lock of the pattern's, so threads sharing one take turns */
+	/* a range's own patterns: glibc's regexec holds a lock of the
+	 * pattern's, so threads sharing one take turns */
 	wait_patterns own = {0};
 	const wait_patterns *wp = NULL;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -128,12 +128,14 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 		taking++;
 		lo = s->ts_ns < lo ? s->ts_ns : lo;
 		hi = causal_end(s) > hi ? causal_end(s) : hi;
+		if (!wp) { /* at the range's first span taking part, not at its first
+			      * name unknown: that depends on the other threads, and
+			      * the fault walk counts allocations */
+			gt_error ignored = {0};
+			wp = wait_patterns_init(&own, c->opt, &ignored) == 0 ? &own : &c->wp;
+		}
 		uint8_t w = causal_memo_get(c->waits, s->name);
 		if (!w) {
-			if (!wp) {
-				gt_error ignored = {0};
-				wp = wait_patterns_init(&own, c->opt, &ignored) == 0 ? &own : &c->wp;
-			}
 			w = causal_memo_set(c->waits, s->name, wait_name(wp, gt_model_str(m, s->name)));
 		}
 		if (w == 2)
