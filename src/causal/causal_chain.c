@@ -1,7 +1,8 @@
 /* Each track's chain (causal.h's chain rule): the track's spans in
  * (start, longer first, id) order, walked depth-first through their
  * nesting forest, with the owner of every gap (the latest-started span
- * still open). Tracks are independent: ranges of them run on threads. */
+ * still open). Tracks are independent: ranges of them run on threads, and
+ * a track of most points runs alone, in pieces on every thread. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,13 +36,6 @@ typedef struct track_scratch {
 } track_scratch;
 
 enum { TAG_B = 0, TAG_D = 1, TAG_E = 2 };
-
-typedef struct chain_job {
-	causal_graph *g;
-	const uint32_t *track_spans, *track_first; /* local spans by local track, by id */
-	uint32_t begin, end;                        /* local tracks */
-	int rc;
-} chain_job;
 
 /* The sort's arrays, by point (the general walk sorts points): false,
  * with x->failed, when out of memory. */
@@ -157,7 +151,7 @@ static void find_owners(causal_graph *g, track_scratch *x, uint32_t start, uint3
  * order; a walk that goes back in time is redone by the general way. */
 typedef struct direct {
 	causal_graph *g;
-	uint32_t at, end; /* chain positions */
+	uint32_t at, end; /* chain positions: the next to write, the track's end */
 	uint32_t owner;   /* of the gap after the last point written */
 	int64_t last;
 	bool sorted;
@@ -174,53 +168,50 @@ static inline void put(direct *d, uint32_t p, int64_t time, uint32_t owner_after
 	g->work[d->at++] = d->owner != GT_NONE;
 }
 
-static inline void close_direct(direct *d, track_scratch *x, uint32_t i, uint32_t top)
+static inline void close_direct(direct *d, const track_scratch *x, const uint32_t *stack, uint32_t i, uint32_t top)
 {
 	const causal_graph *g = d->g;
 	uint32_t e = causal_graph_e(g, x->span[i]);
 	for (uint32_t p = x->next[i]; p < e; p++)
 		put(d, p, g->time[p], x->span[i]);
-	put(d, e, x->e[i], top ? x->span[x->stack[top - 1]] : GT_NONE);
+	put(d, e, x->e[i], top ? x->span[stack[top - 1]] : GT_NONE);
 }
 
-/* walk_forest's order, written as chain, owner_in and work from start;
- * false where it went back in time (the arrays then hold garbage). */
-static bool walk_direct(causal_graph *g, track_scratch *x, uint32_t n, uint32_t start, uint32_t points)
+/* walk_forest's order over the spans ord[o0 .. o1) (a whole track, or a
+ * piece of one that no earlier span overlaps), written as chain, owner_in
+ * and work from d->at; false where it went back in time (the arrays then
+ * hold garbage). stack: room for o1 - o0 spans. */
+static bool walk_direct(direct *d, track_scratch *x, uint32_t o0, uint32_t o1, uint32_t *stack)
 {
-	direct d = {g, start, start + points, GT_NONE, INT64_MIN, true};
+	causal_graph *g = d->g;
 	uint32_t top = 0;
-	for (uint32_t o = 0; o < n && d.sorted; o++) {
+	for (uint32_t o = o0; o < o1 && d->sorted; o++) {
 		uint32_t i = x->ord[o];
-		while (top && x->e[x->stack[top - 1]] < x->e[i]) {
+		while (top && x->e[stack[top - 1]] < x->e[i]) {
 			top--;
-			close_direct(&d, x, x->stack[top], top);
+			close_direct(d, x, stack, stack[top], top);
 		}
 		if (top) {
-			uint32_t q = x->stack[top - 1], qe = causal_graph_e(g, x->span[q]);
+			uint32_t q = stack[top - 1], qe = causal_graph_e(g, x->span[q]);
 			for (; x->next[q] < qe && g->time[x->next[q]] <= x->b[i]; x->next[q]++)
-				put(&d, x->next[q], g->time[x->next[q]], x->span[q]);
+				put(d, x->next[q], g->time[x->next[q]], x->span[q]);
 		}
-		put(&d, g->first_point[x->span[i]], x->b[i], x->span[i]);
+		put(d, g->first_point[x->span[i]], x->b[i], x->span[i]);
 		x->next[i] = g->first_point[x->span[i]] + 1;
-		x->stack[top++] = i;
+		stack[top++] = i;
 	}
-	while (top && d.sorted) {
+	while (top && d->sorted) {
 		top--;
-		close_direct(&d, x, x->stack[top], top);
+		close_direct(d, x, stack, stack[top], top);
 	}
-	return d.sorted;
+	return d->sorted;
 }
 
-static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, track_scratch *x)
+/* The general way, for a walk that goes back in time: the walk, sorted by
+ * time where it must be, then the owners. */
+static void walk_general(causal_graph *g, track_scratch *x, uint32_t ns, uint32_t start, uint32_t n)
 {
-	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
-	for (uint32_t i = 0; i < ns; i++) {
-		x->span[i] = spans[i];
-		x->b[i] = g->time[g->first_point[spans[i]]];
-		x->e[i] = g->time[causal_graph_e(g, spans[i])];
-	}
-	order_spans(x, ns, g->first_time);
-	if (x->failed || walk_direct(g, x, ns, start, n) || !walk_scratch(x))
+	if (!walk_scratch(x))
 		return;
 	memset(x->closed, 0, ns);
 	walk_forest(g, x, ns);
@@ -247,31 +238,259 @@ static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uin
 	find_owners(g, x, start, n);
 }
 
+static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, track_scratch *x)
+{
+	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
+	for (uint32_t i = 0; i < ns; i++) {
+		x->span[i] = spans[i];
+		x->b[i] = g->time[g->first_point[spans[i]]];
+		x->e[i] = g->time[causal_graph_e(g, spans[i])];
+	}
+	order_spans(x, ns, g->first_time);
+	direct d = {g, start, start + n, GT_NONE, INT64_MIN, true};
+	if (!x->failed && !walk_direct(&d, x, 0, ns, x->stack))
+		walk_general(g, x, ns, start, n);
+}
+
 static void scratch_free(track_scratch *x)
 {
 	gt_big_free(x->b), gt_big_free(x->e), gt_big_free(x->span), gt_big_free(x->ord), gt_big_free(x->out), gt_big_free(x->tag), gt_big_free(x->time);
 	gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2), gt_big_free(x->stack), gt_big_free(x->closed), gt_big_free(x->next);
 }
 
+/* The arrays by span, for tracks of at most `spans` spans and `points`
+ * points; false, with x->failed, when out of memory. */
+static bool scratch_init(track_scratch *x, uint32_t spans, uint32_t points)
+{
+	*x = (track_scratch){0};
+	x->most_spans = spans, x->most_points = points;
+	x->b = alloc(spans, 8), x->e = alloc(spans, 8), x->span = alloc(spans, 4), x->ord = alloc(spans, 4);
+	x->stack = alloc(spans, 4), x->next = alloc(spans, 4);
+	x->failed = !x->b || !x->e || !x->span || !x->ord || !x->stack || !x->next;
+	return !x->failed;
+}
+
+typedef struct chain_job {
+	causal_graph *g;
+	const uint32_t *track_spans, *track_first; /* local spans by local track, by id */
+	uint32_t begin, end;                        /* local tracks */
+	uint32_t wide_over;                         /* tracks of more points run alone (wide_chain) */
+	int rc;
+} chain_job;
+
 static void *chain_range(void *arg)
 {
 	chain_job *j = arg;
 	causal_graph *g = j->g;
-	track_scratch x = {0};
+	uint32_t most_points = 0, most_spans = 0;
 	for (uint32_t k = j->begin; k < j->end; k++) {
 		uint32_t np = g->chain_start[k + 1] - g->chain_start[k], ns = j->track_first[k + 1] - j->track_first[k];
-		x.most_points = np > x.most_points ? np : x.most_points;
-		x.most_spans = ns > x.most_spans ? ns : x.most_spans;
+		if (np > j->wide_over)
+			continue;
+		most_points = np > most_points ? np : most_points;
+		most_spans = ns > most_spans ? ns : most_spans;
 	}
-	uint32_t ms = x.most_spans;
-	x.b = alloc(ms, 8), x.e = alloc(ms, 8), x.span = alloc(ms, 4), x.ord = alloc(ms, 4);
-	x.stack = alloc(ms, 4), x.next = alloc(ms, 4);
-	x.failed = !x.b || !x.e || !x.span || !x.ord || !x.stack || !x.next;
+	track_scratch x;
+	scratch_init(&x, most_spans, most_points);
 	for (uint32_t k = j->begin; k < j->end && !x.failed; k++)
-		build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
+		if (g->chain_start[k + 1] - g->chain_start[k] <= j->wide_over)
+			build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
 	j->rc = x.failed ? -1 : 0;
 	scratch_free(&x);
 	return NULL;
+}
+
+/* --- one track on every thread -------------------------------------
+ * A track of most of a window's points (a trace's main thread, whole)
+ * would hold the chains on one thread. Its walk is cut into pieces at
+ * spans that no earlier span overlaps: there the walk's stack is empty,
+ * the owner none, so each piece is walked as a track of its own, from its
+ * chain offset, and the pieces joined give the same walk. */
+
+typedef struct wide_range {
+	causal_graph *g;
+	track_scratch *x;
+	const uint32_t *spans;
+	uint32_t a, b;     /* the track's spans, dense */
+	/* the gather */
+	int64_t most_e;    /* the largest E in the range */
+	uint64_t points;   /* the range's points */
+	bool in_order;     /* its spans in track order, after the one before */
+	/* the cut, from the largest E and the points before the range */
+	int64_t before_e;
+	uint64_t before_points;
+	uint32_t cut;      /* the first piece start in the range, GT_NONE */
+	uint64_t cut_at;   /* its chain offset in the track */
+	/* the piece from this range's cut to the next one's */
+	uint32_t end;      /* dense, past the piece */
+	uint32_t start, track_end; /* chain positions */
+	bool sorted;       /* walk_direct's answer */
+	int64_t last;      /* the time of the piece's last point */
+} wide_range;
+
+static bool track_order(int64_t b0, int64_t e0, int64_t b1, int64_t e1)
+{
+	return b0 < b1 || (b0 == b1 && e0 - b0 >= e1 - b1);
+}
+
+static void *wide_gather(void *arg)
+{
+	wide_range *r = arg;
+	const causal_graph *g = r->g;
+	track_scratch *x = r->x;
+	int64_t most = INT64_MIN, pb = INT64_MIN, pe = INT64_MIN;
+	uint64_t points = 0;
+	bool in_order = true;
+	if (r->a > 0) {
+		pb = g->time[g->first_point[r->spans[r->a - 1]]];
+		pe = g->time[causal_graph_e(g, r->spans[r->a - 1])];
+	}
+	for (uint32_t i = r->a; i < r->b; i++) {
+		uint32_t l = r->spans[i];
+		int64_t b = g->time[g->first_point[l]], e = g->time[causal_graph_e(g, l)];
+		x->span[i] = l, x->b[i] = b, x->e[i] = e, x->ord[i] = i;
+		if (i > 0)
+			in_order &= track_order(pb, pe, b, e);
+		pb = b, pe = e;
+		most = e > most ? e : most;
+		points += g->first_point[l + 1] - g->first_point[l];
+	}
+	r->most_e = most, r->points = points, r->in_order = in_order;
+	return NULL;
+}
+
+/* Over the track order's range [a, b) (ord), when the spans did not come
+ * in it: the largest E and the points. */
+static void *wide_sums(void *arg)
+{
+	wide_range *r = arg;
+	const track_scratch *x = r->x;
+	int64_t most = INT64_MIN;
+	uint64_t points = 0;
+	for (uint32_t o = r->a; o < r->b; o++) {
+		uint32_t i = x->ord[o];
+		most = x->e[i] > most ? x->e[i] : most;
+		points += r->g->first_point[x->span[i] + 1] - r->g->first_point[x->span[i]];
+	}
+	r->most_e = most, r->points = points;
+	return NULL;
+}
+
+/* The range's first span (in track order) that starts at or after every
+ * earlier span's E and ends after it: nothing open nests it, the stack is
+ * empty there. */
+static void *wide_cut(void *arg)
+{
+	wide_range *r = arg;
+	const track_scratch *x = r->x;
+	int64_t before = r->before_e;
+	uint64_t at = r->before_points;
+	r->cut = GT_NONE;
+	for (uint32_t o = r->a; o < r->b; o++) {
+		uint32_t i = x->ord[o];
+		if (o == 0 || (x->b[i] >= before && x->e[i] > before)) {
+			r->cut = o, r->cut_at = at;
+			return NULL;
+		}
+		before = x->e[i] > before ? x->e[i] : before;
+		at += r->g->first_point[x->span[i] + 1] - r->g->first_point[x->span[i]];
+	}
+	return NULL;
+}
+
+/* The track order's sort records: (start, longer first, dense index), as
+ * order_spans' two stable passes give. */
+typedef struct order_record {
+	int64_t b, neg_len;
+	uint32_t i;
+} order_record;
+
+static int cmp_order(const void *pa, const void *pb)
+{
+	const order_record *a = pa, *b = pb;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if (a->neg_len != b->neg_len)
+		return a->neg_len < b->neg_len ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* x->ord in track order on threads; -1 out of memory. */
+static int wide_order(track_scratch *x, uint32_t ns, unsigned threads)
+{
+	order_record *rec = gt_big_malloc(ns, sizeof *rec);
+	if (!rec)
+		return -1;
+	for (uint32_t i = 0; i < ns; i++)
+		rec[i] = (order_record){x->b[i], x->b[i] - x->e[i], i};
+	int rc = gt_parallel_sort(rec, ns, sizeof *rec, cmp_order, threads);
+	for (uint32_t o = 0; rc == 0 && o < ns; o++)
+		x->ord[o] = rec[o].i;
+	gt_big_free(rec);
+	return rc;
+}
+
+static void *wide_walk(void *arg)
+{
+	wide_range *r = arg;
+	direct d = {r->g, r->start, r->track_end, GT_NONE, INT64_MIN, true};
+	r->sorted = walk_direct(&d, r->x, r->cut, r->end, r->x->stack + r->cut);
+	r->last = d.last;
+	return NULL;
+}
+
+/* Track k's chain (ns spans, by id) on threads: 0, or -1 out of memory. */
+static int wide_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, unsigned threads)
+{
+	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
+	track_scratch x;
+	if (!scratch_init(&x, ns, n)) {
+		scratch_free(&x);
+		return -1;
+	}
+	unsigned nr = causal_range_jobs(ns, threads);
+	wide_range r[GT_MAX_JOBS];
+	for (unsigned j = 0; j < nr; j++)
+		r[j] = (wide_range){.g = g, .x = &x, .spans = spans, .a = (uint32_t)((uint64_t)ns * j / nr),
+				    .b = (uint32_t)((uint64_t)ns * (j + 1) / nr)};
+	gt_run_jobs(wide_gather, r, sizeof *r, nr);
+	bool in_order = true;
+	for (unsigned j = 0; j < nr; j++)
+		in_order &= r[j].in_order;
+	bool done = false;
+	if (in_order || wide_order(&x, ns, threads) == 0) {
+		if (!in_order)
+			gt_run_jobs(wide_sums, r, sizeof *r, nr);
+		int64_t most = INT64_MIN;
+		uint64_t points = 0;
+		for (unsigned j = 0; j < nr; j++) {
+			r[j].before_e = most, r[j].before_points = points;
+			most = r[j].most_e > most ? r[j].most_e : most;
+			points += r[j].points;
+		}
+		gt_run_jobs(wide_cut, r, sizeof *r, nr);
+		/* the pieces: each range's cut to the next cut */
+		unsigned np = 0;
+		for (unsigned j = 0; j < nr; j++)
+			if (r[j].cut != GT_NONE)
+				r[np++] = r[j];
+		for (unsigned p = 0; p < np; p++) {
+			r[p].end = p + 1 < np ? r[p + 1].cut : ns;
+			r[p].start = start + (uint32_t)r[p].cut_at, r[p].track_end = start + n;
+		}
+		gt_run_jobs(wide_walk, r, sizeof *r, np);
+		/* one walk goes back in time where a piece does, or where a piece
+		 * starts before the one before it ends its last point */
+		done = true;
+		for (unsigned p = 0; p < np; p++)
+			done &= r[p].sorted && (p == 0 || r[p - 1].last <= x.b[x.ord[r[p].cut]]);
+	}
+	/* else the walk on one thread, the general way where it must */
+	if (!done)
+		build_chain(g, spans, ns, k, &x);
+	int rc = x.failed ? -1 : 0;
+	scratch_free(&x);
+	return rc;
 }
 
 int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err)
@@ -297,22 +516,35 @@ int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 	memcpy(fill, track_first, (size_t)g->tracks * sizeof *fill);
 	for (uint32_t l = 0; l < g->nspans; l++)
 		track_spans[fill[local_track[l]]++] = l;
-	/* tracks are independent: ranges of them, of about equal points */
-	unsigned k = threads > 1 && g->n >= 65536 ? threads : 1;
+	/* tracks are independent: ranges of them, of about equal points; a
+	 * track of more than a range's share runs alone, on every thread */
+	unsigned k = threads > 1 && g->n >= 2 * (uint64_t)causal_range_min() ? threads : 1;
 	k = k > GT_MAX_JOBS ? GT_MAX_JOBS : k;
+	uint32_t wide_over = k > 1 ? g->n / k : UINT32_MAX;
+	uint64_t narrow = 0;
+	for (uint32_t t = 0; t < g->tracks; t++) {
+		uint32_t np = g->chain_start[t + 1] - g->chain_start[t];
+		narrow += np <= wide_over ? np : 0;
+	}
 	chain_job jobs[GT_MAX_JOBS];
 	uint32_t tr = 0;
+	uint64_t before = 0; /* the narrow tracks' points before tr */
 	for (unsigned j = 0; j < k; j++) {
-		uint64_t share = (uint64_t)g->n * (j + 1) / k;
+		uint64_t share = narrow * (j + 1) / k;
 		uint32_t begin = tr;
-		while (tr < g->tracks && (j + 1 == k || g->chain_start[tr] < share))
-			tr++;
-		jobs[j] = (chain_job){g, track_spans, track_first, begin, tr, -1};
+		for (; tr < g->tracks && (j + 1 == k || before < share); tr++) {
+			uint32_t np = g->chain_start[tr + 1] - g->chain_start[tr];
+			before += np <= wide_over ? np : 0;
+		}
+		jobs[j] = (chain_job){g, track_spans, track_first, begin, tr, wide_over, -1};
 	}
 	gt_run_jobs(chain_range, jobs, sizeof *jobs, k);
 	rc = 0;
 	for (unsigned j = 0; j < k; j++)
 		rc |= jobs[j].rc;
+	for (uint32_t t = 0; t < g->tracks && rc == 0; t++)
+		if (g->chain_start[t + 1] - g->chain_start[t] > wide_over)
+			rc = wide_chain(g, track_spans + track_first[t], track_first[t + 1] - track_first[t], t, threads);
 done:
 	gt_big_free(track_first), gt_big_free(track_spans), gt_big_free(fill);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's %u chains", g->tracks) : 0;
