@@ -571,7 +571,7 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	t0 = causal_times_now();
 	causal_handoff_edges ho = {0};
 	if (rc == 0)
-		rc = causal_handoffs(t, g, &ho, err);
+		rc = causal_handoffs(t, g, threads, &ho, err);
 	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)

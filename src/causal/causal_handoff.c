@@ -114,14 +114,31 @@ static int push(causal_handoff_edges *h, uint32_t src, uint32_t dst, uint32_t re
 	return 0;
 }
 
-/* Track a's hand-offs from track k's gaps (two host tracks of a process). */
-static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, uint32_t a, causal_handoff_edges *h)
+/* The first position of a chain (n points) whose time is after t. */
+static uint32_t first_after(const causal_graph *g, const uint32_t *chain, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g->time[chain[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Track a's hand-offs from track k's gaps i0 .. i1 - 1 (two host tracks of
+ * a process). Chains are in time order, so a's points inside a gap follow
+ * the first after the gap's start. */
+static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, uint32_t a, uint32_t i0, uint32_t i1,
+		       causal_handoff_edges *h)
 {
 	const uint32_t *kc = g->chain + g->chain_start[k], *ac = g->chain + g->chain_start[a];
 	uint32_t kn = g->chain_start[k + 1] - g->chain_start[k], an = g->chain_start[a + 1] - g->chain_start[a];
 	const uint8_t *kw = g->work + g->chain_start[k];
-	uint32_t j = 0; /* a's chain position, forward only */
-	for (uint32_t i = 0; i + 1 < kn && j < an; i++) {
+	uint32_t j = i0 < kn ? first_after(g, ac, an, g->time[kc[i0]]) : an; /* a's chain position, forward only */
+	for (uint32_t i = i0; i < i1 && i + 1 < kn && j < an; i++) {
 		uint32_t u = kc[i], v = kc[i + 1];
 		int64_t tu = g->time[u], tv = g->time[v];
 		if (!kw[i] || tv <= tu)
@@ -151,9 +168,64 @@ static int join_tracks(const causal_graph *g, const uint8_t *bwd, uint32_t k, ui
 	return 0;
 }
 
-int causal_handoffs(const causal_trace *t, const causal_graph *g, causal_handoff_edges *h, gt_error *err)
+/* A pair's share: track k's gaps [i0, i1) against track a, its edges in
+ * an array of its own, joined in order after. */
+typedef struct join_piece {
+	uint32_t k, a, i0, i1;
+	causal_handoff_edges h;
+	int rc;
+} join_piece;
+
+typedef struct join_pieces {
+	const causal_graph *g;
+	const uint8_t *bwd;
+	join_piece *piece;
+} join_pieces;
+
+static int join_range(void *ctx, uint64_t from, uint64_t to)
 {
-	const gt_model *m = t->m;
+	join_pieces *jp = ctx;
+	for (uint64_t p = from; p < to; p++) {
+		join_piece *x = &jp->piece[p];
+		x->rc = join_tracks(jp->g, jp->bwd, x->k, x->a, x->i0, x->i1, &x->h);
+	}
+	return 0;
+}
+
+static bool host_thread(const causal_trace *t, const causal_graph *g, uint32_t k)
+{
+	return !t->track_device[g->track[k]] && t->m->tracks[g->track[k]].kind == GT_TRACK_THREAD;
+}
+
+/* Every ordered pair of host tracks of one process, in order (local
+ * tracks follow the global ones, so a process's tracks are close), cut
+ * into pieces of about `per` points; the pieces counted when piece is
+ * NULL. */
+static uint64_t cut_pairs(const causal_trace *t, const causal_graph *g, uint64_t per, join_piece *piece)
+{
+	uint64_t n = 0;
+	for (uint32_t k = 0; k < g->tracks; k++) {
+		if (!host_thread(t, g, k))
+			continue;
+		uint32_t kn = g->chain_start[k + 1] - g->chain_start[k], process = t->m->tracks[g->track[k]].process;
+		for (uint32_t a = 0; a < g->tracks; a++) {
+			if (a == k || !host_thread(t, g, a) || t->m->tracks[g->track[a]].process != process)
+				continue;
+			uint64_t size = (uint64_t)kn + g->chain_start[a + 1] - g->chain_start[a];
+			uint64_t cuts = size / per + 1;
+			cuts = cuts > kn ? (kn ? kn : 1) : cuts;
+			for (uint64_t c = 0; c < cuts; c++, n++)
+				if (piece)
+					piece[n] = (join_piece){k, a, (uint32_t)(kn * c / cuts), (uint32_t)(kn * (c + 1) / cuts),
+								{0}, 0};
+		}
+	}
+	return n;
+}
+
+int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threads, causal_handoff_edges *h,
+		    gt_error *err)
+{
 	memset(h, 0, sizeof *h);
 	if (!t->handoffs || g->tracks < 2)
 		return 0;
@@ -163,18 +235,39 @@ int causal_handoffs(const causal_trace *t, const causal_graph *g, causal_handoff
 	bool any = false;
 	for (uint32_t l = 0; l < g->nspans && !any; l++)
 		any = bwd[l];
-	int rc = 0;
-	/* local tracks follow the global ones, so a process's tracks are close:
-	 * every ordered pair of host tracks of one process */
-	for (uint32_t k = 0; any && k < g->tracks && rc == 0; k++) {
-		const gt_track *tk = &m->tracks[g->track[k]];
-		if (t->track_device[g->track[k]] || tk->kind != GT_TRACK_THREAD)
-			continue;
-		for (uint32_t a = 0; a < g->tracks && rc == 0; a++) {
-			const gt_track *ta = &m->tracks[g->track[a]];
-			if (a != k && !t->track_device[g->track[a]] && ta->kind == GT_TRACK_THREAD && ta->process == tk->process)
-				rc = join_tracks(g, bwd, k, a, h);
+	/* pieces of a thread's share of the points, at least a range */
+	uint64_t per = threads > 1 ? (uint64_t)g->n / threads + 1 : UINT64_MAX;
+	per = per < causal_range_min() ? causal_range_min() : per;
+	uint64_t n = any ? cut_pairs(t, g, per, NULL) : 0;
+	join_piece *piece = n ? gt_big_malloc(n, sizeof *piece) : NULL;
+	int rc = n && !piece ? -1 : 0;
+	if (piece) {
+		cut_pairs(t, g, per, piece);
+		join_pieces jp = {g, bwd, piece};
+		gt_parallel_ranges(n, 1, n == 1 ? 1 : threads, join_range, &jp);
+		uint64_t total = 0;
+		for (uint64_t p = 0; p < n; p++)
+			rc |= piece[p].rc, total += piece[p].h.n;
+		if (n == 1) /* the one piece's arrays are the answer */
+			*h = piece[0].h, piece[0].h = (causal_handoff_edges){0};
+		else if (rc == 0 && total) {
+			h->src = alloc(total, sizeof *h->src), h->dst = alloc(total, sizeof *h->dst);
+			h->ref = alloc(total, sizeof *h->ref);
+			rc = h->src && h->dst && h->ref ? 0 : -1;
+			for (uint64_t p = 0; rc == 0 && p < n; p++) {
+				const causal_handoff_edges *x = &piece[p].h;
+				if (!x->n)
+					continue;
+				memcpy(h->src + h->n, x->src, x->n * sizeof *x->src);
+				memcpy(h->dst + h->n, x->dst, x->n * sizeof *x->dst);
+				memcpy(h->ref + h->n, x->ref, x->n * sizeof *x->ref);
+				h->n += x->n;
+			}
+			h->cap = h->n;
 		}
+		for (uint64_t p = 0; p < n; p++)
+			causal_handoffs_free(&piece[p].h);
+		gt_big_free(piece);
 	}
 	gt_big_free(bwd);
 	if (rc < 0) {
