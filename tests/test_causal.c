@@ -1482,11 +1482,14 @@ START_TEST(random_wait_targets)
 			for (uint32_t i = 0; i < m.span_count && nw < 256; i++)
 				if (t.span_class[i] & CAUSAL_WAIT)
 					waits[nw++] = i;
-			ck_assert_int_eq(causal_wait_targets(&t, cand, nc, waits, nw, target, &err), 0);
+			/* on threads too: candidates in ranges (GPUTRACE_CAUSAL_RANGE) */
+			ck_assert_int_eq(causal_wait_targets(&t, cand, nc, waits, nw, 1 + below(3), target, &err), 0);
 			for (uint32_t i = 0; i < nw; i++)
 				ck_assert_uint_eq(target[i], brute_wait_target(&t, cand, nc, waits[i]));
-			int rc = nc && nw ? causal_wait_targets_ordered(&t, cand, nc, waits, nw, got, &err) : 1;
+			int rc = nc && nw ? causal_wait_targets_ordered(&t, cand, nc, waits, nw, 1 + below(3), got, &err) : 1;
 			ck_assert_int_ge(rc, 0);
+			for (uint32_t i = 0; rc == 0 && i < nw; i++)
+				ck_assert_uint_eq(got[i], target[i]);
 			ordered += rc == 0, overlapping += rc == 1;
 		}
 		causal_trace_free(&t);

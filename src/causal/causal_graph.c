@@ -120,49 +120,105 @@ static int find_collective_edges(const causal_trace *t, uint32_t w, gt_causal_wi
 	return 0;
 }
 
-static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_causal_window *win, window_edges *e,
-		      gt_error *err)
+/* The window's flows judged in ranges (one large window on threads):
+ * each range keeps its flow edges and wait candidates at the start of its
+ * own slice of flows[] and cand[], moved together after, in order. */
+typedef struct flow_range {
+	const causal_trace *t;
+	uint32_t w;
+	const uint32_t *fl;
+	uint32_t *flows, *cand;
+	uint32_t a, b;
+	uint32_t nflows, ncand, backward;
+	uint32_t left_out[GT_CAUSAL_LEFT_OUT_COUNT];
+} flow_range;
+
+static void *judge_flows(void *arg)
 {
+	flow_range *r = arg;
+	const causal_trace *t = r->t;
 	const gt_model *m = t->m;
-	const uint32_t *fl = t->flows_by_window + t->flow_first[w], nf = t->flow_first[w + 1] - t->flow_first[w];
-	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
-	/* zeroed: the compiler cannot see that only filled entries are read */
-	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0;
-	e->flows = alloc(nf, sizeof *e->flows);
-	for (uint32_t i = 0; i < ns; i++)
-		nw += (t->span_class[sp[i]] & (CAUSAL_WAIT | CAUSAL_RECORDED)) == CAUSAL_WAIT;
-	uint32_t nrec = t->rec_first ? t->rec_first[w + 1] - t->rec_first[w] : 0;
-	uint32_t *waits = gt_big_calloc(nw ? nw : 1, sizeof *waits), *target = alloc(nw, sizeof *target);
-	e->wait_k = alloc((size_t)nw + nrec, sizeof *e->wait_k);
-	e->wait_w = alloc((size_t)nw + nrec, sizeof *e->wait_w);
-	if (!cand || !e->flows || !waits || !target || !e->wait_k || !e->wait_w) {
-		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
-		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
-	}
-	for (uint32_t i = 0; i < nf; i++) {
-		const gt_flow *f = &m->flows[fl[i]];
+	uint32_t *flows = r->flows + r->a, *cand = r->cand + r->a;
+	for (uint32_t i = r->a; i < r->b; i++) {
+		uint32_t id = r->fl[i];
+		const gt_flow *f = &m->flows[id];
 		if (f->src != GT_NONE && f->src == f->dst)
-			win->flows_left_out[GT_CAUSAL_FLOW_SELF]++;
+			r->left_out[GT_CAUSAL_FLOW_SELF]++;
 		else if (!causal_takes_part(t, f->src) || !causal_takes_part(t, f->dst))
-			win->flows_left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART]++;
-		else if (t->window_of[f->src] != w || t->window_of[f->dst] != w)
-			win->flows_left_out[GT_CAUSAL_FLOW_OTHER_WINDOW]++;
+			r->left_out[GT_CAUSAL_FLOW_NOT_TAKING_PART]++;
+		else if (t->window_of[f->src] != r->w || t->window_of[f->dst] != r->w)
+			r->left_out[GT_CAUSAL_FLOW_OTHER_WINDOW]++;
 		else {
 			/* a launch still tells a wait what it waits for, even when
 			 * clocks put the kernel before its launch */
 			if (t->span_class[f->dst] & CAUSAL_DEVICE)
-				cand[nc++] = fl[i];
-			if (t->departure[fl[i]] > m->spans[f->dst].ts_ns)
-				win->backward_edges++;
+				cand[r->ncand++] = id;
+			if (t->departure[id] > m->spans[f->dst].ts_ns)
+				r->backward++;
 			else
-				e->flows[e->nflows++] = fl[i];
+				flows[r->nflows++] = id;
 		}
 	}
-	nw = 0; /* a wait with a recorded event sync is not guessed */
-	for (uint32_t i = 0; i < ns; i++)
-		if ((t->span_class[sp[i]] & (CAUSAL_WAIT | CAUSAL_RECORDED)) == CAUSAL_WAIT)
-			waits[nw++] = sp[i];
-	int rc = causal_wait_targets(t, cand, nc, waits, nw, target, err);
+	return NULL;
+}
+
+/* The flow edges into e->flows and the wait candidates into cand (both of
+ * nf entries), in flow order. */
+static void judge_window_flows(const causal_trace *t, uint32_t w, unsigned threads, gt_causal_window *win,
+			       window_edges *e, uint32_t *cand, uint32_t *nc)
+{
+	const uint32_t *fl = t->flows_by_window + t->flow_first[w], nf = t->flow_first[w + 1] - t->flow_first[w];
+	unsigned k = causal_range_jobs(nf, threads);
+	flow_range r[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		r[j] = (flow_range){.t = t, .w = w, .fl = fl, .flows = e->flows, .cand = cand,
+				    .a = (uint32_t)((uint64_t)nf * j / k), .b = (uint32_t)((uint64_t)nf * (j + 1) / k)};
+	gt_run_jobs(judge_flows, r, sizeof *r, k);
+	*nc = 0;
+	for (unsigned j = 0; j < k; j++) { /* each slice's kept ones move down, never past the next slice */
+		memmove(e->flows + e->nflows, e->flows + r[j].a, (size_t)r[j].nflows * sizeof *e->flows);
+		memmove(cand + *nc, cand + r[j].a, (size_t)r[j].ncand * sizeof *cand);
+		e->nflows += r[j].nflows, *nc += r[j].ncand;
+		win->backward_edges += r[j].backward;
+		for (int c = 0; c < GT_CAUSAL_LEFT_OUT_COUNT; c++)
+			win->flows_left_out[c] += r[j].left_out[c];
+	}
+}
+
+typedef struct wait_spans {
+	const causal_trace *t;
+	const uint32_t *sp;
+} wait_spans;
+
+/* A wait with a recorded event sync is not guessed. */
+static bool guessed_wait(void *ctx, uint32_t i)
+{
+	const wait_spans *ws = ctx;
+	return (ws->t->span_class[ws->sp[i]] & (CAUSAL_WAIT | CAUSAL_RECORDED)) == CAUSAL_WAIT;
+}
+
+static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_causal_window *win, window_edges *e,
+		      gt_error *err)
+{
+	const uint32_t nf = t->flow_first[w + 1] - t->flow_first[w];
+	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
+	/* zeroed: the compiler cannot see that only filled entries are read */
+	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0, *waits = NULL;
+	e->flows = alloc(nf, sizeof *e->flows);
+	wait_spans ws = {t, sp};
+	int rc = causal_select(ns, threads, guessed_wait, &ws, &waits, &nw);
+	uint32_t nrec = t->rec_first ? t->rec_first[w + 1] - t->rec_first[w] : 0;
+	uint32_t *target = alloc(nw, sizeof *target);
+	e->wait_k = alloc((size_t)nw + nrec, sizeof *e->wait_k);
+	e->wait_w = alloc((size_t)nw + nrec, sizeof *e->wait_w);
+	if (rc < 0 || !cand || !e->flows || !target || !e->wait_k || !e->wait_w) {
+		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
+	}
+	judge_window_flows(t, w, threads, win, e, cand, &nc);
+	for (uint32_t i = 0; i < nw; i++)
+		waits[i] = sp[waits[i]]; /* positions to spans */
+	rc = causal_wait_targets(t, cand, nc, waits, nw, threads, target, err);
 	for (uint32_t i = 0; rc == 0 && i < nw; i++)
 		if (target[i] != GT_NONE && target[i] != waits[i]) {
 			e->wait_k[e->nwaits] = target[i];

@@ -185,9 +185,10 @@ int causal_recorded_waits(causal_trace *t, gt_error *err);
 
 /* For each wait span waits[i] (global ids), the device span it waits for
  * (GT_NONE when none) among the targets of the flows cand[0..nc) (global
- * flow indices, each with a device target and a source taking part). */
+ * flow indices, each with a device target and a source taking part); the
+ * common case's candidates in ranges on up to `threads` threads. */
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
-			uint32_t nw, uint32_t *target, gt_error *err);
+			uint32_t nw, unsigned threads, uint32_t *target, gt_error *err);
 
 /* --- causal_wait_ordered.c ------------------------------------------- */
 
@@ -195,7 +196,7 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
  * (the common case, without sorting the candidates): 0, -1 with err, or 1
  * where that does not hold (nothing written). */
 int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
-				uint32_t nw, uint32_t *target, gt_error *err);
+				uint32_t nw, unsigned threads, uint32_t *target, gt_error *err);
 
 /* --- causal_stream_wait.c ------------------------------------------- */
 

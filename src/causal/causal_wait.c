@@ -31,14 +31,14 @@ static void *alloc(size_t n, size_t size)
 }
 
 int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
-			uint32_t nw, uint32_t *target, gt_error *err)
+			uint32_t nw, unsigned threads, uint32_t *target, gt_error *err)
 {
 	const gt_model *m = t->m;
 	for (uint32_t i = 0; i < nw; i++)
 		target[i] = GT_NONE;
 	if (!nc || !nw)
 		return 0;
-	int ordered = causal_wait_targets_ordered(t, cand, nc, waits, nw, target, err);
+	int ordered = causal_wait_targets_ordered(t, cand, nc, waits, nw, threads, target, err);
 	if (ordered <= 0)
 		return ordered;
 	size_t big = nc > nw ? nc : nw;

@@ -50,8 +50,75 @@ static void sort_waits(const gt_model *m, const uint32_t *waits, uint32_t nw, in
 	causal_sort_u64(key, order, nw, tk, tv);
 }
 
+/* The candidates placed among the waits: best[j], the best target seen
+ * first by wait j (by process, begin), GT_NONE. */
+typedef struct placing {
+	const causal_trace *t;
+	const uint32_t *cand;
+	uint32_t nc;
+	const uint32_t *proc_first;
+	const int64_t *begin, *end; /* the waits' */
+	uint32_t *best;
+} placing;
+
+typedef struct place_job {
+	const placing *pl;
+	uint32_t a, b; /* candidates */
+	uint32_t *best; /* this range's */
+} place_job;
+
+static void *place_range(void *arg)
+{
+	place_job *j = arg;
+	const placing *pl = j->pl;
+	const gt_model *m = pl->t->m;
+	/* flows come roughly in time order: each search gallops from the last */
+	uint32_t q = 0, r = 0;
+	for (uint32_t i = j->a; i < j->b; i++) {
+		const gt_flow *f = &m->flows[pl->cand[i]];
+		uint32_t p = process_of(m, f->src), lo = pl->proc_first[p], len = pl->proc_first[p + 1] - lo;
+		if (!len)
+			continue;
+		q = gt_search_from(pl->begin + lo, len, pl->t->departure[pl->cand[i]], false, q);
+		r = gt_search_from(pl->end + lo, len, causal_end(&m->spans[f->dst]), false, r);
+		uint32_t at = lo + (q > r ? q : r);
+		if (at < lo + len && beats(m, f->dst, j->best[at]))
+			j->best[at] = f->dst;
+	}
+	return NULL;
+}
+
+/* Ranges of candidates on threads, each with its own best, then the best
+ * of each (beats is a total order: any merge order gives the same). */
+static int place_candidates(const placing *pl, uint32_t nw, unsigned threads)
+{
+	unsigned k = causal_range_jobs(pl->nc, threads);
+	while (k > 1 && (uint64_t)k * nw > pl->nc) /* each range has a best for every wait */
+		k--;
+	place_job jobs[GT_MAX_JOBS];
+	int rc = 0;
+	for (unsigned j = 0; j < k; j++) {
+		uint32_t *best = j == 0 ? pl->best : gt_big_malloc(nw, sizeof *best);
+		rc |= best ? 0 : -1;
+		for (uint32_t i = 0; best && j > 0 && i < nw; i++)
+			best[i] = GT_NONE;
+		jobs[j] = (place_job){pl, (uint32_t)((uint64_t)pl->nc * j / k), (uint32_t)((uint64_t)pl->nc * (j + 1) / k),
+				      best};
+	}
+	if (rc == 0)
+		gt_run_jobs(place_range, jobs, sizeof *jobs, k);
+	const gt_model *m = pl->t->m;
+	for (unsigned j = 1; j < k; j++) {
+		for (uint32_t i = 0; rc == 0 && i < nw; i++)
+			if (jobs[j].best[i] != GT_NONE && beats(m, jobs[j].best[i], pl->best[i]))
+				pl->best[i] = jobs[j].best[i];
+		gt_big_free(jobs[j].best);
+	}
+	return rc;
+}
+
 int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uint32_t nc, const uint32_t *waits,
-				uint32_t nw, uint32_t *target, gt_error *err)
+				uint32_t nw, unsigned threads, uint32_t *target, gt_error *err)
 {
 	const gt_model *m = t->m;
 	uint32_t *order = alloc(nw, sizeof *order), *tv = alloc(nw, sizeof *tv), *best = alloc(nw, sizeof *best);
@@ -78,18 +145,11 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 	}
 	for (uint32_t p = 0; p < m->process_count; p++)
 		proc_first[p + 1] += proc_first[p];
-	/* flows come roughly in time order: each search gallops from the last */
-	uint32_t q = 0, r = 0;
-	for (uint32_t i = 0; i < nc; i++) {
-		const gt_flow *f = &m->flows[cand[i]];
-		uint32_t p = process_of(m, f->src), lo = proc_first[p], len = proc_first[p + 1] - lo;
-		if (!len)
-			continue;
-		q = gt_search_from(begin + lo, len, t->departure[cand[i]], false, q);
-		r = gt_search_from(end + lo, len, causal_end(&m->spans[f->dst]), false, r);
-		uint32_t j = lo + (q > r ? q : r);
-		if (j < lo + len && beats(m, f->dst, best[j]))
-			best[j] = f->dst;
+	placing pl = {t, cand, nc, proc_first, begin, end, best};
+	rc = place_candidates(&pl, nw, threads);
+	if (rc < 0) {
+		rc = gt_fail(err, GT_EINPUT, "out of memory for %u wait spans", nw);
+		goto done;
 	}
 	for (uint32_t p = 0; p < m->process_count; p++)
 		for (uint32_t i = proc_first[p]; i < proc_first[p + 1]; i++) {
