@@ -965,9 +965,10 @@ START_TEST(device_random_large)
 }
 END_TEST
 
-/* The causal path's durations (causal_path_cl against causal_path_host):
+/* The causal path's durations (causal_path_cl and the host's on threads
+ * against causal_path_host on one):
  * random forests, deep chains, and cycles of lengths that settle under
- * pointer jumping (powers of two) and that never do. */
+ * pointer jumping (powers of two) and that never do, one across ranges. */
 START_TEST(device_path_durations)
 {
 	rng_state = 900 + (uint64_t)_i;
@@ -976,7 +977,7 @@ START_TEST(device_path_durations)
 	uint32_t *parent = malloc(n * sizeof *parent);
 	int64_t *time = malloc(n * sizeof *time), *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
 	ck_assert(parent && time && want && got);
-	for (int shape = 0; shape < 4; shape++) {
+	for (int shape = 0; shape < 5; shape++) {
 		for (uint32_t v = 0; v < n; v++) {
 			time[v] = (int64_t)(rnd() % 1000000000u) - 5000;
 			/* 0: random earlier parents; 1: one chain; 2: a few deep chains */
@@ -988,7 +989,18 @@ START_TEST(device_path_durations)
 			for (uint32_t k = 0; k < len; k++)
 				parent[at + k] = at + (k + 1) % len;
 		}
-		int host = causal_path_host(parent, time, n, want);
+		if (shape == 4 && n >= 3) /* a cycle of the first and last points: across ranges */
+			parent[1] = n - 1, parent[n - 1] = 1;
+		int host = causal_path_host(parent, time, n, 1, want);
+		/* on threads: ranges of points, their anchors jumping to roots */
+		for (unsigned threads = 2; threads <= 5; threads += 3) {
+			memset(got, 0x5a, n * sizeof *got);
+			int rc = causal_path_host(parent, time, n, threads, got);
+			ck_assert_msg(rc == host, "n %u shape %d on %u threads: %d, one thread %d", n, shape, threads, rc, host);
+			for (uint32_t v = 0; rc == 0 && v < n; v++)
+				ck_assert_msg(got[v] == want[v], "n %u shape %d point %u on %u threads: %" PRId64 ", one %" PRId64,
+					      n, shape, v, threads, got[v], want[v]);
+		}
 		for (int d = 0; d < device_count(); d++) {
 			char spec[16];
 			snprintf(spec, sizeof spec, "%d", d);
@@ -1036,5 +1048,8 @@ int main(void)
 	const gt_test device[] = {GT_LOOP(device_random_large, 8), GT_LOOP(device_path_durations, 7), {0}};
 	/* timeouts: the first device test compiles the kernels (slow under PoCL) */
 	const gt_tcase cases[] = {{"hand", 120, hand}, {"property", 120, property}, {"device", 300, device}, {0}};
+	/* ranges of a few points: the host path's ranges on threads, and
+	 * cycles across them, on these small cases */
+	setenv("GPUTRACE_CAUSAL_RANGE", "7", 0);
 	return gt_run_cases("cpm", cases);
 }

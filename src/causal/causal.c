@@ -64,7 +64,8 @@ static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
 /* The path step: the engine's durations, else its full path, or on the
  * host the reduced one; critpath's where the binding holds a cycle, for
  * its flags and invalid rows. */
-static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, unsigned threads, causal_steps *s,
+		    gt_error *err)
 {
 	if (e && e->path_durations) {
 		int rc = e->path_durations(e->ctx, s->bind.parent, cg->time, cg->n, s->rows.path_duration, err);
@@ -75,7 +76,7 @@ static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_st
 		return full_rows(s, cg->n, err) < 0
 			       ? -1
 			       : e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err);
-	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, s->rows.path_duration);
+	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, threads, s->rows.path_duration);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
 	if (rc == 0)
@@ -253,7 +254,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	causal_times_add(CAUSAL_T_BIND, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = run_path(e, &u.cpm, &s, err);
+		rc = run_path(e, &u.cpm, b->threads, &s, err);
 	causal_times_add(CAUSAL_T_PATH, t0);
 	b->at = at;
 	b->u = &u;

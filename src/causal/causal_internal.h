@@ -291,8 +291,10 @@ void causal_union_free(causal_union *u);
 /* --- causal_path.c --------------------------------------------------- */
 
 /* path_duration of every point of a binding (forest.h's, where every gap
- * is time[v] - time[parent]); 1 where it holds a cycle, -1 out of memory. */
-int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration);
+ * is time[v] - time[parent]), on up to `threads` threads; 1 where it holds
+ * a cycle, -1 out of memory. */
+int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, unsigned threads,
+		     int64_t *path_duration);
 /* The same on an OpenCL device (causal_path_cl.c), byte for byte: 1 where
  * the binding holds a cycle (path_duration untouched), -1 with err. */
 int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration,
