@@ -8,9 +8,10 @@
  *
  * On threads, for one large binding: each range of points walks up only
  * inside itself, to the first ancestor outside it (or its root): its
- * anchor. The anchors then jump to their anchors' until each is a root
- * (few rounds: a walk leaves a range only at another's few exits), and
- * every point's duration is its time less its root's. */
+ * anchor, kept in path_duration until the end. The anchors then jump to
+ * their anchors' until each is a root (few rounds: a walk leaves a range
+ * only at another's few exits), and every point's duration is its time
+ * less its root's. */
 #include <stdlib.h>
 
 #include "causal_internal.h"
@@ -74,11 +75,10 @@ static int path_one_thread(const uint32_t *parent, const int64_t *time, uint32_t
 typedef struct path_range {
 	const uint32_t *parent;
 	const int64_t *time;
-	int64_t *state;   /* path_duration: this range's walk marks, then its answers */
-	uint32_t *anchor; /* by point */
+	int64_t *state; /* path_duration: walk marks, then anchors (>= 0), then the answers */
 	uint32_t a, b;
-	int rc;           /* 1: a cycle inside the range; -1 out of memory */
-	bool moved;       /* a jump changed an anchor this round */
+	int rc;         /* 1: a cycle inside the range; -1 out of memory */
+	bool moved;     /* a jump changed an anchor this round */
 } path_range;
 
 static bool is_root(const uint32_t *parent, uint32_t v)
@@ -99,7 +99,8 @@ static void *anchor_range(void *arg)
 	for (uint32_t p = r->a; p < r->b && r->rc == 0; p++) {
 		if (r->state[p] != UNSET)
 			continue;
-		uint32_t u = p, anchor;
+		uint32_t u = p;
+		int64_t anchor;
 		for (;;) {
 			if (top == cap) {
 				uint32_t *grown = realloc(walk, 2 * (size_t)cap * sizeof *walk);
@@ -125,17 +126,15 @@ static void *anchor_range(void *arg)
 				break;
 			}
 			if (r->state[q] != UNSET) {
-				anchor = r->anchor[q];
+				anchor = r->state[q];
 				break;
 			}
 			u = q;
 		}
 		if (r->rc != 0)
 			break;
-		while (top) {
-			u = walk[--top];
-			r->anchor[u] = anchor, r->state[u] = 0;
-		}
+		while (top)
+			r->state[walk[--top]] = anchor;
 	}
 	free(walk);
 	return NULL;
@@ -149,25 +148,25 @@ static void *jump_range(void *arg)
 	path_range *r = arg;
 	r->moved = false;
 	for (uint32_t v = r->a; v < r->b; v++) {
-		uint32_t x = __atomic_load_n(&r->anchor[v], __ATOMIC_RELAXED);
+		uint32_t x = (uint32_t)__atomic_load_n(&r->state[v], __ATOMIC_RELAXED);
 		if (is_root(r->parent, x))
 			continue;
-		uint32_t y = __atomic_load_n(&r->anchor[x], __ATOMIC_RELAXED);
+		int64_t y = __atomic_load_n(&r->state[x], __ATOMIC_RELAXED);
 		if (y != x) {
-			__atomic_store_n(&r->anchor[v], y, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->state[v], y, __ATOMIC_RELAXED);
 			r->moved = true;
 		}
 	}
 	return NULL;
 }
 
-/* Durations from the roots; 1 where a point's anchor settled short of a
- * root (a cycle across ranges). */
+/* Durations from the roots (each range reads only its own anchors now);
+ * 1 where an anchor settled short of a root (a cycle across ranges). */
 static void *finish_range(void *arg)
 {
 	path_range *r = arg;
 	for (uint32_t v = r->a; v < r->b && r->rc == 0; v++) {
-		uint32_t x = r->anchor[v];
+		uint32_t x = (uint32_t)r->state[v];
 		if (!is_root(r->parent, x))
 			r->rc = 1;
 		else
@@ -180,12 +179,11 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, un
 		     int64_t *path_duration)
 {
 	unsigned k = causal_range_jobs(n, threads);
-	uint32_t *anchor = k > 1 ? gt_big_malloc(n, sizeof *anchor) : NULL;
-	if (!anchor)
+	if (k == 1)
 		return path_one_thread(parent, time, n, path_duration);
 	path_range r[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		r[j] = (path_range){parent, time, path_duration, anchor, (uint32_t)((uint64_t)n * j / k),
+		r[j] = (path_range){parent, time, path_duration, (uint32_t)((uint64_t)n * j / k),
 				    (uint32_t)((uint64_t)n * (j + 1) / k), 0, false};
 	gt_run_jobs(anchor_range, r, sizeof *r, k);
 	int rc = 0;
@@ -205,6 +203,5 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, un
 		for (unsigned j = 0; j < k; j++)
 			rc |= r[j].rc;
 	}
-	gt_big_free(anchor);
 	return rc;
 }
