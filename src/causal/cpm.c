@@ -338,13 +338,58 @@ static void *bind_edges(void *arg)
 	return NULL;
 }
 
+/* The chain bindings of chain positions [a, b) (threads: ranges of them;
+ * every point is one position's, so each is written once). */
+typedef struct bind_chain_part {
+	const gt_cpm_graph *g;
+	gt_cpm_binding *out;
+	uint32_t a, b;
+} bind_chain_part;
+
+static void *bind_chain_range(void *arg)
+{
+	bind_chain_part *p = arg;
+	const gt_cpm_graph *g = p->g;
+	if (p->a >= p->b)
+		return NULL;
+	/* the track of position a: the last whose chain starts at or before it */
+	uint32_t lo = 0, hi = g->tracks;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g->chain_start[mid + 1] <= p->a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo, i = p->a; k < g->tracks && i < p->b; k++) {
+		uint32_t end = g->chain_start[k + 1] < p->b ? g->chain_start[k + 1] : p->b;
+		for (; i < end; i++) {
+			uint32_t v = g->chain[i], prev = i > g->chain_start[k] ? g->chain[i - 1] : GT_CP_ROOT;
+			p->out->parent[v] = prev;
+			p->out->kind[v] = prev == GT_CP_ROOT ? GT_CPM_EDGE_NONE : GT_CPM_EDGE_CHAIN;
+			if (p->out->gap)
+				p->out->gap[v] = prev == GT_CP_ROOT ? 0 : g->time[v] - g->time[prev];
+			p->out->edge[v] = GT_CP_NONE;
+		}
+	}
+	return NULL;
+}
+
 int gt_cpm_bind_host_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigned threads, gt_error *err)
 {
-	if (bind_chains(g, out, err) < 0)
-		return -1;
+	unsigned k = threads < 1 ? 1 : threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
+	if (k == 1) {
+		if (bind_chains(g, out, err) < 0)
+			return -1;
+	} else {
+		bind_chain_part chains[GT_MAX_JOBS];
+		for (unsigned j = 0; j < k; j++)
+			chains[j] = (bind_chain_part){g, out, (uint32_t)((uint64_t)g->n * j / k),
+						      (uint32_t)((uint64_t)g->n * (j + 1) / k)};
+		gt_run_jobs(bind_chain_range, chains, sizeof *chains, k);
+	}
 	/* each thread its own targets, every edge read by all: a point's edges
 	 * still meet it in edge order, so the binding is one thread's */
-	unsigned k = threads < 1 ? 1 : threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
 	bind_edges_part parts[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		parts[j] = (bind_edges_part){g, out, (uint32_t)((uint64_t)g->n * j / k), (uint32_t)((uint64_t)g->n * (j + 1) / k)};
