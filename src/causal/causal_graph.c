@@ -510,7 +510,10 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 static int make_cross_edges(const causal_trace *t, const window_edges *e, const causal_handoff_edges *ho,
 			    causal_graph *g, gt_error *err)
 {
-	g->m = e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw + ho->n;
+	uint64_t m = (uint64_t)e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw + ho->n;
+	if (m > UINT32_MAX - 1)
+		return gt_fail(err, GT_EINPUT, "a window holds %llu edges, more than 2^32 - 2", (unsigned long long)m);
+	g->m = (uint32_t)m;
 	g->edge_src = alloc(g->m, sizeof *g->edge_src);
 	g->edge_dst = alloc(g->m, sizeof *g->edge_dst);
 	g->edge_kind = alloc(g->m, sizeof *g->edge_kind);

@@ -96,6 +96,8 @@ void causal_handoffs_free(causal_handoff_edges *h)
 static int push(causal_handoff_edges *h, uint32_t src, uint32_t dst, uint32_t ref)
 {
 	if (h->n == h->cap) {
+		if (h->cap > UINT32_MAX / 2)
+			return -1;
 		uint32_t cap = h->cap ? h->cap * 2 : 64;
 		uint32_t *s = alloc(cap, sizeof *s), *d = alloc(cap, sizeof *d), *r = alloc(cap, sizeof *r);
 		if (!s || !d || !r) {
@@ -197,30 +199,106 @@ static bool host_thread(const causal_trace *t, const causal_graph *g, uint32_t k
 	return !t->track_device[g->track[k]] && t->m->tracks[g->track[k]].kind == GT_TRACK_THREAD;
 }
 
-/* Every ordered pair of host tracks of one process, in order (local
- * tracks follow the global ones, so a process's tracks are close), cut
- * into pieces of about `per` points; the pieces counted when piece is
- * NULL. */
-static uint64_t cut_pairs(const causal_trace *t, const causal_graph *g, uint64_t per, join_piece *piece)
+/* fn(ctx, k, a) for every ordered pair of host tracks of one process, in
+ * order (local tracks follow the global ones, so a process's tracks are
+ * close); stops at fn's first non-zero answer and returns it. */
+static int each_pair(const causal_trace *t, const causal_graph *g, int (*fn)(void *ctx, uint32_t k, uint32_t a),
+		     void *ctx)
 {
-	uint64_t n = 0;
 	for (uint32_t k = 0; k < g->tracks; k++) {
 		if (!host_thread(t, g, k))
 			continue;
-		uint32_t kn = g->chain_start[k + 1] - g->chain_start[k], process = t->m->tracks[g->track[k]].process;
-		for (uint32_t a = 0; a < g->tracks; a++) {
-			if (a == k || !host_thread(t, g, a) || t->m->tracks[g->track[a]].process != process)
-				continue;
-			uint64_t size = (uint64_t)kn + g->chain_start[a + 1] - g->chain_start[a];
-			uint64_t cuts = size / per + 1;
-			cuts = cuts > kn ? (kn ? kn : 1) : cuts;
-			for (uint64_t c = 0; c < cuts; c++, n++)
-				if (piece)
-					piece[n] = (join_piece){k, a, (uint32_t)(kn * c / cuts), (uint32_t)(kn * (c + 1) / cuts),
-								{0}, 0};
-		}
+		uint32_t process = t->m->tracks[g->track[k]].process;
+		for (uint32_t a = 0; a < g->tracks; a++)
+			if (a != k && host_thread(t, g, a) && t->m->tracks[g->track[a]].process == process) {
+				int rc = fn(ctx, k, a);
+				if (rc)
+					return rc;
+			}
 	}
-	return n;
+	return 0;
+}
+
+/* One thread: each pair's hand-offs straight into h. */
+typedef struct join_all {
+	const causal_graph *g;
+	const uint8_t *bwd;
+	causal_handoff_edges *h;
+} join_all;
+
+static int join_pair(void *ctx, uint32_t k, uint32_t a)
+{
+	join_all *j = ctx;
+	return join_tracks(j->g, j->bwd, k, a, 0, j->g->chain_start[k + 1] - j->g->chain_start[k], j->h);
+}
+
+/* Threads: each pair cut into pieces of about `per` points (counted when
+ * piece is NULL). */
+typedef struct cutting {
+	const causal_graph *g;
+	uint64_t per;
+	join_piece *piece;
+	uint64_t n;
+} cutting;
+
+static int cut_pair(void *ctx, uint32_t k, uint32_t a)
+{
+	cutting *c = ctx;
+	const causal_graph *g = c->g;
+	uint32_t kn = g->chain_start[k + 1] - g->chain_start[k];
+	uint64_t size = (uint64_t)kn + g->chain_start[a + 1] - g->chain_start[a];
+	uint64_t cuts = size / c->per + 1;
+	cuts = cuts > kn ? (kn ? kn : 1) : cuts;
+	for (uint64_t i = 0; i < cuts; i++, c->n++)
+		if (c->piece)
+			c->piece[c->n] = (join_piece){k, a, (uint32_t)(kn * i / cuts), (uint32_t)(kn * (i + 1) / cuts), {0}, 0};
+	return 0;
+}
+
+/* The pieces on threads, their edges joined in order into h: 0, or -1 out
+ * of memory or past 2^32 edges. */
+static int join_in_pieces(const causal_trace *t, const causal_graph *g, const uint8_t *bwd, unsigned threads,
+			  causal_handoff_edges *h)
+{
+	/* pieces of a thread's share of the points, at least a range */
+	uint64_t per = (uint64_t)g->n / threads + 1;
+	cutting c = {g, per < causal_range_min() ? causal_range_min() : per, NULL, 0};
+	each_pair(t, g, cut_pair, &c);
+	uint64_t n = c.n;
+	if (!n)
+		return 0;
+	join_piece *piece = gt_big_malloc(n, sizeof *piece);
+	if (!piece)
+		return -1;
+	c.piece = piece, c.n = 0;
+	each_pair(t, g, cut_pair, &c);
+	join_pieces jp = {g, bwd, piece};
+	gt_parallel_ranges(n, 1, threads, join_range, &jp);
+	int rc = 0;
+	uint64_t total = 0;
+	for (uint64_t p = 0; p < n; p++)
+		rc |= piece[p].rc, total += piece[p].h.n;
+	if (rc == 0 && total > UINT32_MAX / 2)
+		rc = -1;
+	if (rc == 0 && total) {
+		h->src = alloc(total, sizeof *h->src), h->dst = alloc(total, sizeof *h->dst);
+		h->ref = alloc(total, sizeof *h->ref);
+		rc = h->src && h->dst && h->ref ? 0 : -1;
+		for (uint64_t p = 0; rc == 0 && p < n; p++) {
+			const causal_handoff_edges *x = &piece[p].h;
+			if (!x->n)
+				continue;
+			memcpy(h->src + h->n, x->src, x->n * sizeof *x->src);
+			memcpy(h->dst + h->n, x->dst, x->n * sizeof *x->dst);
+			memcpy(h->ref + h->n, x->ref, x->n * sizeof *x->ref);
+			h->n += x->n;
+		}
+		h->cap = h->n;
+	}
+	for (uint64_t p = 0; p < n; p++)
+		causal_handoffs_free(&piece[p].h);
+	gt_big_free(piece);
+	return rc;
 }
 
 int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threads, causal_handoff_edges *h,
@@ -235,44 +313,17 @@ int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threa
 	bool any = false;
 	for (uint32_t l = 0; l < g->nspans && !any; l++)
 		any = bwd[l];
-	/* pieces of a thread's share of the points, at least a range */
-	uint64_t per = threads > 1 ? (uint64_t)g->n / threads + 1 : UINT64_MAX;
-	per = per < causal_range_min() ? causal_range_min() : per;
-	uint64_t n = any ? cut_pairs(t, g, per, NULL) : 0;
-	join_piece *piece = n ? gt_big_malloc(n, sizeof *piece) : NULL;
-	int rc = n && !piece ? -1 : 0;
-	if (piece) {
-		cut_pairs(t, g, per, piece);
-		join_pieces jp = {g, bwd, piece};
-		gt_parallel_ranges(n, 1, n == 1 ? 1 : threads, join_range, &jp);
-		uint64_t total = 0;
-		for (uint64_t p = 0; p < n; p++)
-			rc |= piece[p].rc, total += piece[p].h.n;
-		if (n == 1) /* the one piece's arrays are the answer */
-			*h = piece[0].h, piece[0].h = (causal_handoff_edges){0};
-		else if (rc == 0 && total) {
-			h->src = alloc(total, sizeof *h->src), h->dst = alloc(total, sizeof *h->dst);
-			h->ref = alloc(total, sizeof *h->ref);
-			rc = h->src && h->dst && h->ref ? 0 : -1;
-			for (uint64_t p = 0; rc == 0 && p < n; p++) {
-				const causal_handoff_edges *x = &piece[p].h;
-				if (!x->n)
-					continue;
-				memcpy(h->src + h->n, x->src, x->n * sizeof *x->src);
-				memcpy(h->dst + h->n, x->dst, x->n * sizeof *x->dst);
-				memcpy(h->ref + h->n, x->ref, x->n * sizeof *x->ref);
-				h->n += x->n;
-			}
-			h->cap = h->n;
-		}
-		for (uint64_t p = 0; p < n; p++)
-			causal_handoffs_free(&piece[p].h);
-		gt_big_free(piece);
+	int rc = 0;
+	if (any && threads > 1) {
+		rc = join_in_pieces(t, g, bwd, threads, h);
+	} else if (any) {
+		join_all j = {g, bwd, h};
+		rc = each_pair(t, g, join_pair, &j);
 	}
 	gt_big_free(bwd);
 	if (rc < 0) {
 		causal_handoffs_free(h);
-		return gt_fail(err, GT_EINPUT, "out of memory for a window's hand-offs");
+		return gt_fail(err, GT_EINPUT, "a window's hand-offs: out of memory, or more than 2^31 of them");
 	}
 	return 0;
 }

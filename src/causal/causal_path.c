@@ -103,7 +103,7 @@ static void *anchor_range(void *arg)
 		int64_t anchor;
 		for (;;) {
 			if (top == cap) {
-				uint32_t *grown = realloc(walk, 2 * (size_t)cap * sizeof *walk);
+				uint32_t *grown = cap > UINT32_MAX / 2 ? NULL : realloc(walk, 2 * (size_t)cap * sizeof *walk);
 				if (!grown) {
 					r->rc = -1;
 					break;

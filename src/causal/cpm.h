@@ -121,9 +121,11 @@ int gt_cpm_check_range(const gt_cpm_graph *g, bool floats, gt_error *err);
  * itself). The binding's gap may be NULL: not written (it is
  * time[v] - time[parent[v]]). */
 int gt_cpm_bind_host_checked(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err);
-/* The same with the cross edges on threads threads (each thread reads
- * every edge and binds those into its own range of points): the same
- * binding, for a graph of millions of edges. */
+/* The same on threads threads: the chain pass in ranges of chain
+ * positions (chain is a permutation of the points: causal_graph builds it
+ * so), and the cross edges with each thread reading every edge and
+ * binding those into its own range of points. The same binding, for a
+ * graph of millions of edges. */
 int gt_cpm_bind_host_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigned threads, gt_error *err);
 int gt_cpm_float_host_checked(const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *stats, gt_error *err);
 
