@@ -507,8 +507,31 @@ static uint32_t departure_point(const causal_trace *t, const causal_graph *g, ui
 	return lo;
 }
 
+/* The flow edges, first among the cross edges: in ranges (one large
+ * window on threads), each edge its flow's. */
+typedef struct flow_edges {
+	const causal_trace *t;
+	const window_edges *e;
+	causal_graph *g;
+} flow_edges;
+
+static int flow_edge_range(void *ctx, uint64_t a, uint64_t b)
+{
+	flow_edges *fe = ctx;
+	const causal_trace *t = fe->t;
+	causal_graph *g = fe->g;
+	for (uint32_t k = (uint32_t)a; k < b; k++) {
+		uint32_t f = fe->e->flows[k];
+		g->edge_src[k] = departure_point(t, g, f);
+		g->edge_dst[k] = g->first_point[t->local_of[t->m->flows[f].dst]];
+		g->edge_kind[k] = GT_CPM_EDGE_FLOW;
+		g->edge_ref[k] = f;
+	}
+	return 0;
+}
+
 static int make_cross_edges(const causal_trace *t, const window_edges *e, const causal_handoff_edges *ho,
-			    causal_graph *g, gt_error *err)
+			    unsigned threads, causal_graph *g, gt_error *err)
 {
 	uint64_t m = (uint64_t)e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw + ho->n;
 	if (m > UINT32_MAX - 1)
@@ -520,13 +543,9 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, const 
 	g->edge_ref = alloc(g->m, sizeof *g->edge_ref);
 	if (!g->edge_src || !g->edge_dst || !g->edge_kind || !g->edge_ref)
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u edges", g->m);
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < e->nflows; i++, k++) {
-		g->edge_src[k] = departure_point(t, g, e->flows[i]);
-		g->edge_dst[k] = g->first_point[t->local_of[t->m->flows[e->flows[i]].dst]];
-		g->edge_kind[k] = GT_CPM_EDGE_FLOW;
-		g->edge_ref[k] = e->flows[i];
-	}
+	flow_edges fe = {t, e, g};
+	gt_parallel_ranges(e->nflows, causal_range_min(), threads, flow_edge_range, &fe);
+	uint32_t k = e->nflows;
 	for (uint32_t i = 0; i < e->nwaits; i++, k++) {
 		g->edge_src[k] = causal_graph_e(g, t->local_of[e->wait_k[i]]);
 		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->wait_w[i]]);
@@ -634,7 +653,7 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = make_cross_edges(t, &e, &ho, g, err);
+		rc = make_cross_edges(t, &e, &ho, threads, g, err);
 	causal_times_add(CAUSAL_T_G_CROSS, t0);
 	uint32_t handoffs = ho.n;
 	causal_handoffs_free(&ho);
