@@ -263,12 +263,14 @@ static bool edge_beats(const gt_cpm_graph *g, const gt_cpm_binding *out, uint32_
 	return s < cur;
 }
 
-/* Binds track k's points from *cursor on, while their ids are below
- * limit, to their chain predecessors (the first to none: a root). */
+/* Binds track k's points from chain position *cursor on, before position
+ * stop and while their ids are below limit, to their chain predecessors
+ * (the first to none: a root). */
 static void bind_track_part(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t k, uint32_t *cursor,
-			    uint32_t limit)
+			    uint32_t limit, uint32_t stop)
 {
-	uint32_t begin = g->chain_start[k], end = g->chain_start[k + 1], i = *cursor;
+	uint32_t begin = g->chain_start[k], i = *cursor;
+	uint32_t end = stop < g->chain_start[k + 1] ? stop : g->chain_start[k + 1];
 	uint32_t prev = i > begin ? g->chain[i - 1] : GT_CP_ROOT;
 	int64_t prev_time = i > begin ? g->time[prev] : 0;
 	for (; i < end && g->chain[i] < limit; i++) {
@@ -301,7 +303,7 @@ static int bind_chains(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err
 		prefetch_ids(out->kind, sizeof *out->kind, from, limit, true);
 		prefetch_ids(out->edge, sizeof *out->edge, from, limit, true);
 		for (uint32_t k = 0; k < g->tracks; k++)
-			bind_track_part(g, out, k, &cursor[k], limit);
+			bind_track_part(g, out, k, &cursor[k], limit, UINT32_MAX);
 	}
 	free(cursor);
 	return 0;
@@ -361,17 +363,8 @@ static void *bind_chain_range(void *arg)
 		else
 			hi = mid;
 	}
-	for (uint32_t k = lo, i = p->a; k < g->tracks && i < p->b; k++) {
-		uint32_t end = g->chain_start[k + 1] < p->b ? g->chain_start[k + 1] : p->b;
-		for (; i < end; i++) {
-			uint32_t v = g->chain[i], prev = i > g->chain_start[k] ? g->chain[i - 1] : GT_CP_ROOT;
-			p->out->parent[v] = prev;
-			p->out->kind[v] = prev == GT_CP_ROOT ? GT_CPM_EDGE_NONE : GT_CPM_EDGE_CHAIN;
-			if (p->out->gap)
-				p->out->gap[v] = prev == GT_CP_ROOT ? 0 : g->time[v] - g->time[prev];
-			p->out->edge[v] = GT_CP_NONE;
-		}
-	}
+	for (uint32_t k = lo, i = p->a; k < g->tracks && i < p->b; k++)
+		bind_track_part(g, p->out, k, &i, UINT32_MAX, p->b); /* leaves i at the track's end or b */
 	return NULL;
 }
 
