@@ -60,6 +60,13 @@ static bool walk_scratch(track_scratch *x)
 	return !x->failed && sort_scratch(x);
 }
 
+/* Whether span (b1, e1) may follow (b0, e0) in track order: start, then
+ * longer first. */
+static bool track_order(int64_t b0, int64_t e0, int64_t b1, int64_t e1)
+{
+	return b0 < b1 || (b0 == b1 && e0 - b0 >= e1 - b1);
+}
+
 /* The track's spans in (start, longer first, id) order, the order the
  * nesting forest is read in. */
 static void order_spans(track_scratch *x, uint32_t n, int64_t base)
@@ -68,7 +75,7 @@ static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 	for (uint32_t i = 0; i < n; i++)
 		x->ord[i] = i;
 	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = x->b[i - 1] < x->b[i] || (x->b[i - 1] == x->b[i] && x->e[i - 1] - x->b[i - 1] >= x->e[i] - x->b[i]);
+		sorted = track_order(x->b[i - 1], x->e[i - 1], x->b[i], x->e[i]);
 	if (sorted || !sort_scratch(x))
 		return;
 	for (uint32_t i = 0; i < n; i++)
@@ -238,14 +245,20 @@ static void walk_general(causal_graph *g, track_scratch *x, uint32_t ns, uint32_
 	find_owners(g, x, start, n);
 }
 
-static void build_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint32_t k, track_scratch *x)
+/* The track's spans [a, b) (dense) with their B and E times. */
+static void gather_spans(const causal_graph *g, track_scratch *x, const uint32_t *spans, uint32_t a, uint32_t b)
 {
-	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
-	for (uint32_t i = 0; i < ns; i++) {
+	for (uint32_t i = a; i < b; i++) {
 		x->span[i] = spans[i];
 		x->b[i] = g->time[g->first_point[spans[i]]];
 		x->e[i] = g->time[causal_graph_e(g, spans[i])];
 	}
+}
+
+/* Track k's chain from its gathered spans, on this thread. */
+static void walk_track(causal_graph *g, uint32_t ns, uint32_t k, track_scratch *x)
+{
+	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
 	order_spans(x, ns, g->first_time);
 	direct d = {g, start, start + n, GT_NONE, INT64_MIN, true};
 	if (!x->failed && !walk_direct(&d, x, 0, ns, x->stack))
@@ -292,9 +305,13 @@ static void *chain_range(void *arg)
 	}
 	track_scratch x;
 	scratch_init(&x, most_spans, most_points);
-	for (uint32_t k = j->begin; k < j->end && !x.failed; k++)
-		if (g->chain_start[k + 1] - g->chain_start[k] <= j->wide_over)
-			build_chain(g, j->track_spans + j->track_first[k], j->track_first[k + 1] - j->track_first[k], k, &x);
+	for (uint32_t k = j->begin; k < j->end && !x.failed; k++) {
+		uint32_t ns = j->track_first[k + 1] - j->track_first[k];
+		if (g->chain_start[k + 1] - g->chain_start[k] > j->wide_over)
+			continue;
+		gather_spans(g, &x, j->track_spans + j->track_first[k], 0, ns);
+		walk_track(g, ns, k, &x);
+	}
 	j->rc = x.failed ? -1 : 0;
 	scratch_free(&x);
 	return NULL;
@@ -328,11 +345,6 @@ typedef struct wide_range {
 	int64_t last;      /* the time of the piece's last point */
 } wide_range;
 
-static bool track_order(int64_t b0, int64_t e0, int64_t b1, int64_t e1)
-{
-	return b0 < b1 || (b0 == b1 && e0 - b0 >= e1 - b1);
-}
-
 static void *wide_gather(void *arg)
 {
 	wide_range *r = arg;
@@ -341,18 +353,18 @@ static void *wide_gather(void *arg)
 	int64_t most = INT64_MIN, pb = INT64_MIN, pe = INT64_MIN;
 	uint64_t points = 0;
 	bool in_order = true;
-	if (r->a > 0) {
+	gather_spans(g, x, r->spans, r->a, r->b);
+	if (r->a > 0) { /* the span before, another range's */
 		pb = g->time[g->first_point[r->spans[r->a - 1]]];
 		pe = g->time[causal_graph_e(g, r->spans[r->a - 1])];
 	}
 	for (uint32_t i = r->a; i < r->b; i++) {
-		uint32_t l = r->spans[i];
-		int64_t b = g->time[g->first_point[l]], e = g->time[causal_graph_e(g, l)];
-		x->span[i] = l, x->b[i] = b, x->e[i] = e, x->ord[i] = i;
+		uint32_t l = x->span[i];
+		x->ord[i] = i;
 		if (i > 0)
-			in_order &= track_order(pb, pe, b, e);
-		pb = b, pe = e;
-		most = e > most ? e : most;
+			in_order &= track_order(pb, pe, x->b[i], x->e[i]);
+		pb = x->b[i], pe = x->e[i];
+		most = x->e[i] > most ? x->e[i] : most;
 		points += g->first_point[l + 1] - g->first_point[l];
 	}
 	r->most_e = most, r->points = points, r->in_order = in_order;
@@ -487,7 +499,7 @@ static int wide_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint3
 	}
 	/* else the walk on one thread, the general way where it must */
 	if (!done)
-		build_chain(g, spans, ns, k, &x);
+		walk_track(g, ns, k, &x); /* the spans are gathered */
 	int rc = x.failed ? -1 : 0;
 	scratch_free(&x);
 	return rc;

@@ -19,6 +19,19 @@
 #define UNSET INT64_MIN
 #define ON_WALK (INT64_MIN + 1)
 
+/* Pushes u on a walk, grown as it fills; false out of memory. */
+static bool walk_push(uint32_t **walk, uint32_t *cap, uint32_t *top, uint32_t u)
+{
+	if (*top == *cap) {
+		uint32_t *grown = *cap > UINT32_MAX / 2 ? NULL : realloc(*walk, 2 * (size_t)*cap * sizeof **walk);
+		if (!grown)
+			return false;
+		*walk = grown, *cap *= 2;
+	}
+	(*walk)[(*top)++] = u;
+	return true;
+}
+
 /* Fills path_duration (n elements) on one thread; 1 where the binding
  * holds a cycle (path_duration is then garbage), -1 out of memory. */
 static int path_one_thread(const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration)
@@ -37,16 +50,10 @@ static int path_one_thread(const uint32_t *parent, const int64_t *time, uint32_t
 		uint32_t u = p;
 		int64_t root_time = 0;
 		for (;;) {
-			if (top == cap) {
-				uint32_t *grown = cap > UINT32_MAX / 2 ? NULL : realloc(walk, 2 * (size_t)cap * sizeof *walk);
-				if (!grown) {
-					rc = -1;
-					break;
-				}
-				walk = grown;
-				cap *= 2;
+			if (!walk_push(&walk, &cap, &top, u)) {
+				rc = -1;
+				break;
 			}
-			walk[top++] = u;
 			path_duration[u] = ON_WALK;
 			uint32_t q = parent[u];
 			if (q == GT_CP_ROOT) {
@@ -68,7 +75,7 @@ static int path_one_thread(const uint32_t *parent, const int64_t *time, uint32_t
 		while (top)
 			u = walk[--top], path_duration[u] = time[u] - root_time;
 	}
-	gt_big_free(walk);
+	free(walk);
 	return rc;
 }
 
@@ -102,15 +109,10 @@ static void *anchor_range(void *arg)
 		uint32_t u = p;
 		int64_t anchor;
 		for (;;) {
-			if (top == cap) {
-				uint32_t *grown = cap > UINT32_MAX / 2 ? NULL : realloc(walk, 2 * (size_t)cap * sizeof *walk);
-				if (!grown) {
-					r->rc = -1;
-					break;
-				}
-				walk = grown, cap *= 2;
+			if (!walk_push(&walk, &cap, &top, u)) {
+				r->rc = -1;
+				break;
 			}
-			walk[top++] = u;
 			r->state[u] = ON_WALK;
 			uint32_t q = r->parent[u];
 			if (q == GT_CP_ROOT) {
