@@ -129,6 +129,7 @@ typedef struct batch {
 	const gt_causal_engine *eng;
 	unsigned threads;
 	uint32_t first, count;
+	causal_trace *last;       /* the last batch's trace (its graph inputs freed once built), else NULL */
 	causal_graph *graphs;     /* count */
 	gt_causal_window *out;    /* every window's */
 	gt_error *errs;           /* every window's */
@@ -305,6 +306,8 @@ static void analyze_batch(batch *b)
 	else
 		for_each_window(b, b->count, build_graph);
 	causal_times_add(CAUSAL_T_GRAPHS, t0);
+	if (b->last)
+		causal_trace_drop_graph_inputs(b->last);
 	/* what building left for reuse (the chains' scratch, the trace's
 	 * sorting) fits none of the steps' arrays: given back, not held */
 	gt_big_trim();
@@ -356,7 +359,7 @@ static uint32_t batch_end(const causal_trace *t, uint32_t w, uint64_t budget)
  * batch of its own share runs alone with every thread. The results do not
  * depend on the batches; the float's rounds that -v tells (one count per
  * float call) do, and so on the threads. */
-static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
+static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
 	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations);
@@ -390,6 +393,7 @@ static int analyze_windows(const causal_trace *t, const gt_causal_options *opt, 
 		}
 		if (k == 1) {
 			side[0].threads = threads;
+			side[0].last = w == t->window_count ? t : NULL; /* the last batch: nothing reads its graphs' inputs after them */
 			analyze_batch(&side[0]);
 		} else {
 			gt_run_jobs(batch_alone, side, sizeof *side, k);

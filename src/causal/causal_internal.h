@@ -154,6 +154,10 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 /* Only the spans' classes, the windows and each span's window: what the
  * summaries per step need (gt_causal_step_windows). */
 int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
+/* Frees what only the windows' graphs read (the flows' departures and
+ * arrivals, the windows' members, the collective and recorded edges):
+ * once the last graph is built, before the graph steps' arrays. */
+void causal_trace_drop_graph_inputs(causal_trace *t);
 void causal_trace_free(causal_trace *t);
 /* The rank of span i in a job (ranks own consecutive ranges of spans). */
 uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);

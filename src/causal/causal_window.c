@@ -568,6 +568,21 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
 	return place(t, threads, err);
 }
 
+void causal_trace_drop_graph_inputs(causal_trace *t)
+{
+	gt_big_free(t->departure);
+	gt_big_free(t->arrival);
+	gt_big_free(t->spans_by_window);
+	gt_big_free(t->flows_by_window);
+	free(t->coll_src), free(t->coll_dst), free(t->coll_first);
+	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
+	t->departure = t->arrival = NULL;
+	t->spans_by_window = t->flows_by_window = NULL;
+	t->coll_src = t->coll_dst = t->coll_first = NULL;
+	t->rec_src = t->rec_dst = t->rec_first = NULL;
+	t->rec_kind = NULL;
+}
+
 void causal_trace_free(causal_trace *t)
 {
 	gt_big_free(t->span_class);
