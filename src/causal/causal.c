@@ -293,12 +293,8 @@ static bool failed(const batch *b, uint32_t i)
 	return b->errs[b->first + i].status != 0;
 }
 
-/* Builds the batch's graphs, runs them through the engine as one union
- * and fills the results. The graphs before the first that failed to build
- * go on (an earlier window's error is the one reported); where the
- * union's steps fail, each window runs alone, so that the error is the
- * first failing window's as it would be one window at a time. */
-static void analyze_batch(batch *b)
+/* Builds the batch's graphs. */
+static void build_batch(batch *b)
 {
 	uint64_t t0 = causal_times_now();
 	if (b->count == 1)
@@ -311,6 +307,15 @@ static void analyze_batch(batch *b)
 	/* what building left for reuse (the chains' scratch, the trace's
 	 * sorting) fits none of the steps' arrays: given back, not held */
 	gt_big_trim();
+}
+
+/* Runs the built graphs through the engine as one union and fills the
+ * results. The graphs before the first that failed to build go on (an
+ * earlier window's error is the one reported); where the union's steps
+ * fail, each window runs alone, so that the error is the first failing
+ * window's as it would be one window at a time. */
+static void finish_batch(batch *b)
+{
 	uint32_t built = 0;
 	while (built < b->count && !failed(b, built))
 		built++;
@@ -325,6 +330,12 @@ static void analyze_batch(batch *b)
 	}
 	for (uint32_t i = 0; i < b->count; i++)
 		causal_graph_free(&b->graphs[i]);
+}
+
+static void analyze_batch(batch *b)
+{
+	build_batch(b);
+	finish_batch(b);
 }
 
 /* Points a window can have at most: B and E of each span, a departure
@@ -351,14 +362,108 @@ static uint32_t batch_end(const causal_trace *t, uint32_t w, uint64_t budget)
 	return end;
 }
 
-/* The batches go one at a time on a device (each one engine call, the
- * threads within it). On the host, where the steps are per batch and run
- * on one thread, several smaller batches run side by side, one a thread,
- * so that the union, binding and path of many windows are not serial; the
- * points in flight stay within the budget. A window too large for a
- * batch of its own share runs alone with every thread. The results do not
- * depend on the batches; the float's rounds that -v tells (one count per
- * float call) do, and so on the threads. */
+static void *build_alone(void *arg)
+{
+	build_batch(arg);
+	return NULL;
+}
+
+/* The batch of windows from w on, of at most budget points. */
+static batch batch_at(causal_trace *t, const batch *all, uint32_t w, uint64_t budget)
+{
+	uint32_t end = batch_end(t, w, budget);
+	batch b = *all;
+	b.first = w;
+	b.count = end - w;
+	b.graphs = all->graphs + w;
+	b.last = end == t->window_count ? t : NULL; /* nothing reads its graphs' inputs after them */
+	return b;
+}
+
+/* The first error of windows [from, to): -1 with it in err, else 0. */
+static int first_error(const gt_error *errs, uint32_t from, uint32_t to, gt_error *err)
+{
+	for (uint32_t i = from; i < to; i++)
+		if (errs[i].status) { /* the cause too: out of device memory falls back to the host */
+			*err = errs[i];
+			return -1;
+		}
+	return 0;
+}
+
+/* On a device the batches go one at a time, each one engine call with the
+ * threads within it, and each batch's graphs are built beside the steps of
+ * the one before: the union, the transfers and the device's time leave the
+ * cores idle. Two batches are in flight. */
+static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt_error *err)
+{
+	batch cur = batch_at(t, all, 0, budget), next;
+	build_batch(&cur);
+	for (;;) {
+		uint32_t end = cur.first + cur.count;
+		bool more = end < t->window_count, beside = false;
+		pthread_t tid;
+		if (more) {
+			next = batch_at(t, all, end, budget);
+			beside = all->threads > 1 && pthread_create(&tid, NULL, build_alone, &next) == 0;
+		}
+		finish_batch(&cur);
+		if (beside)
+			pthread_join(tid, NULL);
+		if (first_error(all->errs, cur.first, end, err) < 0) {
+			for (uint32_t i = 0; beside && i < next.count; i++)
+				causal_graph_free(&next.graphs[i]);
+			return -1;
+		}
+		if (!more)
+			return 0;
+		if (!beside)
+			build_batch(&next);
+		cur = next;
+	}
+}
+
+/* On the host, where the steps are per batch and run on one thread,
+ * several smaller batches run side by side, one a thread, so that the
+ * union, binding and path of many windows are not serial; the points in
+ * flight stay within the budget. A window too large for a batch of its
+ * own share runs alone with every thread. */
+static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_error *err)
+{
+	unsigned threads = all->threads;
+	uint64_t share = threads == 1 ? budget : (budget + threads - 1) / threads;
+	batch side[GT_MAX_JOBS];
+	for (uint32_t w = 0; w < t->window_count;) {
+		unsigned k = 0;
+		uint32_t from = w;
+		while (k < threads && w < t->window_count) {
+			bool alone = points_bound(t, w) > share; /* too large to share */
+			if (alone && k)
+				break; /* alone, next */
+			side[k] = batch_at(t, all, w, share);
+			side[k].threads = 1;
+			side[k].last = NULL; /* the others may still be building */
+			w = side[k].first + side[k].count;
+			k++;
+			if (alone)
+				break;
+		}
+		if (k == 1) {
+			side[0].threads = threads;
+			side[0].last = w == t->window_count ? t : NULL;
+			analyze_batch(&side[0]);
+		} else {
+			gt_run_jobs(batch_alone, side, sizeof *side, k);
+		}
+		if (first_error(all->errs, from, w, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The windows in batches. The results do not depend on the batches; the
+ * float's rounds that -v tells (one count per float call) do, and so on
+ * the threads. */
 static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
@@ -367,43 +472,15 @@ static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const 
 			  : causal_batch_points() ? causal_batch_points()
 			  : device		    ? BATCH_POINTS_DEVICE
 						    : BATCH_POINTS_HOST;
-	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
-	uint64_t share = device || threads == 1 ? budget : (budget + threads - 1) / threads;
 	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
 	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
 	if (!errs || !graphs) {
 		free(errs), free(graphs);
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
 	}
-	batch side[GT_MAX_JOBS];
-	int rc = 0;
-	for (uint32_t w = 0; w < t->window_count && rc == 0;) {
-		unsigned k = 0;
-		uint32_t from = w;
-		while (k < (device ? 1u : threads) && w < t->window_count) {
-			bool alone = points_bound(t, w) > share; /* too large to share */
-			if (alone && k)
-				break; /* alone, next */
-			uint32_t end = batch_end(t, w, share);
-			side[k++] = (batch){.t = t, .opt = opt, .eng = eng, .threads = 1, .first = w, .count = end - w,
-					    .graphs = graphs + w, .out = out->windows, .errs = errs};
-			w = end;
-			if (alone)
-				break;
-		}
-		if (k == 1) {
-			side[0].threads = threads;
-			side[0].last = w == t->window_count ? t : NULL; /* the last batch: nothing reads its graphs' inputs after them */
-			analyze_batch(&side[0]);
-		} else {
-			gt_run_jobs(batch_alone, side, sizeof *side, k);
-		}
-		for (uint32_t i = from; i < w && rc == 0; i++)
-			if (errs[i].status) { /* the cause too: out of device memory falls back to the host */
-				*err = errs[i];
-				rc = -1;
-			}
-	}
+	batch all = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS),
+		     .first = 0, .count = t->window_count, .graphs = graphs, .out = out->windows, .errs = errs};
+	int rc = device ? device_batches(t, &all, budget, err) : host_batches(t, &all, budget, err);
 	free(errs);
 	free(graphs);
 	return rc;
