@@ -293,7 +293,11 @@ static bool failed(const batch *b, uint32_t i)
 	return b->errs[b->first + i].status != 0;
 }
 
-/* Builds the batch's graphs. */
+/* Builds the batch's graphs (their time is added up over the threads, and
+ * on a device overlaps the steps of the batch before). What building
+ * leaves for reuse (the chains' scratch, the trace's sorting) fits none of
+ * the steps' arrays: the caller gives it back (gt_big_trim) once no other
+ * batch's steps are running, whose freed blocks a rerun would reuse. */
 static void build_batch(batch *b)
 {
 	uint64_t t0 = causal_times_now();
@@ -304,9 +308,6 @@ static void build_batch(batch *b)
 	causal_times_add(CAUSAL_T_GRAPHS, t0);
 	if (b->last)
 		causal_trace_drop_graph_inputs(b->last);
-	/* what building left for reuse (the chains' scratch, the trace's
-	 * sorting) fits none of the steps' arrays: given back, not held */
-	gt_big_trim();
 }
 
 /* Runs the built graphs through the engine as one union and fills the
@@ -335,6 +336,7 @@ static void finish_batch(batch *b)
 static void analyze_batch(batch *b)
 {
 	build_batch(b);
+	gt_big_trim();
 	finish_batch(b);
 }
 
@@ -394,11 +396,13 @@ static int first_error(const gt_error *errs, uint32_t from, uint32_t to, gt_erro
 /* On a device the batches go one at a time, each one engine call with the
  * threads within it, and each batch's graphs are built beside the steps of
  * the one before: the union, the transfers and the device's time leave the
- * cores idle. Two batches are in flight. */
+ * cores idle. Two batches are in flight, each with the threads (-j) of its
+ * own. */
 static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt_error *err)
 {
 	batch cur = batch_at(t, all, 0, budget), next;
 	build_batch(&cur);
+	gt_big_trim();
 	for (;;) {
 		uint32_t end = cur.first + cur.count;
 		bool more = end < t->window_count, beside = false;
@@ -419,6 +423,7 @@ static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt
 			return 0;
 		if (!beside)
 			build_batch(&next);
+		gt_big_trim();
 		cur = next;
 	}
 }
