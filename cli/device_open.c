@@ -19,7 +19,9 @@
  *   forest path   1M 0.027 / 0.479 s, 20M 0.263 / 0.570 s, 100M 0.854 / 0.898 s
  *   causal path   1M 0.364 / 1.00 s (per step 0.198 / 0.636), 20M 4.72 / 9.81 s;
  *                 at 8c3ab25 (scripts/device-causal-threads) 20M 3.64 / 4.52 s,
- *                 per step 1.01 / 2.17 s, 100M per step 5.15 / 8.16 s
+ *                 per step 1.01 / 2.17 s, 100M per step 5.15 / 8.16 s;
+ *                 at 8fdd401 20M 2.28 / 3.14 s, per step 0.88 / 1.59 s,
+ *                 100M 10.37 / 13.07 s, per step 5.40 / 6.94 s
  *   query         1M 0.042 / 0.412 s (1 viewport), 0.228 / 0.640 s (1,000);
  *                 20M 0.563 / 0.767 s, 6.43 / 6.96 s
  *   render        1M 0.092 / 0.500 s, 20M 0.628 / 0.854 s
