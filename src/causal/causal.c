@@ -450,7 +450,6 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 				break; /* alone, next */
 			side[k] = batch_at(t, all, w, share);
 			side[k].threads = 1;
-			side[k].last = NULL; /* the others may still be building */
 			w = side[k].first + side[k].count;
 			k++;
 			if (alone)
@@ -458,9 +457,9 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 		}
 		if (k == 1) {
 			side[0].threads = threads;
-			side[0].last = w == t->window_count ? t : NULL;
 			analyze_batch(&side[0]);
 		} else {
+			side[k - 1].last = NULL; /* the others may still be building */
 			gt_run_jobs(batch_alone, side, sizeof *side, k);
 		}
 		if (first_error(all->errs, from, w, err) < 0)

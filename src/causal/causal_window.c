@@ -585,24 +585,17 @@ void causal_trace_drop_graph_inputs(causal_trace *t)
 
 void causal_trace_free(causal_trace *t)
 {
+	causal_trace_drop_graph_inputs(t);
 	gt_big_free(t->span_class);
 	gt_big_free(t->track_device);
-	gt_big_free(t->departure);
 	gt_big_free(t->window_of);
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
-	gt_big_free(t->arrival);
 	free(t->steps);
 	free(t->step_window);
 	gt_big_free(t->windows);
 	gt_big_free(t->span_first);
-	gt_big_free(t->spans_by_window);
 	gt_big_free(t->flow_first);
-	gt_big_free(t->flows_by_window);
-	free(t->coll_src);
-	free(t->coll_dst);
-	free(t->coll_first);
-	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
 	gt_big_free(t->str_class);
 	memset(t, 0, sizeof *t);
 }
