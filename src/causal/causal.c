@@ -64,36 +64,43 @@ static int full_rows(causal_steps *s, uint32_t n, gt_error *err)
 	return gt_cp_rows_alloc(&s->rows, n, err);
 }
 
+/* The gaps, where the binding left them out: time[v] - time[parent]. */
+static int fill_gaps(const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	if (s->bind.gap)
+		return 0;
+	s->bind.gap = gt_big_malloc(cg->n, sizeof *s->bind.gap);
+	if (!s->bind.gap)
+		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
+	for (uint32_t v = 0; v < cg->n; v++)
+		s->bind.gap[v] = s->bind.parent[v] == GT_CP_ROOT ? 0 : cg->time[v] - cg->time[s->bind.parent[v]];
+	return 0;
+}
+
+/* forest.h's path in full, the engine's or the host's: for an engine
+ * without durations, and for a binding with a cycle (its flags and
+ * invalid rows). */
+static int full_path(const gt_causal_engine *e, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	if (fill_gaps(cg, s, err) < 0 || full_rows(s, cg->n, err) < 0)
+		return -1;
+	return e && e->path ? e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err)
+			    : gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
+}
+
 /* The path step: the engine's durations, else its full path, or on the
- * host the reduced one; critpath's where the binding holds a cycle, for
- * its flags and invalid rows. */
+ * host the reduced one; the full path where the binding holds a cycle. */
 static int run_path(const gt_causal_engine *e, const gt_cpm_graph *cg, unsigned threads, causal_steps *s,
 		    gt_error *err)
 {
-	if (e && e->path_durations) {
-		int rc = e->path_durations(e->ctx, s->bind.parent, cg->time, cg->n, s->rows.path_duration, err);
-		if (rc <= 0)
-			return rc;
-	}
-	if (e && e->path)
-		return full_rows(s, cg->n, err) < 0
-			       ? -1
-			       : e->path(e->ctx, s->bind.parent, s->bind.gap, cg->n, &s->rows, &s->sum, err);
-	int rc = causal_path_host(s->bind.parent, cg->time, cg->n, threads, s->rows.path_duration);
-	if (rc < 0)
+	int rc;
+	if (e && e->path_durations)
+		rc = e->path_durations(e->ctx, s->bind.parent, cg->time, cg->n, s->rows.path_duration, err);
+	else if (e && e->path)
+		rc = 1;
+	else if ((rc = causal_path_host(s->bind.parent, cg->time, cg->n, threads, s->rows.path_duration)) < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
-	if (rc == 0)
-		return 0;
-	if (!s->bind.gap) { /* the host binding leaves the gaps out */
-		s->bind.gap = gt_big_malloc(cg->n, sizeof *s->bind.gap);
-		if (!s->bind.gap)
-			return gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", cg->n);
-		for (uint32_t v = 0; v < cg->n; v++)
-			s->bind.gap[v] = s->bind.parent[v] == GT_CP_ROOT ? 0 : cg->time[v] - cg->time[s->bind.parent[v]];
-	}
-	if (full_rows(s, cg->n, err) < 0)
-		return -1;
-	return gt_critpath_host(s->bind.parent, s->bind.gap, cg->n, NULL, &s->rows, &s->sum, err);
+	return rc <= 0 ? rc : full_path(e, cg, s, err);
 }
 
 static void steps_free(causal_steps *s)
@@ -112,7 +119,8 @@ static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats,
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
-	/* the host binding leaves the gaps out where no engine reads them */
+	/* only an engine's binding writes the gaps; fill_gaps makes them where
+	 * a full path needs them */
 	s->bind.gap = gaps ? gt_big_malloc(points, sizeof *s->bind.gap) : NULL;
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
@@ -225,6 +233,32 @@ static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
 	return k < 1 ? 1 : k < b->threads ? (unsigned)k : b->threads;
 }
 
+/* The binding and the path: the engine's in one call where it keeps the
+ * bound graph, else one after the other. */
+static int bind_and_path(const batch *b, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+{
+	const gt_causal_engine *e = b->eng;
+	int rc;
+	uint64_t t0 = causal_times_now();
+	if (e && e->bind_path_durations) {
+		rc = e->bind_path_durations(e->ctx, cg, &s->bind, s->rows.path_duration, err);
+		causal_times_add(CAUSAL_T_BIND, t0);
+		t0 = causal_times_now();
+		if (rc == 1)
+			rc = full_path(e, cg, s, err);
+		causal_times_add(CAUSAL_T_PATH, t0);
+		return rc;
+	}
+	rc = e && e->bind ? e->bind(e->ctx, cg, &s->bind, err)
+			  : gt_cpm_bind_host_threads(cg, &s->bind, bind_threads(b, cg), err);
+	causal_times_add(CAUSAL_T_BIND, t0);
+	t0 = causal_times_now();
+	if (rc == 0)
+		rc = run_path(e, cg, b->threads, s, err);
+	causal_times_add(CAUSAL_T_PATH, t0);
+	return rc;
+}
+
 /* The graphs [at, at + count) as one union through the engine's steps,
  * and each window's result: the binding, the path, the windows' paths,
  * then their rows. The float only the rows read: it runs on a thread of
@@ -236,13 +270,13 @@ static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
 static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 {
 	const gt_causal_engine *e = b->eng;
-	bool floats = b->opt->rows, host_bind = !(e && e->bind), host_floats_ = floats && !(e && e->floats);
+	bool floats = b->opt->rows, host_bind = !(e && (e->bind || e->bind_path_durations)), host_floats_ = floats && !(e && e->floats);
 	causal_union u;
 	causal_steps s = {0};
 	uint64_t t0 = causal_times_now();
 	int rc = causal_union_build(&u, b->graphs + at, count, err);
-	if (rc == 0)
-		rc = steps_alloc(&s, u.cpm.n, !host_bind || (e && e->path), floats, err);
+	if (rc == 0) /* the gaps where the engine's binding writes them */
+		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats, err);
 	/* the host steps share one check of the graph, of its ranges alone:
 	 * causal_graph builds the shape */
 	if (rc == 0 && (host_bind || host_floats_))
@@ -251,15 +285,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	pthread_t tid;
 	bool beside = rc == 0 && floats && b->threads > 1 && pthread_create(&tid, NULL, floats_beside, &fj) == 0;
 	causal_times_add(CAUSAL_T_UNION, t0);
-	t0 = causal_times_now();
 	if (rc == 0)
-		rc = host_bind ? gt_cpm_bind_host_threads(&u.cpm, &s.bind, bind_threads(b, &u.cpm), err)
-			       : e->bind(e->ctx, &u.cpm, &s.bind, err);
-	causal_times_add(CAUSAL_T_BIND, t0);
-	t0 = causal_times_now();
-	if (rc == 0)
-		rc = run_path(e, &u.cpm, b->threads, &s, err);
-	causal_times_add(CAUSAL_T_PATH, t0);
+		rc = bind_and_path(b, &u.cpm, &s, err);
 	b->at = at;
 	b->u = &u;
 	b->s = &s;

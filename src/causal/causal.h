@@ -220,6 +220,11 @@ typedef struct gt_causal_engine {
 	 * cycle: then path (or the host's) gives the flags */
 	int (*path_durations)(void *ctx, const uint32_t *parent, const int64_t *time, uint32_t n,
 			      int64_t *path_duration, gt_error *err);
+	/* bind, then path_durations, in one: where the engine keeps the bound
+	 * graph for the path (out->gap is NULL: the steps fill the gaps where
+	 * a cycle needs them). Taken over bind and path_durations when set. */
+	int (*bind_path_durations)(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+				   gt_error *err);
 } gt_causal_engine;
 
 typedef struct gt_causal_options {
@@ -373,7 +378,8 @@ void gt_step_windows_free(gt_step_windows *w);
 
 /* Device time and launches of every step run through one engine. The
  * float runs beside the binding and the path (on a thread of its own), so
- * it counts apart. */
+ * it counts apart. The path's durations run in the binding's call: bind_*
+ * holds both; path_* counts a path run alone (after a cycle). */
 typedef struct gt_causal_cl_stats {
 	uint64_t bind_ns, path_ns, float_ns;                /* kernel time, from profiling events */
 	uint64_t bind_wall_ns, path_wall_ns, float_wall_ns; /* each step's calls, end to end */

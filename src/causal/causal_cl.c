@@ -46,6 +46,19 @@ static int path_durations_step(void *ctx, const uint32_t *parent, const int64_t 
 	return rc;
 }
 
+static int bind_path_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+			  gt_error *err)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	gt_cpm_cl_stats st = {0};
+	uint64_t t0 = gt_clock_ns();
+	int rc = causal_bind_path_cl(e->cl, g, out, path_duration, &st, err);
+	e->stats.bind_wall_ns += gt_clock_ns() - t0;
+	e->stats.bind_ns += st.kernel_ns;
+	e->stats.launches += st.launches;
+	return rc;
+}
+
 static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *fs, gt_error *err)
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
@@ -64,7 +77,7 @@ void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl)
 {
 	*e = (gt_causal_cl_engine){
 		.engine = {.bind = bind_step, .path = path_step, .path_durations = path_durations_step,
-			   .floats = float_step},
+			   .floats = float_step, .bind_path_durations = bind_path_step},
 		.cl = cl,
 	};
 	e->engine.ctx = e;

@@ -303,6 +303,12 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, un
  * the binding holds a cycle (path_duration untouched), -1 with err. */
 int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint32_t n, int64_t *path_duration,
 		   gt_cpm_cl_stats *stats, gt_error *err);
+/* gt_cpm_bind_cl and then causal_path_cl in one device run: the parents
+ * and times stay on the device between them, and the gaps are not read
+ * back (out->gap may be NULL). 1 where the binding holds a cycle (out
+ * filled, path_duration untouched). */
+int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+			gt_cpm_cl_stats *stats, gt_error *err);
 
 /* What the graph steps gave: for the union, and as a window's view of it.
  * Of the rows only path_duration is read (the others may be NULL). */

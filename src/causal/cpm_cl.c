@@ -51,15 +51,20 @@ int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...)
 	return 0;
 }
 
-void cpm_run_free(cpm_run *r, cl_mem *b, int nb, cl_kernel *k, int nk)
+void cpm_release(cl_mem *b, int nb, cl_kernel *k, int nk)
 {
-	gt_cl_events_release(&r->events);
 	for (int i = 0; i < nb; i++)
 		if (b[i])
 			clReleaseMemObject(b[i]);
 	for (int i = 0; i < nk; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
+}
+
+void cpm_run_free(cpm_run *r, cl_mem *b, int nb, cl_kernel *k, int nk)
+{
+	gt_cl_events_release(&r->events);
+	cpm_release(b, nb, k, nk);
 }
 
 void cpm_fill_stats(const cpm_run *r, gt_cpm_cl_stats *stats)
@@ -254,7 +259,7 @@ enum { BB_CHAIN, BB_FLAGS, BB_TIME, BB_STARTS, BB_IN_START, BB_IN_SRC, BB_IN_EDG
        BB_GAP, BB_KIND, BB_EDGE, BB_COUNT };
 
 static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t, cl_kernel *k, cl_mem *b,
-			  gt_cpm_binding *out)
+			  gt_cpm_binding *out, cpm_after_bind after, void *ctx)
 {
 	uint64_t n = g->n, m = g->m;
 	const uint64_t sizes[BB_COUNT] = {
@@ -283,15 +288,21 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 	uint64_t bytes = n * (4 + 1 + 4 + 8 + 8 + 8 + 17) + m * (4 + 4 + 1 + 8);
 	if (cpm_launch(r, k[BK_BIND], "cpm_bind", n, r->local, bytes) < 0)
 		return -1;
+	/* the results go back while the step after runs (the queue is in
+	 * order: its blocking reads wait for these too) */
 	if (cpm_download(r, b[BB_PARENT], out->parent, sizes[BB_PARENT], false) < 0 ||
-	    cpm_download(r, b[BB_GAP], out->gap, sizes[BB_GAP], false) < 0 ||
+	    (out->gap && cpm_download(r, b[BB_GAP], out->gap, sizes[BB_GAP], false) < 0) ||
 	    cpm_download(r, b[BB_KIND], out->kind, sizes[BB_KIND], false) < 0 ||
-	    cpm_download(r, b[BB_EDGE], out->edge, sizes[BB_EDGE], true) < 0)
+	    cpm_download(r, b[BB_EDGE], out->edge, sizes[BB_EDGE], false) < 0)
 		return -1;
-	return gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err);
+	int rc = after ? after(r, b[BB_PARENT], b[BB_TIME], g->n, ctx) : 0;
+	if (rc < 0)
+		return -1;
+	return gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0 ? -1 : rc;
 }
 
-int gt_cpm_bind_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_cpm_cl_stats *stats, gt_error *err)
+int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_after_bind after, void *ctx,
+		     gt_cpm_cl_stats *stats, gt_error *err)
 {
 	if (stats)
 		memset(stats, 0, sizeof *stats);
@@ -307,8 +318,8 @@ int gt_cpm_bind_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_cpm
 	if (by_target_build(g, &t, err) < 0 || cpm_get_kernels(&r, bind_kernel_names, k, BK_COUNT) < 0 ||
 	    cpm_choose_local(&r, k, BK_COUNT, 0) < 0)
 		goto done;
-	rc = bind_on_device(&r, g, &t, k, b, out);
-	if (rc == 0)
+	rc = bind_on_device(&r, g, &t, k, b, out, after, ctx);
+	if (rc >= 0)
 		cpm_fill_stats(&r, stats);
 done:
 	if (rc < 0)
@@ -316,6 +327,11 @@ done:
 	cpm_run_free(&r, b, BB_COUNT, k, BK_COUNT);
 	by_target_free(&t);
 	return rc;
+}
+
+int gt_cpm_bind_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_cpm_cl_stats *stats, gt_error *err)
+{
+	return cpm_bind_cl_then(cl, g, out, NULL, NULL, stats, err);
 }
 
 int gt_cpm_bind_run(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)

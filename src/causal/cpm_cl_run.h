@@ -29,6 +29,9 @@ int cpm_launch(cpm_run *r, cl_kernel k, const char *name, uint64_t items, size_t
 int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...);
 #define ARG(x) sizeof(x), (const void *)&(x)
 #define LOCAL_ARG(bytes) (size_t)(bytes), (const void *)NULL
+/* Releases the buffers and kernels (NULL ones skipped); cpm_run_free the
+ * run's events too. */
+void cpm_release(cl_mem *b, int nb, cl_kernel *k, int nk);
 void cpm_run_free(cpm_run *r, cl_mem *b, int nb, cl_kernel *k, int nk);
 void cpm_fill_stats(const cpm_run *r, gt_cpm_cl_stats *stats);
 int cpm_get_kernels(cpm_run *r, const char *const *names, cl_kernel *k, int nk);
@@ -42,6 +45,16 @@ int cpm_choose_local(cpm_run *r, const cl_kernel *k, int nk, size_t per_item);
 int cpm_device_fits(gt_cl *cl, const gt_cpm_graph *g, const char *what, gt_error *err);
 /* pos_flags from work: the kernel adds the heads and tails. */
 int cpm_mark_tracks(cpm_run *r, cl_kernel k, const gt_cpm_graph *g, cl_mem chain_start, cl_mem flags);
+
+/* A step run on the bound graph before the binding's results are read
+ * back: the parents and the graph's times (by point) are where the binding
+ * left them, on the device. Runs on r (its own kernels and buffers, freed
+ * before it returns); 0, 1 (passed on to the caller) or -1 with r->err. */
+typedef int (*cpm_after_bind)(cpm_run *r, cl_mem parent, cl_mem time, uint32_t n, void *ctx);
+/* gt_cpm_bind_cl, then after (NULL: none) on the device; out->gap may be
+ * NULL: not read back. Returns after's 1 with the binding filled. */
+int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_after_bind after, void *ctx,
+		     gt_cpm_cl_stats *stats, gt_error *err);
 
 /* Cross edges by source position, with targets as positions (a counting
  * sort on the host). */
