@@ -108,3 +108,13 @@ void gt_big_trim(void)
 		free(kept.block[--kept.count]);
 	pthread_mutex_unlock(&kept.lock);
 }
+
+void gt_touch_pages(void *p, size_t bytes)
+{
+	volatile unsigned char *c = p;
+	if (!bytes)
+		return;
+	for (size_t at = 0; at < bytes; at += 4096) /* the smallest page */
+		c[at] = 0;
+	c[bytes - 1] = 0;
+}

@@ -20,5 +20,10 @@ void *gt_big_calloc(size_t n, size_t size);
 void gt_big_free(void *p);
 /* Frees the kept blocks: at the end of a piece of work. */
 void gt_big_trim(void);
+/* Faults in the pages of [p, p + bytes) (each written once), for memory a
+ * device is about to copy into: a driver copying into pages never touched
+ * fills them at 1.7 GB/s on the H200 machine, against 11-16 GB/s touched.
+ * Whatever the range held may change. */
+void gt_touch_pages(void *p, size_t bytes);
 
 #endif

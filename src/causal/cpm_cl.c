@@ -124,6 +124,7 @@ int cpm_download(cpm_run *r, cl_mem b, void *dst, uint64_t size, bool blocking)
 {
 	if (!size)
 		return 0;
+	gt_touch_pages(dst, (size_t)size); /* the steps' arrays are often fresh */
 	cl_int e = clEnqueueReadBuffer(r->q, b, blocking ? CL_TRUE : CL_FALSE, 0, (size_t)size, dst, 0, NULL, NULL);
 	return gt_cl_check(r->cl, e, "clEnqueueReadBuffer", r->err);
 }

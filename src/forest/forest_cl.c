@@ -405,6 +405,7 @@ int gt_critpath_cl_fill(gt_cl *cl, const uint32_t *parent, const int64_t *durati
 			continue;
 		if (path_only && reads[i].buf != B_BUSY)
 			continue;
+		gt_touch_pages(reads[i].dst, sizes[reads[i].buf]); /* the rows are freshly allocated */
 		e = clEnqueueReadBuffer(r.q, b[reads[i].buf], CL_FALSE, 0, sizes[reads[i].buf], reads[i].dst, 0,
 					NULL, &xfer[nxfer]);
 		nxfer += e == CL_SUCCESS;
