@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "causal_times.h"
 #include "cpm_cl_run.h"
 #include "base/base.h"
 
@@ -268,8 +269,11 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 		[BB_IN_START] = 4 * (n + 1), [BB_IN_SRC] = 4 * m, [BB_IN_EDGE] = 4 * m, [BB_IN_KIND] = m,
 		[BB_PARENT] = 4 * n, [BB_GAP] = 8 * n, [BB_KIND] = n, [BB_EDGE] = 4 * n,
 	};
+	uint64_t t0 = causal_times_now();
 	if (cpm_create_buffers(r, sizes, b, BB_COUNT, "binding", g->n) < 0)
 		return -1;
+	causal_times_add(CAUSAL_T_D_BUFFERS, t0);
+	t0 = causal_times_now();
 	const void *src[BB_COUNT] = {
 		[BB_CHAIN] = g->chain, [BB_FLAGS] = g->work, [BB_TIME] = g->time, [BB_STARTS] = g->chain_start,
 		[BB_IN_START] = t->start, [BB_IN_SRC] = t->src, [BB_IN_EDGE] = t->edge, [BB_IN_KIND] = t->kind,
@@ -277,6 +281,8 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 	for (int i = 0; i <= BB_IN_KIND; i++)
 		if (cpm_upload(r, b[i], src[i], sizes[i]) < 0)
 			return -1;
+	causal_times_add(CAUSAL_T_D_UPLOAD, t0);
+	t0 = causal_times_now();
 	if (cpm_mark_tracks(r, k[BK_MARK], g, b[BB_STARTS], b[BB_FLAGS]) < 0)
 		return -1;
 	cl_uint un = g->n;
@@ -299,7 +305,9 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 	int rc = after ? after(r, b[BB_PARENT], b[BB_TIME], g->n, ctx) : 0;
 	if (rc < 0)
 		return -1;
-	return gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0 ? -1 : rc;
+	rc = gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0 ? -1 : rc;
+	causal_times_add(CAUSAL_T_D_STEPS, t0);
+	return rc;
 }
 
 int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_after_bind after, void *ctx,
@@ -316,17 +324,24 @@ int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_
 	cl_mem b[BB_COUNT] = {0};
 	by_target t = {0};
 	int rc = -1;
-	if (by_target_build(g, &t, err) < 0 || cpm_get_kernels(&r, bind_kernel_names, k, BK_COUNT) < 0 ||
-	    cpm_choose_local(&r, k, BK_COUNT, 0) < 0)
+	uint64_t t0 = causal_times_now();
+	if (by_target_build(g, &t, err) < 0)
 		goto done;
+	causal_times_add(CAUSAL_T_D_PREP, t0);
+	t0 = causal_times_now();
+	if (cpm_get_kernels(&r, bind_kernel_names, k, BK_COUNT) < 0 || cpm_choose_local(&r, k, BK_COUNT, 0) < 0)
+		goto done;
+	causal_times_add(CAUSAL_T_D_BUFFERS, t0);
 	rc = bind_on_device(&r, g, &t, k, b, out, after, ctx);
 	if (rc >= 0)
 		cpm_fill_stats(&r, stats);
 done:
 	if (rc < 0)
 		clFinish(r.q); /* nothing may still use the caller's arrays */
+	t0 = causal_times_now();
 	cpm_run_free(&r, b, BB_COUNT, k, BK_COUNT);
 	by_target_free(&t);
+	causal_times_add(CAUSAL_T_D_FREE, t0);
 	return rc;
 }
 
