@@ -18,7 +18,7 @@
 static struct {
 	pthread_mutex_t lock;
 	void *block[KEPT];
-	size_t size[KEPT];
+	uint64_t size[KEPT];
 	unsigned count;
 } kept = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
@@ -39,19 +39,24 @@ static void *advise(void *p, size_t bytes)
 	return p;
 }
 
+unsigned gt_best_fit(const uint64_t *sizes, unsigned count, uint64_t want)
+{
+	unsigned best = count;
+	for (unsigned i = 0; i < count; i++)
+		if (sizes[i] >= want && sizes[i] / 2 < want && (best == count || sizes[i] < sizes[best]))
+			best = i;
+	return best;
+}
+
 /* The smallest kept block of at least bytes, wasting less than half. */
 static void *take(size_t bytes)
 {
 	if (bytes < KEEP_MIN)
 		return NULL;
 	pthread_mutex_lock(&kept.lock);
-	unsigned best = KEPT;
-	for (unsigned i = 0; i < kept.count; i++)
-		if (kept.size[i] >= bytes && kept.size[i] / 2 < bytes &&
-		    (best == KEPT || kept.size[i] < kept.size[best]))
-			best = i;
+	unsigned best = gt_best_fit(kept.size, kept.count, bytes);
 	void *p = NULL;
-	if (best < KEPT) {
+	if (best < kept.count) {
 		p = kept.block[best];
 		kept.count--;
 		kept.block[best] = kept.block[kept.count];

@@ -12,6 +12,7 @@
 #define GT_BIG_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* n elements of size bytes (at least one element): uninitialised, or zeroed. */
 void *gt_big_malloc(size_t n, size_t size);
@@ -20,6 +21,11 @@ void *gt_big_calloc(size_t n, size_t size);
 void gt_big_free(void *p);
 /* Frees the kept blocks: at the end of a piece of work. */
 void gt_big_trim(void);
+/* Of count kept blocks of the given sizes, the smallest of at least want
+ * bytes that wastes less than half of it: its index, or count where none
+ * fits (also the device's kept buffers' rule). */
+unsigned gt_best_fit(const uint64_t *sizes, unsigned count, uint64_t want);
+
 /* Faults in the pages of [p, p + bytes) (each written once), for memory a
  * device is about to copy into: a driver copying into pages never touched
  * fills them at 1.7 GB/s on the H200 machine, against 11-16 GB/s touched.

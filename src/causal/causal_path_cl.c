@@ -121,7 +121,7 @@ static int durations_after_bind(cpm_run *r, cl_mem parent, cl_mem time, uint32_t
 	r->local = bind_local;
 	if (rc < 0)
 		clFinish(r->q);
-	cpm_release(b, PB_COUNT, k, PK_COUNT); /* the events stay with r, for its figures */
+	cpm_release(r->cl, b, PB_COUNT, k, PK_COUNT); /* the events stay with r, for its figures */
 	return rc;
 }
 

@@ -52,11 +52,10 @@ int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...)
 	return 0;
 }
 
-void cpm_release(cl_mem *b, int nb, cl_kernel *k, int nk)
+void cpm_release(gt_cl *cl, cl_mem *b, int nb, cl_kernel *k, int nk)
 {
 	for (int i = 0; i < nb; i++)
-		if (b[i])
-			clReleaseMemObject(b[i]);
+		gt_cl_buffer_give(cl, b[i]); /* the next batch takes them */
 	for (int i = 0; i < nk; i++)
 		if (k[i])
 			clReleaseKernel(k[i]);
@@ -65,7 +64,7 @@ void cpm_release(cl_mem *b, int nb, cl_kernel *k, int nk)
 void cpm_run_free(cpm_run *r, cl_mem *b, int nb, cl_kernel *k, int nk)
 {
 	gt_cl_events_release(&r->events);
-	cpm_release(b, nb, k, nk);
+	cpm_release(r->cl, b, nb, k, nk);
 }
 
 void cpm_fill_stats(const cpm_run *r, gt_cpm_cl_stats *stats)
@@ -85,8 +84,8 @@ int cpm_get_kernels(cpm_run *r, const char *const *names, cl_kernel *k, int nk)
 	return 0;
 }
 
-/* Creates buffers of the given sizes (0 becomes 8: OpenCL refuses empty
- * ones) once they fit the device. */
+/* Buffers of the given sizes (kept ones, or new: cl.h) once they fit the
+ * device. */
 int cpm_create_buffers(cpm_run *r, const uint64_t *sizes, cl_mem *b, int nb, const char *what, uint32_t n)
 {
 	uint64_t total = 0, biggest = 0;
@@ -103,13 +102,9 @@ int cpm_create_buffers(cpm_run *r, const uint64_t *sizes, cl_mem *b, int nb, con
 		r->err->cause = GT_CAUSE_DEVICE_MEMORY;
 		return -1;
 	}
-	for (int i = 0; i < nb; i++) {
-		cl_int e;
-		b[i] = clCreateBuffer(gt_cl_context(r->cl), CL_MEM_READ_WRITE, (size_t)(sizes[i] ? sizes[i] : 8), NULL,
-				      &e);
-		if (gt_cl_check(r->cl, e, "clCreateBuffer", r->err) < 0)
+	for (int i = 0; i < nb; i++)
+		if (gt_cl_buffer_take(r->cl, sizes[i], &b[i], r->err) < 0)
 			return -1;
-	}
 	return 0;
 }
 

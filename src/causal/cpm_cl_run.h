@@ -29,13 +29,14 @@ int cpm_launch(cpm_run *r, cl_kernel k, const char *name, uint64_t items, size_t
 int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...);
 #define ARG(x) sizeof(x), (const void *)&(x)
 #define LOCAL_ARG(bytes) (size_t)(bytes), (const void *)NULL
-/* Releases the buffers and kernels (NULL ones skipped); cpm_run_free the
- * run's events too. */
-void cpm_release(cl_mem *b, int nb, cl_kernel *k, int nk);
+/* Gives the buffers back (cl.h: kept for the next batch) and releases the
+ * kernels (NULL ones skipped); cpm_run_free the run's events too. */
+void cpm_release(gt_cl *cl, cl_mem *b, int nb, cl_kernel *k, int nk);
 void cpm_run_free(cpm_run *r, cl_mem *b, int nb, cl_kernel *k, int nk);
 void cpm_fill_stats(const cpm_run *r, gt_cpm_cl_stats *stats);
 int cpm_get_kernels(cpm_run *r, const char *const *names, cl_kernel *k, int nk);
-/* Buffers of the given sizes (0 becomes 8) once they fit the device. */
+/* Buffers of the given sizes (0 becomes 8; kept ones where they fit:
+ * gt_cl_buffer_take) once they fit the device. */
 int cpm_create_buffers(cpm_run *r, const uint64_t *sizes, cl_mem *b, int nb, const char *what, uint32_t n);
 int cpm_upload(cpm_run *r, cl_mem b, const void *src, uint64_t size);
 int cpm_download(cpm_run *r, cl_mem b, void *dst, uint64_t size, bool blocking);

@@ -58,6 +58,17 @@ const char *gt_cl_device_spec(const char *spec);
 int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, gt_error *err);
 void gt_cl_close(gt_cl *cl); /* accepts NULL */
 
+/* Device buffers kept for reuse. A step that runs in batches would create
+ * and release a dozen buffers for each (a GPU driver's allocation and
+ * free, each synchronising); given back, a buffer of up to 64 MiB serves a
+ * later request it fits (wasting less than half) until gt_cl_close. Only for commands
+ * on gt_cl_queue (one in-order queue): a buffer given back while commands
+ * still use it goes only to commands enqueued after them. Thread-safe.
+ * take: a buffer of at least size bytes (its contents undefined), kept or
+ * new (CL_MEM_READ_WRITE); give: NULL is ignored. */
+int gt_cl_buffer_take(gt_cl *cl, uint64_t size, cl_mem *out, gt_error *err);
+void gt_cl_buffer_give(gt_cl *cl, cl_mem b);
+
 cl_context gt_cl_context(const gt_cl *cl);
 cl_command_queue gt_cl_queue(const gt_cl *cl); /* in-order, profiling enabled */
 cl_device_id gt_cl_device(const gt_cl *cl);

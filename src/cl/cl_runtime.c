@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cl.h"
+#include "kept_buffers.h"
 #include "base/base.h"
 
 struct gt_kernel_source {
@@ -114,6 +115,7 @@ struct gt_cl {
 	int nprograms;
 	bool last_from_cache;
 	pthread_mutex_t programs_lock; /* steps on two threads share the programs */
+	kept_buffers kept;
 };
 
 /* --- enumeration ------------------------------------------------------- */
@@ -388,6 +390,7 @@ int gt_cl_open(gt_cl **out, const char *spec, char *chosen, size_t chosen_len, g
 	}
 	const gt_cl_device_info *in = &infos[pick];
 	pthread_mutex_init(&cl->programs_lock, NULL);
+	kept_buffers_init(&cl->kept);
 	cl->platform = devs[pick].platform;
 	cl->device = devs[pick].device;
 	snprintf(cl->platform_name, sizeof cl->platform_name, "%s", in->platform);
@@ -424,6 +427,7 @@ void gt_cl_close(gt_cl *cl)
 {
 	if (!cl)
 		return;
+	kept_buffers_destroy(&cl->kept);
 	for (int i = 0; i < cl->nprograms; i++)
 		clReleaseProgram(cl->programs[i].program);
 	if (cl->queue)
@@ -432,6 +436,25 @@ void gt_cl_close(gt_cl *cl)
 		clReleaseContext(cl->context);
 	pthread_mutex_destroy(&cl->programs_lock);
 	free(cl);
+}
+
+int gt_cl_buffer_take(gt_cl *cl, uint64_t size, cl_mem *out, gt_error *err)
+{
+	size = size ? size : 8; /* OpenCL refuses empty buffers */
+	*out = kept_buffers_take(&cl->kept, size);
+	if (*out)
+		return 0;
+	cl_int rc;
+	*out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, (size_t)size, NULL, &rc);
+	return gt_cl_check(cl, rc, "clCreateBuffer", err);
+}
+
+void gt_cl_buffer_give(gt_cl *cl, cl_mem b)
+{
+	size_t size = 0;
+	if (b && (clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
+		  !kept_buffers_give(&cl->kept, b, size)))
+		clReleaseMemObject(b);
 }
 
 cl_context gt_cl_context(const gt_cl *cl) { return cl->context; }
