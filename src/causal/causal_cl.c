@@ -1,5 +1,6 @@
 /* The engine that runs the causal path's graph steps on a device. */
 #include "causal_internal.h"
+#include "cpm_cl_run.h"
 
 #include <stddef.h>
 
@@ -64,7 +65,7 @@ static int float_step(void *ctx, const gt_cpm_graph *g, int64_t *lt, gt_cpm_floa
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cpm_cl_stats st = {0};
 	uint64_t t0 = gt_clock_ns();
-	int rc = gt_cpm_float_cl(e->cl, g, lt, fs, &st, err);
+	int rc = cpm_float_cl(e->cl, g, true, lt, fs, &st, err); /* the driver's graphs are in shape */
 	e->stats.float_wall_ns += gt_clock_ns() - t0;
 	e->stats.float_ns += st.kernel_ns;
 	e->stats.float_launches += st.launches;

@@ -306,7 +306,8 @@ int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint3
 /* gt_cpm_bind_cl and then causal_path_cl in one device run: the parents
  * and times stay on the device between them, and the gaps are not read
  * back (out->gap may be NULL). 1 where the binding holds a cycle (out
- * filled, path_duration untouched). */
+ * filled, path_duration untouched). For the driver's graphs: only their
+ * ranges are checked (gt_cpm_check_range), as on the host. */
 int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
 			gt_cpm_cl_stats *stats, gt_error *err);
 

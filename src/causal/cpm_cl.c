@@ -305,12 +305,13 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 	return rc;
 }
 
-int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_after_bind after, void *ctx,
-		     gt_cpm_cl_stats *stats, gt_error *err)
+int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_binding *out, cpm_after_bind after,
+		     void *ctx, gt_cpm_cl_stats *stats, gt_error *err)
 {
 	if (stats)
 		memset(stats, 0, sizeof *stats);
-	if (gt_cpm_check(g, err) < 0 || cpm_device_fits(cl, g, "binding", err) < 0)
+	if ((shape_known ? gt_cpm_check_range(g, false, err) : gt_cpm_check(g, err)) < 0 ||
+	    cpm_device_fits(cl, g, "binding", err) < 0)
 		return -1;
 	if (g->n == 0)
 		return 0;
@@ -342,7 +343,7 @@ done:
 
 int gt_cpm_bind_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_cpm_cl_stats *stats, gt_error *err)
 {
-	return cpm_bind_cl_then(cl, g, out, NULL, NULL, stats, err);
+	return cpm_bind_cl_then(cl, g, false, out, NULL, NULL, stats, err);
 }
 
 int gt_cpm_bind_run(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)

@@ -295,9 +295,16 @@ static int plan_pieces(const gt_cpm_graph *g, const int64_t *horizon, const by_s
 int gt_cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, int64_t *lt, gt_cpm_float_stats *fs,
 		    gt_cpm_cl_stats *stats, gt_error *err)
 {
+	return cpm_float_cl(cl, g, false, lt, fs, stats, err);
+}
+
+int cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, int64_t *lt, gt_cpm_float_stats *fs,
+		 gt_cpm_cl_stats *stats, gt_error *err)
+{
 	if (stats)
 		memset(stats, 0, sizeof *stats);
-	if (gt_cpm_check_float(g, err) < 0 || cpm_device_fits(cl, g, "float", err) < 0)
+	if ((shape_known ? gt_cpm_check_range(g, true, err) : gt_cpm_check_float(g, err)) < 0 ||
+	    cpm_device_fits(cl, g, "float", err) < 0)
 		return -1;
 	if (g->n == 0) {
 		if (fs)

@@ -53,9 +53,15 @@ int cpm_mark_tracks(cpm_run *r, cl_kernel k, const gt_cpm_graph *g, cl_mem chain
  * before it returns); 0, 1 (passed on to the caller) or -1 with r->err. */
 typedef int (*cpm_after_bind)(cpm_run *r, cl_mem parent, cl_mem time, uint32_t n, void *ctx);
 /* gt_cpm_bind_cl, then after (NULL: none) on the device; out->gap may be
- * NULL: not read back. Returns after's 1 with the binding filled. */
-int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, cpm_after_bind after, void *ctx,
-		     gt_cpm_cl_stats *stats, gt_error *err);
+ * NULL: not read back. Returns after's 1 with the binding filled.
+ * shape_known: g is in shape by construction (the causal driver's), so
+ * only gt_cpm_check_range runs, not the full check (a pass over every
+ * point and edge: longer than the device's kernels). */
+int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_binding *out, cpm_after_bind after,
+		     void *ctx, gt_cpm_cl_stats *stats, gt_error *err);
+/* gt_cpm_float_cl, with shape_known as above. */
+int cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, int64_t *lt, gt_cpm_float_stats *fs,
+		 gt_cpm_cl_stats *stats, gt_error *err);
 
 /* Cross edges by source position, with targets as positions (a counting
  * sort on the host). */
