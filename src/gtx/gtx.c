@@ -185,7 +185,15 @@ static bool early_limits(const gt_gtx *g, const unsigned char *table, uint32_t n
 	return true;
 }
 
-static int check_header(gt_gtx *g, const char *path, gt_error *err)
+/* Whether the span model reads section id: the temporal index's sections
+ * and the resume state's tables are read only by the index's own readers
+ * and by pack --update. */
+static bool model_reads(uint32_t id)
+{
+	return !(id >= GTX_BATCHES && id <= GTX_DIRTY) && !(id >= GTX_RESUME_POINTS && id <= GTX_RESUME_POINT_KINDS);
+}
+
+static int check_header(gt_gtx *g, const char *path, bool model_only, gt_error *err)
 {
 	const unsigned char *h = g->map;
 	char msg[160];
@@ -246,6 +254,8 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 			rv->limits.records = h + s->offset;
 			rv->limits.count = s->count;
 		}
+		if (model_only && !model_reads(s->id))
+			continue; /* never read: neither summed nor touched */
 		uint64_t sum;
 		if (gtx_section_sum_visit(g->version, h + s->offset, s->size, &sum, rv ? &visit : NULL) < 0)
 			return gt_fail(err, GT_EINPUT, "out of memory checking '%s'", path);
@@ -272,7 +282,7 @@ static int check_header(gt_gtx *g, const char *path, gt_error *err)
 }
 
 /* Cross-checks the INFO counts against the sections and views the index. */
-static int check_info(gt_gtx *g, const char *path, gt_error *err)
+static int check_info(gt_gtx *g, const char *path, bool model_only, gt_error *err)
 {
 	bool all_warnings = g->version >= GTX_VERSION_READING;
 	if (sec_count(g, GTX_INFO) < GI_COUNT ||
@@ -313,8 +323,12 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 				     : r[RI_POINTS] || r[RI_BINDS] || r[RI_TRACKS] || r[RI_POINT_KINDS] || r[RI_OFFSET]))
 			return bad(path, err, "the resume state does not match its sections or the model");
 	}
+	g->source = (gt_gtx_source){v[GI_SOURCE_LEN], v[GI_SOURCE_PREFIX_LEN], (uint32_t)v[GI_SOURCE_PREFIX_CRC]};
+	g->parent_mode = (uint8_t)v[GI_PARENT_MODE];
 	gt_tindex *ix = &g->ix;
 	memset(ix, 0, sizeof *ix);
+	if (model_only)
+		return 0;
 	ix->borrowed = true;
 	ix->p = (gt_tindex_params){(uint32_t)v[GI_BATCH_SPANS], (uint32_t)v[GI_PARTITION_BATCHES],
 				   (uint32_t)v[GI_FANOUT], (uint32_t)v[GI_LANE_BAND], (uint32_t)v[GI_EPOCH_SPANS]};
@@ -328,8 +342,6 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 	ix->nodes = (gt_tnode *)sec_data(g, GTX_NODES);
 	ix->node_count = v[GI_NODES];
 	ix->dirty = (uint32_t *)sec_data(g, GTX_DIRTY);
-	g->source = (gt_gtx_source){v[GI_SOURCE_LEN], v[GI_SOURCE_PREFIX_LEN], (uint32_t)v[GI_SOURCE_PREFIX_CRC]};
-	g->parent_mode = (uint8_t)v[GI_PARENT_MODE];
 	gt_error e2 = {0};
 	if (gt_tindex_check_structure(ix, &e2) < 0)
 		return bad(path, err, e2.msg);
@@ -337,10 +349,10 @@ static int check_info(gt_gtx *g, const char *path, gt_error *err)
 }
 
 /* The checks shared by both ways of opening: path is copied, map viewed. */
-static int open_checked(gt_gtx *g, const char *path, gt_error *err)
+static int open_checked(gt_gtx *g, const char *path, bool model_only, gt_error *err)
 {
 	g->path = gt_fault_hit("alloc") ? NULL : strdup(path);
-	if (!g->path || check_header(g, path, err) < 0 || check_info(g, path, err) < 0) {
+	if (!g->path || check_header(g, path, model_only, err) < 0 || check_info(g, path, model_only, err) < 0) {
 		if (!g->path)
 			gt_fail(err, GT_EINPUT, "out of memory");
 		gt_gtx_close(g);
@@ -371,15 +383,15 @@ int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err)
 	}
 	close(fd);
 	g->owns_map = true;
-	return open_checked(g, path, err);
+	return open_checked(g, path, false, err);
 }
 
-int gt_gtx_open_mapped(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err)
+int gt_gtx_open_model(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err)
 {
 	memset(g, 0, sizeof *g);
 	g->map = (void *)data;
 	g->map_len = len;
-	return open_checked(g, path, err);
+	return open_checked(g, path, true, err);
 }
 
 void gt_gtx_close(gt_gtx *g)

@@ -73,8 +73,14 @@ typedef struct gt_gtx {
 
 int gt_gtx_open(gt_gtx *g, const char *path, gt_error *err);
 /* The same over bytes the caller has mapped and keeps until gt_gtx_close
- * (the loader's, which has the file open already); path names it in errors. */
-int gt_gtx_open_mapped(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err);
+ * (the loader's, which has the file open already), for the span model
+ * alone (gt_gtx_model*): the sections only the temporal index and pack
+ * --update read (batches, order, levels, nodes, dirty; the resume state's
+ * points, binds, tracks and kinds) are checked for their bounds and
+ * counts but neither summed nor read, and g->ix stays empty. A loss there
+ * cannot change the model; verify, query and pack check every section.
+ * Path names the file in errors. */
+int gt_gtx_open_model(gt_gtx *g, const char *path, const void *data, size_t len, gt_error *err);
 /* Copies the span model out of an open index file. */
 int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err);
 /* The same without copying the span, flow and series tables: g must be open

@@ -25,7 +25,7 @@ static int load_index(gt_model *out, gt_input *in, const char *path, const gt_lo
 	if (taken)
 		data = map, size = len;
 	gt_gtx g;
-	int rc = gt_gtx_open_mapped(&g, path, data, (size_t)size, err);
+	int rc = gt_gtx_open_model(&g, path, data, (size_t)size, err);
 	if (rc == 0)
 		rc = taken ? gt_gtx_model_in_place(&g, out, err) : gt_gtx_model(&g, out, err);
 	if (rc < 0 && taken)
