@@ -514,9 +514,47 @@ static void *summary_job(void *arg)
 	return NULL;
 }
 
+/* A job's bytes, and the comma and indent before them, at their offset. */
+struct stretch {
+	gt_outfile *of;
+	char sep[GT_JSONW_SEP_MAX];
+	size_t sep_n, n;
+	const char *bytes;
+	int64_t at;
+};
+
+static void *write_stretch(void *arg)
+{
+	struct stretch *s = arg;
+	gt_outfile_pwrite(s->of, s->sep, s->sep_n, s->at);
+	gt_outfile_pwrite(s->of, s->bytes, s->n, s->at + (int64_t)s->sep_n);
+	return NULL;
+}
+
+/* The jobs' bytes written in place on threads, where the output is a file
+ * of ours: a document of hundreds of megabytes is copied into the file as
+ * fast as the threads copy, not once into w and then by one write after
+ * another. 0, or -1 where the output is not such a file (nothing done). */
+static int write_in_place(gt_jsonw *w, gt_outfile *of, struct summary_job *jobs, unsigned k)
+{
+	gt_jsonw_flush(w);
+	int64_t at = of ? gt_outfile_tell(of) : -1;
+	if (at < 0)
+		return -1;
+	struct stretch s[GT_MAX_JOBS];
+	for (unsigned i = 0; i < k; i++) {
+		s[i] = (struct stretch){.of = of, .bytes = jobs[i].bytes, .n = jobs[i].n, .at = at};
+		s[i].sep_n = gt_jsonw_splice_elsewhere(w, &s[i].bytes, &s[i].n, s[i].sep);
+		at += (int64_t)(s[i].sep_n + s[i].n);
+	}
+	gt_run_jobs(write_stretch, s, sizeof s[0], k);
+	gt_outfile_seek(of, at);
+	return 0;
+}
+
 /* The windows' summaries in order, formatted on threads: a step document
  * of many windows is mostly its summaries. */
-static int summaries_on_threads(gt_jsonw *w, const gt_model *m, const gt_causal_result *r,
+static int summaries_on_threads(gt_jsonw *w, gt_outfile *of, const gt_model *m, const gt_causal_result *r,
 				const struct gt_causal_doc *doc, unsigned threads)
 {
 	unsigned k = r->window_count < 64 ? 1 : threads < GT_MAX_JOBS ? threads : GT_MAX_JOBS;
@@ -526,16 +564,17 @@ static int summaries_on_threads(gt_jsonw *w, const gt_model *m, const gt_causal_
 					       (uint32_t)((uint64_t)r->window_count * (i + 1) / k), NULL, 0, 0};
 	gt_run_jobs(summary_job, jobs, sizeof jobs[0], k);
 	int rc = 0;
-	for (unsigned i = 0; i < k; i++) {
+	for (unsigned i = 0; i < k; i++)
 		rc |= jobs[i].rc;
-		if (rc == 0)
+	if (rc == 0 && (k == 1 || write_in_place(w, of, jobs, k) < 0))
+		for (unsigned i = 0; i < k; i++)
 			gt_jsonw_splice(w, jobs[i].bytes, jobs[i].n);
+	for (unsigned i = 0; i < k; i++)
 		free(jobs[i].bytes);
-	}
 	return rc;
 }
 
-static int write_document(FILE *out, const gt_model *m, const gt_causal_result *r, const char *device,
+static int write_document(gt_outfile *of, const gt_model *m, const gt_causal_result *r, const char *device,
 			  const struct gt_causal_doc *doc, unsigned threads, gt_error *err)
 {
 	uint32_t nsum;
@@ -545,7 +584,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	if (!sum)
 		return gt_fail(err, GT_EINPUT, "out of memory summing the breakdowns");
 	gt_jsonw w;
-	gt_jsonw_init(&w, out, true);
+	gt_jsonw_init(&w, of->fp, true);
 	gt_jsonw_begin_object(&w);
 	gt_jsonw_key(&w, "model");
 	gt_jsonw_str(&w, "causal");
@@ -593,7 +632,7 @@ static int write_document(FILE *out, const gt_model *m, const gt_causal_result *
 	gt_jsonw_begin_array(&w);
 	int lines_rc = 0;
 	if (!doc->path && !doc->rows) { /* summaries only: windows written on threads */
-		lines_rc = summaries_on_threads(&w, m, r, doc, gt_thread_count(threads, GT_LINES_MAX_THREADS));
+		lines_rc = summaries_on_threads(&w, of, m, r, doc, gt_thread_count(threads, GT_LINES_MAX_THREADS));
 	} else {
 		gt_cp_lines *lw = gt_cp_lines_new(m, w.pretty ? GT_CP_LINES_JSON_PRETTY : GT_CP_LINES_JSON, threads);
 		lines_rc = lw ? 0 : -1;
@@ -1001,7 +1040,7 @@ int gt_cli_causal_write(const struct gt_common *c, const gt_model *m, const gt_c
 	}
 	gt_error err = {0};
 	gt_outfile of = {0};
-	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(of.fp, m, r, device, doc, c->threads, &err) < 0 ||
+	if (gt_outfile_open(&of, c->output, false, &err) < 0 || write_document(&of, m, r, device, doc, c->threads, &err) < 0 ||
 	    gt_outfile_commit(&of, &err) < 0) {
 		gt_outfile_abort(&of);
 		return gt_report(&err);

@@ -30,6 +30,10 @@ done
 # steps of one rank, for the causal path's batches side by side and its
 # passes in ranges (small ones, through the test knobs below)
 "$gen" --spans 3000 --seed 3 -o "$tmp/steps.json" 2>/dev/null
+# enough steps (64 windows and more) for the step document's summaries to
+# be written into the output file in place, on threads
+"$gen" --spans 60000 --seed 5 -o "$tmp/manysteps.json" 2>/dev/null
+"$bin" pack -q -o "$tmp/manysteps.gtx" "$tmp/manysteps.json" >/dev/null
 mkdir -p "$tmp/gtxjob"
 "$bin" pack -q -o "$tmp/gtxjob/r0.gtx" "$tmp/job/r0.json" >/dev/null
 vg=""
@@ -63,7 +67,8 @@ critical-path -j3 -q --device host --path -o OUT $tmp/steps.json
 spans -j1 -f csv --parents nesting -o OUT $tmp/lanes.gtx
 spans -j1 -f csv -o OUT $tmp/gtxjob/r0.gtx $tmp/job/r1.json
 stats -j1 -q --report all -o OUT testdata/stats/steps.json
-stats -j2 -q --report all --by step -o OUT $tmp/job"
+stats -j2 -q --report all --by step -o OUT $tmp/job
+[write] critical-path -j3 -q --device host --step ProfilerStep#* -o OUT $tmp/manysteps.gtx"
 
 # the causal path's batches of a few windows, its passes over spans and
 # flows in ranges of 16: threads on these small traces
@@ -86,6 +91,9 @@ run() { # fault-spec wrapper args...
 }
 
 echo "$cmds" | while IFS= read -r line; do
+	# "[SITE] command": that site alone (a command of many allocations)
+	only=""
+	case "$line" in "["*"] "*) only=${line%%]*}; only=${only#[}; line=${line#*] } ;; esac
 	args=$(echo "$line" | sed "s|OUT|$out|")
 	uses_out=0; case "$line" in *OUT*) uses_out=1 ;; esac
 	# reference output, unfaulted
@@ -97,6 +105,7 @@ echo "$cmds" | while IFS= read -r line; do
 	if [ $uses_out = 1 ]; then cp "$out" "$tmp/ref"; else cp "$tmp/stdout" "$tmp/ref"; fi
 	sites="alloc read write"
 	case "$line" in *--device\ 0*) sites="alloc cl write" ;; esac
+	[ -n "$only" ] && sites=$only
 	for site in $sites; do
 		rm -f "$tmp/counts"
 		GPUTRACE_FAULT_COUNTS="$tmp/counts" run "$site:999999999" "" $args

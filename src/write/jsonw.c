@@ -262,12 +262,32 @@ void gt_jsonw_fork(const gt_jsonw *w, gt_jsonw *child, FILE *out)
 	child->inline_from = w->inline_from;
 }
 
+/* The fork's first element began with its own line break and indent:
+ * the writer's comma and indent stand for them. */
+static void skip_fork_indent(const char **bytes, size_t *n)
+{
+	while (*n && (**bytes == '\n' || **bytes == ' '))
+		++*bytes, --*n;
+}
+
 void gt_jsonw_splice(gt_jsonw *w, const char *bytes, size_t n)
 {
-	/* the fork's first element began with its own line break and indent:
-	 * this writer's comma and indent stand for them */
-	while (n && (*bytes == '\n' || *bytes == ' '))
-		bytes++, n--;
+	skip_fork_indent(&bytes, &n);
 	if (n)
 		gt_jsonw_raw_n(w, bytes, n);
+}
+
+size_t gt_jsonw_splice_elsewhere(gt_jsonw *w, const char **bytes, size_t *n, char *sep)
+{
+	skip_fork_indent(bytes, n);
+	if (!*n)
+		return 0;
+	size_t held = w->len; /* 0: the caller flushed */
+	pre(w);
+	post_value(w);
+	size_t k = w->len - held;
+	k = k < GT_JSONW_SEP_MAX ? k : GT_JSONW_SEP_MAX; /* depth is at most 63: 2 + 126 bytes */
+	memcpy(sep, w->buf + held, k);
+	w->len = held;
+	return k;
 }

@@ -53,5 +53,13 @@ void gt_jsonw_flush(gt_jsonw *w);
 void gt_jsonw_fork(const gt_jsonw *w, gt_jsonw *child, FILE *out);
 /* Appends elements a fork wrote (bytes, n) as the next ones of w's array. */
 void gt_jsonw_splice(gt_jsonw *w, const char *bytes, size_t n);
+/* The same written elsewhere (at an offset of the output, on a thread):
+ * *bytes and *n are moved past the fork's leading line break and indent,
+ * and sep receives what w puts before them (its comma and indent, up to
+ * GT_JSONW_SEP_MAX bytes), w moving on as if it had written them. Returns
+ * sep's length; nothing (0) where no element is left. w's buffer must
+ * hold nothing (gt_jsonw_flush). */
+#define GT_JSONW_SEP_MAX 160
+size_t gt_jsonw_splice_elsewhere(gt_jsonw *w, const char **bytes, size_t *n, char *sep);
 
 #endif

@@ -136,6 +136,53 @@ int gt_outfile_open(gt_outfile *o, const char *path, bool binary, gt_error *err)
 	return 0;
 }
 
+int64_t gt_outfile_tell(gt_outfile *o)
+{
+	if (o->is_stdout || !o->tmp_path || !o->fp || fflush(o->fp) != 0 || ferror(o->fp))
+		return -1;
+	off_t at = lseek(o->fd, 0, SEEK_CUR);
+	return at < 0 ? -1 : (int64_t)at;
+}
+
+/* The first failure is the one told. */
+static void keep_error(gt_outfile *o, int e)
+{
+	int none = 0;
+	__atomic_compare_exchange_n(&o->error, &none, e ? e : EIO, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void gt_outfile_pwrite(gt_outfile *o, const void *p, size_t n, int64_t at)
+{
+	const char *c = p;
+	while (n) {
+		size_t part = n;
+#ifdef GT_FAULT_INJECTION
+		if (gt_fault_hit("write")) { /* as the stream's fault: half, then a full disk */
+			ssize_t half = pwrite(o->fd, c, n / 2, (off_t)at);
+			(void)half;
+			keep_error(o, ENOSPC);
+			return;
+		}
+#endif
+		ssize_t k = pwrite(o->fd, c, part, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			keep_error(o, k < 0 ? errno : EIO);
+			return;
+		}
+		c += k, n -= (size_t)k, at += k;
+	}
+}
+
+int gt_outfile_seek(gt_outfile *o, int64_t at)
+{
+	if (lseek(o->fd, (off_t)at, SEEK_SET) >= 0)
+		return 0;
+	keep_error(o, errno);
+	return -1;
+}
+
 int gt_outfile_commit(gt_outfile *o, gt_error *err)
 {
 	if (o->is_stdout) {
@@ -149,8 +196,8 @@ int gt_outfile_commit(gt_outfile *o, gt_error *err)
 	}
 	if (!o->fp)
 		return gt_fail(err, GT_EINPUT, "output file is not open");
-	int e = 0;
-	if (fflush(o->fp) != 0 || ferror(o->fp))
+	int e = __atomic_load_n(&o->error, __ATOMIC_RELAXED);
+	if (!e && (fflush(o->fp) != 0 || ferror(o->fp)))
 		e = errno ? errno : EIO;
 	if (!e && o->tmp_path && fsync(o->fd) != 0)
 		e = errno;
