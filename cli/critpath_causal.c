@@ -416,16 +416,6 @@ static int json_spread(gt_jsonw *w, const char *key, const gt_causal_result *r, 
 	return 0;
 }
 
-static int cmp_share(const void *a, const void *b)
-{
-	const gt_causal_share *x = a, *y = b;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return 0;
-}
-
 static int cmp_share_out(const void *a, const void *b)
 {
 	const gt_causal_share *x = a, *y = b;
@@ -436,34 +426,78 @@ static int cmp_share_out(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* Sums by (kind, key): a table of slots into the sums, open addressing
+ * over a power of two kept at most half full (the distinct keys are few:
+ * categories, names, streams; the entries millions at 100M spans). */
+typedef struct share_sums {
+	gt_causal_share *sum;
+	uint32_t count, *slot, mask; /* slot: index + 1, 0 empty */
+} share_sums;
+
+static uint32_t share_hash(const gt_causal_share *s, uint32_t mask)
+{
+	uint64_t h = ((uint64_t)s->kind << 32 | s->key) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32) & mask;
+}
+
+static int sums_grow(share_sums *t)
+{
+	uint32_t mask = t->mask ? t->mask * 2 + 1 : 255;
+	uint32_t *slot = calloc((size_t)mask + 1, sizeof *slot);
+	if (!slot)
+		return -1;
+	for (uint32_t i = 0; i < t->count; i++) {
+		uint32_t h = share_hash(&t->sum[i], mask);
+		while (slot[h])
+			h = (h + 1) & mask;
+		slot[h] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot, t->mask = mask;
+	return 0;
+}
+
+/* Adds s to its key's sum (the sums hold room for every entry). */
+static int sums_add(share_sums *t, const gt_causal_share *s, bool *overflow)
+{
+	if ((t->count + 1) * 2 > t->mask + 1 && sums_grow(t) < 0)
+		return -1;
+	uint32_t h = share_hash(s, t->mask);
+	for (; t->slot[h]; h = (h + 1) & t->mask) {
+		gt_causal_share *x = &t->sum[t->slot[h] - 1];
+		if (x->kind == s->kind && x->key == s->key) {
+			*overflow |= __builtin_add_overflow(x->critical_ns, s->critical_ns, &x->critical_ns);
+			return 0;
+		}
+	}
+	t->sum[t->count] = *s;
+	t->slot[h] = ++t->count;
+	return 0;
+}
+
 gt_causal_share *gt_cli_causal_sum_breakdowns(const gt_causal_result *r, uint32_t *count, int64_t *total, bool *overflow)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->window_count; i++)
 		n += r->windows[i].breakdown_count;
-	gt_causal_share *all = malloc((n ? n : 1) * sizeof *all);
-	if (!all)
-		return NULL;
-	n = 0;
+	share_sums t = {malloc((n ? n : 1) * sizeof *t.sum), 0, NULL, 0};
+	int rc = t.sum && sums_grow(&t) == 0 ? 0 : -1;
 	*total = 0;
 	*overflow = false;
-	for (uint32_t i = 0; i < r->window_count; i++) {
-		memcpy(all + n, r->windows[i].breakdown, r->windows[i].breakdown_count * sizeof *all);
-		n += r->windows[i].breakdown_count;
-		*overflow |= __builtin_add_overflow(*total, r->windows[i].path_duration_ns, total);
+	for (uint32_t i = 0; rc == 0 && i < r->window_count; i++) {
+		const gt_causal_window *w = &r->windows[i];
+		for (uint32_t j = 0; rc == 0 && j < w->breakdown_count; j++)
+			rc = sums_add(&t, &w->breakdown[j], overflow);
+		*overflow |= __builtin_add_overflow(*total, w->path_duration_ns, total);
 	}
-	qsort(all, n, sizeof *all, cmp_share);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && all[k - 1].kind == all[i].kind && all[k - 1].key == all[i].key)
-			*overflow |= __builtin_add_overflow(all[k - 1].critical_ns, all[i].critical_ns,
-							    &all[k - 1].critical_ns);
-		else
-			all[k++] = all[i];
+	free(t.slot);
+	if (rc < 0) {
+		free(t.sum);
+		return NULL;
 	}
-	qsort(all, k, sizeof *all, cmp_share_out);
-	*count = (uint32_t)k;
-	return all;
+	qsort(t.sum, t.count, sizeof *t.sum, cmp_share_out);
+	*count = t.count;
+	return t.sum;
 }
 
 /* A window's object up to its path and rows: summary, breakdown, classes
