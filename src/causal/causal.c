@@ -148,6 +148,13 @@ typedef struct batch {
 	uint32_t at;
 	const causal_union *u;
 	const causal_steps *s;
+	/* on a device, the union of the graphs built (those before the first
+	 * that failed) is made beside the steps of the batch before too */
+	bool union_beside, union_made;
+	uint32_t union_count;
+	int union_rc;
+	gt_error union_err;
+	causal_union made;
 } batch;
 
 typedef struct batch_job {
@@ -274,7 +281,14 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	causal_union u;
 	causal_steps s = {0};
 	uint64_t t0 = causal_times_now();
-	int rc = causal_union_build(&u, b->graphs + at, count, err);
+	int rc;
+	if (b->union_made && at == 0 && count == b->union_count) { /* made when the graphs were */
+		u = b->made, rc = b->union_rc, b->union_made = false;
+		if (rc < 0)
+			*err = b->union_err;
+	} else {
+		rc = causal_union_build(&u, b->graphs + at, count, err);
+	}
 	if (rc == 0) /* the gaps where the engine's binding writes them */
 		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats, err);
 	/* the host steps share one check of the graph, of its ranges alone:
@@ -328,6 +342,15 @@ static bool failed(const batch *b, uint32_t i)
  * leaves for reuse (the chains' scratch, the trace's sorting) fits none of
  * the steps' arrays: the caller gives it back (gt_big_trim) once no other
  * batch's steps are running, whose freed blocks a rerun would reuse. */
+/* The graphs that built, up to the first that failed. */
+static uint32_t graphs_built(const batch *b)
+{
+	uint32_t built = 0;
+	while (built < b->count && !failed(b, built))
+		built++;
+	return built;
+}
+
 static void build_batch(batch *b)
 {
 	uint64_t t0 = causal_times_now();
@@ -338,6 +361,23 @@ static void build_batch(batch *b)
 	causal_times_add(CAUSAL_T_GRAPHS, t0);
 	if (b->last)
 		causal_trace_drop_graph_inputs(b->last);
+	b->union_count = b->union_beside ? graphs_built(b) : 0;
+	if (b->union_count) {
+		t0 = causal_times_now();
+		b->union_rc = causal_union_build(&b->made, b->graphs, b->union_count, &b->union_err);
+		b->union_made = true;
+		causal_times_add(CAUSAL_T_UNION, t0);
+	}
+}
+
+/* The graphs of a batch, and the union made of them if no step took it. */
+static void free_graphs(batch *b)
+{
+	if (b->union_made)
+		causal_union_free(&b->made);
+	b->union_made = false;
+	for (uint32_t i = 0; i < b->count; i++)
+		causal_graph_free(&b->graphs[i]);
 }
 
 /* Runs the built graphs through the engine as one union and fills the
@@ -347,9 +387,7 @@ static void build_batch(batch *b)
  * window's as it would be one window at a time. */
 static void finish_batch(batch *b)
 {
-	uint32_t built = 0;
-	while (built < b->count && !failed(b, built))
-		built++;
+	uint32_t built = graphs_built(b);
 	gt_error err = {0};
 	if (built && run_union(b, 0, built, &err) < 0) {
 		if (built == 1)
@@ -359,8 +397,7 @@ static void finish_batch(batch *b)
 			run_union(b, i, 1, &b->errs[b->first + i]);
 		}
 	}
-	for (uint32_t i = 0; i < b->count; i++)
-		causal_graph_free(&b->graphs[i]);
+	free_graphs(b);
 }
 
 static void analyze_batch(batch *b)
@@ -439,20 +476,23 @@ static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt
 		pthread_t tid;
 		if (more) {
 			next = batch_at(t, all, end, budget);
+			next.union_beside = true;
 			beside = all->threads > 1 && pthread_create(&tid, NULL, build_alone, &next) == 0;
 		}
 		finish_batch(&cur);
 		if (beside)
 			pthread_join(tid, NULL);
 		if (first_error(all->errs, cur.first, end, err) < 0) {
-			for (uint32_t i = 0; beside && i < next.count; i++)
-				causal_graph_free(&next.graphs[i]);
+			if (beside)
+				free_graphs(&next);
 			return -1;
 		}
 		if (!more)
 			return 0;
-		if (!beside)
+		if (!beside) {
+			next.union_beside = false; /* nothing to overlap: as the first batch */
 			build_batch(&next);
+		}
 		gt_big_trim();
 		cur = next;
 	}
@@ -501,7 +541,7 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const gt_causal_engine *eng,
 			   gt_causal_result *out, gt_error *err)
 {
-	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations);
+	bool device = eng && (eng->bind || eng->path || eng->floats || eng->path_durations || eng->bind_path_durations);
 	uint64_t budget = opt->batch_points	    ? opt->batch_points
 			  : causal_batch_points() ? causal_batch_points()
 			  : device		    ? BATCH_POINTS_DEVICE
