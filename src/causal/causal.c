@@ -277,7 +277,8 @@ static int bind_and_path(const batch *b, const gt_cpm_graph *cg, causal_steps *s
 static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 {
 	const gt_causal_engine *e = b->eng;
-	bool floats = b->opt->rows, host_bind = !(e && (e->bind || e->bind_path_durations)), host_floats_ = floats && !(e && e->floats);
+	bool floats = b->opt->rows, host_floats_ = floats && !(e && e->floats);
+	bool host_bind = !(e && (e->bind || e->bind_path_durations));
 	causal_union u;
 	causal_steps s = {0};
 	uint64_t t0 = causal_times_now();
@@ -337,11 +338,6 @@ static bool failed(const batch *b, uint32_t i)
 	return b->errs[b->first + i].status != 0;
 }
 
-/* Builds the batch's graphs (their time is added up over the threads, and
- * on a device overlaps the steps of the batch before). What building
- * leaves for reuse (the chains' scratch, the trace's sorting) fits none of
- * the steps' arrays: the caller gives it back (gt_big_trim) once no other
- * batch's steps are running, whose freed blocks a rerun would reuse. */
 /* The graphs that built, up to the first that failed. */
 static uint32_t graphs_built(const batch *b)
 {
@@ -351,6 +347,12 @@ static uint32_t graphs_built(const batch *b)
 	return built;
 }
 
+/* Builds the batch's graphs (their time is added up over the threads, and
+ * on a device overlaps the steps of the batch before), and there their
+ * union too. What building leaves for reuse (the chains' scratch, the
+ * trace's sorting) fits none of the steps' arrays: the caller gives it
+ * back (gt_big_trim) once no other batch's steps are running, whose freed
+ * blocks a rerun would reuse. */
 static void build_batch(batch *b)
 {
 	uint64_t t0 = causal_times_now();
