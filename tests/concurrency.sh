@@ -8,7 +8,8 @@
 #   file (".NAME.XXXXXX" beside the target) stays: gputrace does not remove
 #   other processes' temporaries (a live writer's looks the same); the test
 #   checks it is the only thing left and that a later run is unaffected;
-# - two processes building the same OpenCL program-cache entry.
+# - two processes building the same OpenCL program-cache entry;
+# - -o through a link to a pipe.
 bin=${GPUTRACE_BIN:-build/gputrace}
 gen=$(dirname "$bin")/tools/gen_trace
 [ -x "$gen" ] || { echo "FAIL: $gen not built"; exit 1; }
@@ -110,6 +111,13 @@ for i in range(5000): print("%d,%d" % (random.randrange(-1, i) if i else -1, ran
 else
 	echo "skipped: no OpenCL device for the program-cache race"
 fi
+
+# -o through a link realpath cannot follow (/dev/stdout when stdout is a
+# pipe: "pipe:[N]"): written into the pipe, the link left as it is
+ln -s /proc/self/fd/1 "$tmp/stdout-link"
+"$bin" spans -f csv -o "$tmp/stdout-link" "$tmp/big.json" | cmp -s - "$tmp/ref.csv" &&
+	[ -L "$tmp/stdout-link" ] && echo "ok: -o a link to a pipe writes into the pipe" ||
+	bad "-o a link to a pipe: $(ls -l "$tmp/stdout-link")"
 
 [ $fail = 0 ] && echo "concurrency: ok"
 exit $fail

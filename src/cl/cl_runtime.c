@@ -442,8 +442,15 @@ int gt_cl_buffer_take(gt_cl *cl, uint64_t size, cl_mem *out, gt_error *err)
 {
 	size = size ? size : 8; /* OpenCL refuses empty buffers */
 	*out = kept_buffers_take(&cl->kept, size);
-	if (*out)
-		return 0;
+	if (*out) {
+		/* checked as a new buffer is, so that the fault walk's "cl" points
+		 * do not depend on which thread found a kept one */
+		if (gt_cl_check(cl, CL_SUCCESS, "clCreateBuffer", err) == 0)
+			return 0;
+		gt_cl_buffer_give(cl, *out);
+		*out = NULL;
+		return -1;
+	}
 	cl_int rc;
 	*out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, (size_t)size, NULL, &rc);
 	return gt_cl_check(cl, rc, "clCreateBuffer", err);

@@ -380,7 +380,12 @@ int gt_critpath_cl_fill(gt_cl *cl, const uint32_t *parent, const int64_t *durati
 		size_t one = 1;
 		cl_event ev;
 		e = clEnqueueNDRangeKernel(r.q, k[K_WALK], 1, NULL, &one, &one, 0, NULL, &ev);
-		if (gt_cl_check(cl, e, "clEnqueueNDRangeKernel (cp_walk)", err) < 0 || gt_cl_events_keep(&r.events, ev, r.err) < 0)
+		if (gt_cl_check(cl, e, "clEnqueueNDRangeKernel (cp_walk)", err) < 0) {
+			if (e == CL_SUCCESS) /* an injected fault: the launch itself went */
+				clReleaseEvent(ev);
+			goto done;
+		}
+		if (gt_cl_events_keep(&r.events, ev, r.err) < 0)
 			goto done;
 		r.launches++;
 	}

@@ -77,7 +77,9 @@ int gt_outfile_open(gt_outfile *o, const char *path, bool binary, gt_error *err)
 	/* A symbolic link is followed, so the file it names is replaced. */
 	char *real = realpath(path, NULL);
 	struct stat st;
-	bool exists = real && stat(real, &st) == 0;
+	/* a link realpath cannot follow (/dev/stdout to a pipe's "pipe:[N]")
+	 * still opens: written in place, never replaced */
+	bool exists = stat(real ? real : path, &st) == 0;
 	o->path = real ? real : strdup(path);
 	if (!o->path)
 		return reset(o), gt_fail(err, GT_EINPUT, "out of memory opening '%s'", path);
