@@ -36,16 +36,9 @@ int kept_buffers_give(kept_buffers *k, cl_mem b, uint64_t size)
 	return kept;
 }
 
-void kept_buffers_release(kept_buffers *k)
-{
-	pthread_mutex_lock(&k->lock);
-	while (k->count)
-		clReleaseMemObject(k->mem[--k->count]);
-	pthread_mutex_unlock(&k->lock);
-}
-
 void kept_buffers_destroy(kept_buffers *k)
 {
-	kept_buffers_release(k);
+	while (k->count) /* the device is closing: no other thread holds k */
+		clReleaseMemObject(k->mem[--k->count]);
 	pthread_mutex_destroy(&k->lock);
 }

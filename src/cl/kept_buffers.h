@@ -28,8 +28,7 @@ cl_mem kept_buffers_take(kept_buffers *k, uint64_t size);
 /* Keeps b (size bytes); 0 where full or b is too large (the caller
  * releases it). */
 int kept_buffers_give(kept_buffers *k, cl_mem b, uint64_t size);
-/* Releases every kept buffer. */
-void kept_buffers_release(kept_buffers *k);
+/* Releases every kept buffer, and the lock. */
 void kept_buffers_destroy(kept_buffers *k);
 
 #endif
