@@ -230,7 +230,7 @@ static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_ca
 	if (rc == 0)
 		rc = find_collective_edges(t, w, win, e, err);
 	uint64_t t0 = causal_times_now();
-	rc = rc == 0 ? causal_stream_waits(t, w, threads, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
+	rc = rc == 0 ? causal_stream_waits(t, w, e->flows, e->nflows, threads, &e->sw_k, &e->sw_d, &e->nsw, err) : rc;
 	causal_times_add(CAUSAL_T_G_STREAM_WAITS, t0);
 	return rc;
 }

@@ -130,8 +130,6 @@ typedef struct causal_trace {
 	gt_causal_sync_counts syncs;
 	uint8_t *str_class;     /* per string id: CAUSAL_STR_* bits, for the hops' classes */
 	const char *collective_name; /* opt->collective_name */
-	int64_t *arrival;       /* slack > 0, per span: the latest departure of a flow into
-	                         * it (INT64_MIN: none), as the window judges flows */
 } causal_trace;
 
 enum {
@@ -154,8 +152,8 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 /* Only the spans' classes, the windows and each span's window: what the
  * summaries per step need (gt_causal_step_windows). */
 int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
-/* Frees what only the windows' graphs read (the flows' departures and
- * arrivals, the windows' members, the collective and recorded edges):
+/* Frees what only the windows' graphs read (the flows' departures, the
+ * windows' members, the collective and recorded edges):
  * once the last graph is built, before the graph steps' arrays. */
 void causal_trace_drop_graph_inputs(causal_trace *t);
 void causal_trace_free(causal_trace *t);
@@ -206,9 +204,12 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 
 /* The inferred stream waits of window w (causal.h): E(k[i]) -> B(d[i]),
  * global spans, *n of them, by d's id; both arrays are the caller's to
- * free (gt_big_free). */
-int causal_stream_waits(const causal_trace *t, uint32_t w, unsigned threads, uint32_t **k, uint32_t **d, uint32_t *n,
-			gt_error *err);
+ * free (gt_big_free). flows: the window's kept flows that are not
+ * backward (its flow edges), which tell when each launch arrived. Writes
+ * t->local_of of the window's device spans (scratch until its spans are
+ * numbered). */
+int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows, uint32_t nflows, unsigned threads,
+			uint32_t **k, uint32_t **d, uint32_t *n, gt_error *err);
 
 /* --- causal_graph.c -------------------------------------------------- */
 

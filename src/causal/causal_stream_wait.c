@@ -2,7 +2,9 @@
  * window's device spans by (process, end, id); each span d that started
  * after it was ready looks back from B(d) over the ends within the slack
  * for the latest one on another track of its process. O(n log n) for the
- * sort, then the few ends inside each slack. */
+ * sort, then the few ends inside each slack. When a launch arrived is
+ * found here, from the window's kept flows: a trace-wide array of it cost
+ * two passes over every span and 8 bytes a span. */
 #include "causal_internal.h"
 
 static void *alloc(size_t n, size_t size)
@@ -12,9 +14,9 @@ static void *alloc(size_t n, size_t size)
 
 /* When d could have started: its launch's arrival and its track's
  * previous span's end, the later; INT64_MIN when neither is known. */
-static int64_t ready_at(const causal_trace *t, uint32_t d)
+static int64_t ready_at(const causal_trace *t, uint32_t d, int64_t arrival)
 {
-	int64_t ready = t->arrival[d];
+	int64_t ready = arrival;
 	uint32_t prev = t->prev_device ? t->prev_device[d] : GT_NONE;
 	if (prev != GT_NONE && causal_end(&t->m->spans[prev]) > ready)
 		ready = causal_end(&t->m->spans[prev]);
@@ -200,7 +202,36 @@ typedef struct holders {
 	const by_end *b;
 	const uint32_t *sp;
 	uint32_t *held;
+	int64_t *arrival; /* b->n, by position in b: INT64_MIN none */
+	const uint32_t *flows;
 } holders;
+
+/* Each device span's slot: its position in b, kept in t->local_of (free
+ * until the window's spans are numbered; no other window has these
+ * spans), and no arrival yet. */
+static int arrival_slots(void *ctx, uint64_t a, uint64_t b)
+{
+	holders *h = ctx;
+	for (uint64_t j = a; j < b; j++) {
+		h->t->local_of[h->b->span[j]] = (uint32_t)j;
+		h->arrival[j] = INT64_MIN;
+	}
+	return 0;
+}
+
+/* The latest departure of a kept flow into each device span: when its
+ * launch arrived. Flows into one span may be on several threads. */
+static int flow_arrivals(void *ctx, uint64_t a, uint64_t b)
+{
+	holders *h = ctx;
+	const causal_trace *t = h->t;
+	for (uint64_t i = a; i < b; i++) {
+		uint32_t f = h->flows[i], dst = t->m->flows[f].dst;
+		if (t->span_class[dst] & CAUSAL_DEVICE)
+			causal_atomic_max(&h->arrival[t->local_of[dst]], t->departure[f]);
+	}
+	return 0;
+}
 
 static int find_holders(void *ctx, uint64_t from, uint64_t to)
 {
@@ -213,7 +244,7 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 		h->held[i] = GT_NONE;
 		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
 			continue; /* a recorded wait is not guessed */
-		int64_t ready = ready_at(t, s);
+		int64_t ready = ready_at(t, s, h->arrival[t->local_of[s]]);
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */
 		uint32_t p = m->tracks[m->spans[s].track].process;
@@ -226,8 +257,8 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	return 0;
 }
 
-int causal_stream_waits(const causal_trace *t, uint32_t w, unsigned threads, uint32_t **k_out, uint32_t **d_out,
-			uint32_t *n_out, gt_error *err)
+int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows, uint32_t nflows, unsigned threads,
+			uint32_t **k_out, uint32_t **d_out, uint32_t *n_out, gt_error *err)
 {
 	*k_out = *d_out = NULL;
 	*n_out = 0;
@@ -241,20 +272,24 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, unsigned threads, uin
 	}
 	uint32_t *k = alloc(b.n, sizeof *k), *d = alloc(b.n, sizeof *d), n = 0;
 	uint32_t *held = alloc(ns, sizeof *held);
-	if (!k || !d || !held) {
-		by_end_free(&b), gt_big_free(k), gt_big_free(d), gt_big_free(held);
+	int64_t *arrival = alloc(b.n, sizeof *arrival);
+	if (!k || !d || !held || !arrival) {
+		by_end_free(&b), gt_big_free(k), gt_big_free(d), gt_big_free(held), gt_big_free(arrival);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
-	holders h = {t, &b, sp, held};
-	if (b.n > 1)
+	holders h = {t, &b, sp, held, arrival, flows};
+	if (b.n > 1) {
+		gt_parallel_ranges(b.n, causal_range_min(), threads, arrival_slots, &h);
+		gt_parallel_ranges(nflows, causal_range_min(), threads, flow_arrivals, &h);
 		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
+	}
 	for (uint32_t i = 0; i < ns && b.n > 1; i++)
 		if (held[i] != GT_NONE) {
 			k[n] = held[i];
 			d[n++] = sp[i];
 		}
 	by_end_free(&b);
-	gt_big_free(held);
+	gt_big_free(held), gt_big_free(arrival);
 	*k_out = k, *d_out = d, *n_out = n;
 	return 0;
 }

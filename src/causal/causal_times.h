@@ -14,7 +14,6 @@ enum causal_stage {
 	CAUSAL_T_COLLECTIVES,
 	CAUSAL_T_STRINGS,    /* the strings' classes */
 	CAUSAL_T_RECORDED,   /* recorded stream waits and syncs */
-	CAUSAL_T_ARRIVALS,
 	CAUSAL_T_BACKWARD,   /* the backward spans' marks */
 	CAUSAL_T_GRAPHS,     /* the windows' graphs, and in them (summed over threads): */
 	CAUSAL_T_G_EDGES,    /* flows, waits, recorded and stream waits */

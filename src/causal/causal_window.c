@@ -461,45 +461,6 @@ static void *previous_device_spans(void *arg)
 	return NULL;
 }
 
-/* Per device span, the latest departure of a flow into it that its window
- * keeps as an edge (both ends take part in one window, not a span to
- * itself, not backward): when its launch arrived. */
-static int no_arrivals(void *ctx, uint64_t a, uint64_t b)
-{
-	causal_trace *t = ctx;
-	for (uint64_t i = a; i < b; i++)
-		t->arrival[i] = INT64_MIN;
-	return 0;
-}
-
-/* Flows into one span may be on several threads: the latest departure
- * stays, whichever thread writes last. */
-static int arrivals(void *ctx, uint64_t a, uint64_t b)
-{
-	causal_trace *t = ctx;
-	const gt_model *m = t->m;
-	for (uint32_t i = (uint32_t)a; i < b; i++) {
-		const gt_flow *f = &m->flows[i];
-		if (f->src == f->dst || !causal_takes_part(t, f->src) || !causal_takes_part(t, f->dst) ||
-		    !(t->span_class[f->dst] & CAUSAL_DEVICE) || t->window_of[f->src] != t->window_of[f->dst] ||
-		    t->window_of[f->dst] == GT_NONE || t->departure[i] > m->spans[f->dst].ts_ns)
-			continue;
-		causal_atomic_max(&t->arrival[f->dst], t->departure[i]);
-	}
-	return 0;
-}
-
-static int find_arrivals(causal_trace *t, unsigned threads, gt_error *err)
-{
-	const gt_model *m = t->m;
-	t->arrival = alloc(m->span_count, sizeof *t->arrival);
-	if (!t->arrival)
-		return gt_fail(err, GT_EINPUT, "out of memory for %u spans' arrivals", m->span_count);
-	gt_parallel_ranges(m->span_count, causal_range_min(), threads, no_arrivals, t);
-	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, arrivals, t);
-	return 0;
-}
-
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err)
 {
 	memset(t, 0, sizeof *t);
@@ -548,10 +509,6 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = causal_recorded_waits(t, err);
 	causal_times_add(CAUSAL_T_RECORDED, t0);
 	t0 = causal_times_now();
-	if (rc == 0 && t->stream_wait_slack)
-		rc = find_arrivals(t, threads, err);
-	causal_times_add(CAUSAL_T_ARRIVALS, t0);
-	t0 = causal_times_now();
 	if (rc == 0 && t->handoffs && causal_mark_backward(t, threads) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
 	causal_times_add(CAUSAL_T_BACKWARD, t0);
@@ -571,12 +528,11 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
 void causal_trace_drop_graph_inputs(causal_trace *t)
 {
 	gt_big_free(t->departure);
-	gt_big_free(t->arrival);
 	gt_big_free(t->spans_by_window);
 	gt_big_free(t->flows_by_window);
 	free(t->coll_src), free(t->coll_dst), free(t->coll_first);
 	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
-	t->departure = t->arrival = NULL;
+	t->departure = NULL;
 	t->spans_by_window = t->flows_by_window = NULL;
 	t->coll_src = t->coll_dst = t->coll_first = NULL;
 	t->rec_src = t->rec_dst = t->rec_first = NULL;
