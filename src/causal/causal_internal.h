@@ -105,6 +105,9 @@ typedef struct causal_trace {
 	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
 	uint32_t window_count;
 	gt_causal_window *windows; /* bounds and step_span set */
+	uint32_t *opening;      /* --step: the spans that open a step, by id (classify's;
+	                         * the windows free it) */
+	uint32_t openings;
 	uint32_t *span_first;   /* window_count + 1 offsets into spans_by_window */
 	uint32_t *spans_by_window; /* member spans, window after window, by id */
 	uint32_t *flow_first;   /* window_count + 1 offsets into flows_by_window */
@@ -145,8 +148,9 @@ static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 	return span != GT_NONE && (t->span_class[span] & CAUSAL_TAKES_PART);
 }
 
-/* causal_span_class.c: span_class, track_device and the counts of what
- * takes part and what is left out. */
+/* causal_span_class.c: span_class, track_device, the counts of what
+ * takes part and what is left out, and (opt->step_glob without a window)
+ * the spans that open a step. */
 int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err);
 int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_options *opt, gt_error *err);
 /* Only the spans' classes, the windows and each span's window: what the

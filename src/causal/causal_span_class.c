@@ -3,7 +3,9 @@
  * in causal.h): two passes over the spans in ranges on threads. Each
  * string's answer is asked once and kept; two threads may ask the same
  * string at once, and both give the same answer. */
+#include <fnmatch.h>
 #include <regex.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -54,11 +56,25 @@ static bool wait_name(const wait_patterns *w, const char *name)
 	return false;
 }
 
+/* One range's spans that open a step (--step), in id order: found in the
+ * pass that finds what takes part, so that the windows need no pass of
+ * their own over every span. */
+typedef struct opening_part {
+	uint64_t from; /* the range's first span */
+	uint32_t *ids;
+	uint32_t n, cap;
+	bool oom;
+} opening_part;
+
 typedef struct classify {
 	causal_trace *t;
 	const gt_causal_options *opt;
 	wait_patterns wp;
 	uint8_t *device, *waits; /* memos by string id */
+	const char *step_glob;   /* NULL: no openings asked */
+	uint8_t *opens;          /* memo by name: matches step_glob */
+	opening_part parts[GT_MAX_JOBS];
+	uint32_t part_count;
 	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
 	/* the wrapper rule: each rank's time range of the spans taking part,
 	 * and the spans alone on their thread track (at most one a track) */
@@ -92,8 +108,28 @@ static int devices_range(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static bool add_opening(classify *c, opening_part **part, uint64_t range_from, uint32_t i)
+{
+	opening_part *p = *part;
+	if (!p) {
+		p = *part = &c->parts[__atomic_fetch_add(&c->part_count, 1, __ATOMIC_RELAXED)];
+		p->from = range_from;
+	}
+	if (p->n == p->cap) {
+		uint32_t cap = p->cap ? 2 * p->cap : 1024;
+		uint32_t *grown = cap < p->cap || gt_fault_hit("alloc") ? NULL : realloc(p->ids, (size_t)cap * sizeof *grown);
+		if (!grown)
+			return false;
+		p->ids = grown, p->cap = cap;
+	}
+	p->ids[p->n++] = i;
+	return true;
+}
+
 /* A device track's host-side spans leave (its timeline is the device's);
- * the waits by name; each rank's time range of what takes part. */
+ * the waits by name; each rank's time range of what takes part; the
+ * spans of host tracks that may open a step (the wrapper rule may still
+ * leave one out). */
 static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 {
 	classify *c = ctx;
@@ -101,6 +137,8 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 	const gt_model *m = t->m;
 	uint64_t taking = 0, left = 0;
 	uint32_t r = 0, r_end = m->rank_count ? 0 : UINT32_MAX;
+	opening_part *part = NULL;
+	bool oom = false;
 	/* a range's own patterns: glibc's regexec holds a lock of the
 	 * pattern's, so threads sharing one take turns */
 	wait_patterns own = {0};
@@ -142,6 +180,13 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 			*cls |= CAUSAL_WAIT;
 		if (!(*cls & CAUSAL_DEVICE) && m->tracks[s->track].span_count == 1)
 			c->alone[__atomic_fetch_add(&c->alone_count, 1, __ATOMIC_RELAXED)] = i;
+		if (c->step_glob && !(*cls & CAUSAL_DEVICE) && !oom) { /* a host track's span */
+			uint8_t k = causal_memo_get(c->opens, s->name);
+			if (!k)
+				k = causal_memo_set(c->opens, s->name, fnmatch(c->step_glob, gt_model_str(m, s->name), 0) == 0);
+			if (k == 2 && !add_opening(c, &part, a, i))
+				oom = part->oom = true;
+		}
 	}
 	if (lo <= hi)
 		causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
@@ -173,8 +218,38 @@ static void leave_out_wrappers(classify *c)
 	}
 }
 
+static int by_range(const void *x, const void *y)
+{
+	const opening_part *a = x, *b = y;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* The ranges' openings, in id order, less those the wrapper rule left
+ * out: t->opening. */
+static int join_openings(classify *c)
+{
+	causal_trace *t = c->t;
+	uint64_t total = 0;
+	bool oom = false;
+	for (uint32_t k = 0; k < c->part_count; k++)
+		total += c->parts[k].n, oom |= c->parts[k].oom;
+	qsort(c->parts, c->part_count, sizeof *c->parts, by_range);
+	t->opening = oom ? NULL : gt_big_malloc(total, sizeof *t->opening);
+	if (!t->opening)
+		return -1;
+	t->openings = 0;
+	for (uint32_t k = 0; k < c->part_count; k++)
+		for (uint32_t j = 0; j < c->parts[k].n; j++)
+			if (causal_takes_part(t, c->parts[k].ids[j]))
+				t->opening[t->openings++] = c->parts[k].ids[j];
+	return 0;
+}
+
 static void classify_free(classify *c)
 {
+	for (uint32_t k = 0; k < c->part_count; k++)
+		free(c->parts[k].ids);
+	gt_big_free(c->opens);
 	gt_big_free(c->device), gt_big_free(c->waits);
 	gt_big_free(c->lo), gt_big_free(c->hi), gt_big_free(c->alone);
 	wait_patterns_free(&c->wp);
@@ -183,9 +258,10 @@ static void classify_free(classify *c)
 int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
-	classify c = {.t = t, .opt = opt};
+	classify c = {.t = t, .opt = opt, .step_glob = opt->has_window ? NULL : opt->step_glob};
 	if (wait_patterns_init(&c.wp, opt, err) < 0)
 		return -1;
+	c.opens = c.step_glob ? gt_big_calloc(m->strings.count, 1) : NULL;
 	uint32_t ranks = m->rank_count ? m->rank_count : 1;
 	c.device = gt_big_calloc(m->strings.count, 1);
 	c.waits = gt_big_calloc(m->strings.count, 1);
@@ -194,7 +270,8 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	c.alone = gt_big_malloc(m->track_count, sizeof *c.alone);
 	t->span_class = gt_big_calloc(m->span_count, 1);
 	t->track_device = gt_big_calloc(m->track_count, 1);
-	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !t->span_class || !t->track_device) {
+	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !t->span_class || !t->track_device ||
+	    (c.step_glob && !c.opens)) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
 	}
@@ -205,7 +282,10 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	t->spans_taking_part = c.taking_part;
 	t->device_track_spans_left_out = c.device_track_left_out;
 	leave_out_wrappers(&c);
+	int rc = c.step_glob ? join_openings(&c) : 0;
 	classify_free(&c);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for the spans that open steps");
 	if (!t->spans_taking_part)
 		return gt_fail(err, GT_EINPUT, "no thread-track span takes part (only instants, async spans or counters)");
 	return 0;

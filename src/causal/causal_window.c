@@ -1,7 +1,6 @@
 /* The trace-wide part of the causal analysis: the windows, which window
  * each span and flow belongs to (the rules are in causal.h), and the
  * trace-wide facts the windows' graphs read. */
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +11,6 @@
 static void *alloc(size_t n, size_t size)
 {
 	return gt_big_malloc(n, size);
-}
-
-static void *zalloc(size_t n, size_t size)
-{
-	return gt_big_calloc(n, size);
 }
 
 static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t begin, int64_t end)
@@ -37,27 +31,7 @@ static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t beg
 	return 0;
 }
 
-/* A span that opens a step: on a host track, named as the glob says. */
-typedef struct step_match {
-	const causal_trace *t;
-	const char *glob;
-	uint8_t *match; /* memo by name (causal_memo_get) */
-} step_match;
-
-static bool opens_step(void *ctx, uint32_t i)
-{
-	step_match *sm = ctx;
-	const causal_trace *t = sm->t;
-	const gt_span *s = &t->m->spans[i];
-	if (!causal_takes_part(t, i) || t->track_device[s->track])
-		return false;
-	uint8_t k = causal_memo_get(sm->match, s->name);
-	if (!k)
-		k = causal_memo_set(sm->match, s->name, fnmatch(sm->glob, gt_model_str(t->m, s->name), 0) == 0);
-	return k == 2;
-}
-
-static int make_windows(causal_trace *t, const gt_causal_options *opt, unsigned threads, gt_error *err)
+static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error *err)
 {
 	const gt_model *m = t->m;
 	uint32_t cap = 0;
@@ -80,12 +54,13 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, unsigned 
 			return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 		return 0;
 	}
-	step_match sm = {t, opt->step_glob, zalloc(m->strings.count, 1)};
-	uint32_t *opening = NULL, openings = 0;
+	/* the spans that open a step: found with the classes */
+	uint32_t *opening = t->opening, openings = t->openings;
+	t->opening = NULL;
 	bool job = m->rank_count > 1;
 	uint32_t *by_name = job ? alloc(m->strings.count, sizeof *by_name) : NULL; /* a name's window */
-	if (!sm.match || (job && !by_name) || causal_select(m->span_count, threads, opens_step, &sm, &opening, &openings) < 0) {
-		gt_big_free(sm.match), gt_big_free(by_name), gt_big_free(opening);
+	if (job && !by_name) {
+		gt_big_free(opening);
 		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 	}
 	for (uint32_t i = 0; job && i < m->strings.count; i++)
@@ -125,7 +100,7 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, unsigned 
 			t->step_window[t->step_count++] = *w;
 		}
 	}
-	gt_big_free(sm.match), gt_big_free(by_name), gt_big_free(opening);
+	gt_big_free(by_name), gt_big_free(opening);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory for the windows");
 	if (!t->window_count)
@@ -482,7 +457,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	previous_job pj = {t, threads, {0}, 0};
 	pthread_t tid;
 	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
-	int rc = make_windows(t, opt, threads, err);
+	int rc = make_windows(t, opt, err);
 	causal_times_add(CAUSAL_T_WINDOWS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
@@ -520,7 +495,7 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
 	memset(t, 0, sizeof *t);
 	t->m = m;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
-	if (causal_classify_spans(t, opt, threads, err) < 0 || make_windows(t, opt, threads, err) < 0)
+	if (causal_classify_spans(t, opt, threads, err) < 0 || make_windows(t, opt, err) < 0)
 		return -1;
 	return place(t, threads, err);
 }
@@ -544,6 +519,7 @@ void causal_trace_free(causal_trace *t)
 	causal_trace_drop_graph_inputs(t);
 	gt_big_free(t->span_class);
 	gt_big_free(t->track_device);
+	gt_big_free(t->opening);
 	gt_big_free(t->window_of);
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
