@@ -178,14 +178,18 @@ static uint32_t first_of(const by_end *b, uint32_t p)
 
 /* The span d waited for, GT_NONE when none: in [lo, hi) (d's process),
  * the latest end in (ready, B(d)] and >= B(d) - slack on another track,
- * ties: the lowest id (the earliest of equal ends: ids ascend there). */
-static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uint32_t hi, uint32_t d, int64_t ready)
+ * ties: the lowest id (the earliest of equal ends: ids ascend there).
+ * *hint: where the search for the first end after B(d) starts, and then
+ * where it ended (a track's spans by id start in time order). */
+static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uint32_t hi, uint32_t d, int64_t ready,
+			uint32_t *hint)
 {
 	const gt_span *s = &t->m->spans[d];
 	int64_t from;
 	if (__builtin_sub_overflow(s->ts_ns, t->stream_wait_slack, &from) || from <= ready)
 		from = ready == INT64_MAX ? ready : ready + 1;
-	uint32_t a = lo + gt_search_from(b->end + lo, hi - lo, s->ts_ns, true, 0); /* the first end after B(d) */
+	uint32_t a = lo + gt_search_from(b->end + lo, hi - lo, s->ts_ns, true, *hint); /* the first end after B(d) */
+	*hint = a - lo;
 	uint32_t best = GT_NONE;
 	for (uint32_t i = a; i-- > lo && b->end[i] >= from;) {
 		if (best != GT_NONE && b->end[i] != b->end[best])
@@ -238,7 +242,7 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	holders *h = ctx;
 	const causal_trace *t = h->t;
 	const gt_model *m = t->m;
-	uint32_t seg = UINT32_MAX, lo = 0, hi = 0; /* the last process's positions */
+	uint32_t seg = UINT32_MAX, lo = 0, hi = 0, hint = 0; /* the last process's positions */
 	for (uint32_t i = (uint32_t)from; i < to; i++) {
 		uint32_t s = h->sp[i];
 		h->held[i] = GT_NONE;
@@ -251,8 +255,9 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 		if (p != seg) {
 			seg = p;
 			lo = first_of(h->b, p), hi = p == UINT32_MAX ? h->b->n : first_of(h->b, p + 1);
+			hint = 0;
 		}
-		h->held[i] = held_by(t, h->b, lo, hi, s, ready);
+		h->held[i] = held_by(t, h->b, lo, hi, s, ready, &hint);
 	}
 	return 0;
 }
