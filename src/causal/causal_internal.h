@@ -63,6 +63,9 @@ static inline void causal_atomic_max(int64_t *p, int64_t v)
 
 /* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
 void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
+/* The same on up to `threads` threads (ranges of causal_range_min() at
+ * least; one thread below that), the same bytes. */
+void causal_sort_u64_threads(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv, unsigned threads);
 
 /* --- causal_ranges.c ------------------------------------------------- */
 

@@ -61,3 +61,100 @@ void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uin
 		memcpy(val, sv, (size_t)n * sizeof *val);
 	}
 }
+
+/* The same on threads, for the arrays of one large window: per digit, each
+ * thread counts its range, then places it after the same digit's items of
+ * the ranges before, so each pass stays stable and the result is the one
+ * causal_sort_u64 gives. */
+typedef struct radix_range {
+	const uint64_t *sk;
+	const uint32_t *sv;
+	uint64_t *dk;
+	uint32_t *dv;
+	uint32_t a, b;
+	int shift;
+	uint64_t or_, and_;
+	uint32_t at[256]; /* counts, then where this range's next item of each digit goes */
+} radix_range;
+
+static void *radix_bits(void *arg)
+{
+	radix_range *r = arg;
+	uint64_t o = 0, a = UINT64_MAX;
+	for (uint32_t i = r->a; i < r->b; i++)
+		o |= r->sk[i], a &= r->sk[i];
+	r->or_ = o, r->and_ = a;
+	return NULL;
+}
+
+static void *radix_count(void *arg)
+{
+	radix_range *r = arg;
+	memset(r->at, 0, sizeof r->at);
+	for (uint32_t i = r->a; i < r->b; i++)
+		r->at[(r->sk[i] >> r->shift) & 255]++;
+	return NULL;
+}
+
+static void *radix_place(void *arg)
+{
+	radix_range *r = arg;
+	for (uint32_t i = r->a; i < r->b; i++) {
+		uint32_t at = r->at[(r->sk[i] >> r->shift) & 255]++;
+		r->dk[at] = r->sk[i];
+		r->dv[at] = r->sv[i];
+	}
+	return NULL;
+}
+
+static void *radix_copy(void *arg)
+{
+	radix_range *r = arg;
+	memcpy(r->dk + r->a, r->sk + r->a, (size_t)(r->b - r->a) * sizeof *r->dk);
+	memcpy(r->dv + r->a, r->sv + r->a, (size_t)(r->b - r->a) * sizeof *r->dv);
+	return NULL;
+}
+
+void causal_sort_u64_threads(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv, unsigned threads)
+{
+	unsigned k = causal_range_jobs(n, threads);
+	if (k < 2) {
+		causal_sort_u64(key, val, n, tk, tv);
+		return;
+	}
+	radix_range r[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		r[j] = (radix_range){.sk = key, .a = (uint32_t)((uint64_t)n * j / k),
+				     .b = (uint32_t)((uint64_t)n * (j + 1) / k)};
+	gt_run_jobs(radix_bits, r, sizeof *r, k);
+	uint64_t or_ = 0, and_ = UINT64_MAX;
+	for (unsigned j = 0; j < k; j++)
+		or_ |= r[j].or_, and_ &= r[j].and_;
+	uint64_t varies = or_ ^ and_; /* the bits not every key shares */
+	uint64_t *sk = key, *dk = tk;
+	uint32_t *sv = val, *dv = tv;
+	for (int d = 0; d < 8; d++) {
+		if (!((varies >> (8 * d)) & 255))
+			continue; /* every key has this digit: the pass would copy */
+		for (unsigned j = 0; j < k; j++)
+			r[j].sk = sk, r[j].sv = sv, r[j].dk = dk, r[j].dv = dv, r[j].shift = 8 * d;
+		gt_run_jobs(radix_count, r, sizeof *r, k);
+		uint32_t sum = 0;
+		for (int b = 0; b < 256; b++)
+			for (unsigned j = 0; j < k; j++) {
+				uint32_t c = r[j].at[b];
+				r[j].at[b] = sum;
+				sum += c;
+			}
+		gt_run_jobs(radix_place, r, sizeof *r, k);
+		uint64_t *xk = sk;
+		sk = dk, dk = xk;
+		uint32_t *xv = sv;
+		sv = dv, dv = xv;
+	}
+	if (sk != key) {
+		for (unsigned j = 0; j < k; j++)
+			r[j].sk = sk, r[j].sv = sv, r[j].dk = key, r[j].dv = val;
+		gt_run_jobs(radix_copy, r, sizeof *r, k);
+	}
+}

@@ -37,28 +37,20 @@ static void by_end_free(by_end *b)
 	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->proc);
 }
 
-/* A device span in the sort on threads: (process, end), ties by id. */
-typedef struct end_record {
-	int64_t end;
-	uint32_t proc;
-	uint32_t span;
-} end_record;
-
-static int cmp_end_record(const void *x, const void *y)
-{
-	const end_record *a = x, *b = y;
-	if (a->proc != b->proc)
-		return a->proc < b->proc ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	return a->span < b->span ? -1 : a->span > b->span;
-}
-
+/* The same order on threads, for one large window: the window's device
+ * spans by id, then a stable radix sort on (process, end) where the two fit
+ * 64 bits (ends within 2^40 ns, about 18 minutes), else by end and then,
+ * stably, by process. */
 typedef struct device_spans {
 	const causal_trace *t;
 	const uint32_t *sp;
 	const uint32_t *pos; /* positions in sp of the device spans */
-	end_record *rec;
+	uint64_t *key;
+	uint32_t *val;
+	int64_t base;        /* the earliest end */
+	bool one;            /* (process, end) in one key */
+	int64_t lo, hi;      /* the ends' range, and the largest process */
+	uint32_t top;
 	by_end *b;
 } device_spans;
 
@@ -69,46 +61,91 @@ static bool is_device(void *ctx, uint32_t i)
 	return (d->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(d->t, s);
 }
 
-static int records_range(void *ctx, uint64_t a, uint64_t b)
+static uint32_t process_of(const gt_model *m, uint32_t s)
+{
+	return m->tracks[m->spans[s].track].process;
+}
+
+static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
+{
+	device_spans *d = ctx;
+	const gt_model *m = d->t->m;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	uint32_t top = 0;
+	for (uint64_t i = a; i < b; i++) {
+		uint32_t s = d->sp[d->pos[i]];
+		int64_t e = causal_end(&m->spans[s]);
+		uint32_t p = process_of(m, s);
+		lo = e < lo ? e : lo, hi = e > hi ? e : hi, top = p > top ? p : top;
+	}
+	causal_atomic_min(&d->lo, lo);
+	causal_atomic_max(&d->hi, hi);
+	for (uint32_t cur = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
+	     top > cur && !__atomic_compare_exchange_n(&d->top, &cur, top, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+		;
+	return 0;
+}
+
+static int end_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	const gt_model *m = d->t->m;
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t s = d->sp[d->pos[i]];
-		d->rec[i] = (end_record){causal_end(&m->spans[s]), m->tracks[m->spans[s].track].process, s};
+		d->key[i] = (uint64_t)(causal_end(&m->spans[s]) - d->base);
+		if (d->one)
+			d->key[i] |= (uint64_t)process_of(m, s) << 40;
+		d->val[i] = s;
 	}
+	return 0;
+}
+
+static int process_keys(void *ctx, uint64_t a, uint64_t b)
+{
+	device_spans *d = ctx;
+	for (uint64_t i = a; i < b; i++)
+		d->key[i] = process_of(d->t->m, d->val[i]);
 	return 0;
 }
 
 static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
-	for (uint64_t i = a; i < b; i++)
-		d->b->span[i] = d->rec[i].span, d->b->end[i] = d->rec[i].end, d->b->proc[i] = d->rec[i].proc;
+	const gt_model *m = d->t->m;
+	for (uint64_t i = a; i < b; i++) {
+		uint32_t s = d->val[i];
+		d->b->span[i] = s, d->b->end[i] = causal_end(&m->spans[s]), d->b->proc[i] = process_of(m, s);
+	}
 	return 0;
 }
 
-/* The same order on threads, for one large window: a comparison sort of
- * (process, end, id), the order the stable radix sorts give. */
 static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32_t ns, unsigned threads, by_end *b)
 {
-	device_spans d = {t, sp, NULL, NULL, b};
+	device_spans d = {.t = t, .sp = sp, .lo = INT64_MAX, .hi = INT64_MIN, .b = b};
 	uint32_t *pos = NULL, n = 0;
 	if (causal_select(ns, threads, is_device, &d, &pos, &n) < 0)
 		return -1;
 	d.pos = pos;
 	b->n = n;
-	d.rec = gt_big_malloc(n, sizeof *d.rec);
+	d.key = gt_big_malloc(n, sizeof *d.key), d.val = gt_big_malloc(n, sizeof *d.val);
+	uint64_t *tk = gt_big_malloc(n, sizeof *tk);
+	uint32_t *tv = gt_big_malloc(n, sizeof *tv);
 	b->span = gt_big_malloc(n, sizeof *b->span), b->end = gt_big_malloc(n, sizeof *b->end);
 	b->proc = gt_big_malloc(n, sizeof *b->proc);
-	int rc = d.rec && b->span && b->end && b->proc ? 0 : -1;
-	if (rc == 0) {
-		gt_parallel_ranges(n, causal_range_min(), threads, records_range, &d);
-		rc = gt_parallel_sort(d.rec, n, sizeof *d.rec, cmp_end_record, threads);
-	}
-	if (rc == 0)
+	int rc = d.key && d.val && tk && tv && b->span && b->end && b->proc ? 0 : -1;
+	if (rc == 0 && n) {
+		gt_parallel_ranges(n, causal_range_min(), threads, range_of_ends, &d);
+		d.base = d.lo;
+		d.one = (uint64_t)(d.hi - d.lo) < (1ull << 40) && d.top < (1u << 24);
+		gt_parallel_ranges(n, causal_range_min(), threads, end_keys, &d);
+		causal_sort_u64_threads(d.key, d.val, n, tk, tv, threads);
+		if (!d.one) {
+			gt_parallel_ranges(n, causal_range_min(), threads, process_keys, &d);
+			causal_sort_u64_threads(d.key, d.val, n, tk, tv, threads);
+		}
 		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
-	gt_big_free(pos), gt_big_free(d.rec);
+	}
+	gt_big_free(pos), gt_big_free(d.key), gt_big_free(d.val), gt_big_free(tk), gt_big_free(tv);
 	return rc;
 }
 
