@@ -1,7 +1,8 @@
 /* The previous span of each device span on its track, in track order
  * (start, longer first, id): what a launched kernel queues behind, and
- * what a stream wait follows. The spans are bucketed by track on threads,
- * then the tracks are ordered on threads, one track a job. */
+ * what a stream wait follows. The device spans, selected on threads, are
+ * bucketed by track, then the tracks are ordered on threads, one track a
+ * job. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 
 typedef struct previous {
 	causal_trace *t;
-	uint32_t *track_of;
+	const uint32_t *dev;   /* the device spans taking part, by id */
+	uint32_t *track_of;    /* by position in dev */
 	const uint32_t *first;
 	uint32_t *items; /* reordered in place, track by track */
 	uint64_t *key, *tk; /* by item: each track's slice its own */
@@ -17,14 +19,34 @@ typedef struct previous {
 	atomic_uint next_track;
 } previous;
 
+static bool device_taking_part(void *ctx, uint32_t i)
+{
+	const causal_trace *t = ctx;
+	return t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i);
+}
+
+static int none_before(void *ctx, uint64_t a, uint64_t b)
+{
+	causal_trace *t = ctx;
+	for (uint64_t i = a; i < b; i++)
+		t->prev_device[i] = GT_NONE;
+	return 0;
+}
+
 static int track_of_range(void *ctx, uint64_t a, uint64_t b)
 {
 	previous *p = ctx;
-	const causal_trace *t = p->t;
-	for (uint32_t i = (uint32_t)a; i < b; i++) {
-		p->track_of[i] = t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i) ? t->m->spans[i].track : GT_NONE;
-		t->prev_device[i] = GT_NONE;
-	}
+	for (uint64_t i = a; i < b; i++)
+		p->track_of[i] = p->t->m->spans[p->dev[i]].track;
+	return 0;
+}
+
+/* Bucket positions in dev to span ids. */
+static int items_to_spans(void *ctx, uint64_t a, uint64_t b)
+{
+	previous *p = ctx;
+	for (uint64_t i = a; i < b; i++)
+		p->items[i] = p->dev[p->items[i]];
 	return 0;
 }
 
@@ -73,18 +95,24 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 {
 	const gt_model *m = t->m;
 	previous p = {.t = t};
-	uint32_t *first = NULL, *items = NULL;
-	p.track_of = gt_big_malloc(m->span_count, sizeof *p.track_of);
+	uint32_t *first = NULL, *items = NULL, *dev = NULL, ndev = 0;
 	t->prev_device = gt_big_malloc(m->span_count, sizeof *t->prev_device);
-	int rc = p.track_of && t->prev_device ? 0 : -1;
-	if (rc == 0) {
-		gt_parallel_ranges(m->span_count, causal_range_min(), threads, track_of_range, &p);
-		rc = causal_bucket(m->span_count, p.track_of, m->track_count, threads, &first, &items);
+	int rc = t->prev_device ? causal_select(m->span_count, threads, device_taking_part, t, &dev, &ndev) : -1;
+	p.dev = dev;
+	p.track_of = rc == 0 ? gt_big_malloc(ndev, sizeof *p.track_of) : NULL;
+	if (rc == 0 && p.track_of) {
+		gt_parallel_ranges(m->span_count, causal_range_min(), threads, none_before, t);
+		gt_parallel_ranges(ndev, causal_range_min(), threads, track_of_range, &p);
+		rc = causal_bucket(ndev, p.track_of, m->track_count, threads, &first, &items);
+	} else {
+		rc = -1;
 	}
 	gt_big_free(p.track_of);
 	uint32_t total = rc == 0 ? first[m->track_count] : 0;
 	if (rc == 0) {
-		p.first = first, p.items = items;
+		p.items = items;
+		gt_parallel_ranges(total, causal_range_min(), threads, items_to_spans, &p);
+		p.first = first;
 		p.key = gt_big_malloc(total, sizeof *p.key);
 		p.tk = gt_big_malloc(total, sizeof *p.tk);
 		p.tv = gt_big_malloc(total, sizeof *p.tv);
@@ -99,7 +127,7 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		gt_run_jobs(order_tracks, shared, sizeof *shared, k ? k : 1);
 	}
 	gt_big_free(p.key), gt_big_free(p.tk), gt_big_free(p.tv);
-	gt_big_free(first), gt_big_free(items);
+	gt_big_free(first), gt_big_free(items), gt_big_free(dev);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
 	return 0;
