@@ -401,18 +401,68 @@ static int fill_points(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* The flow edges that leave strictly inside their source, in ranges on
+ * threads (a whole trace's millions): counted, then each range's written
+ * at its offset as (departure, local source), with the earliest. */
+typedef struct inner_departures {
+	const causal_trace *t;
+	const window_edges *e;
+	uint32_t a, b;
+	uint32_t count, at;
+	uint64_t *key;
+	uint32_t *val;
+	int64_t base;
+} inner_departures;
+
+static bool leaves_inside(const causal_trace *t, uint32_t flow)
+{
+	const gt_span *s = &t->m->spans[t->m->flows[flow].src];
+	int64_t d = t->departure[flow];
+	return d > s->ts_ns && d < causal_end(s);
+}
+
+static void *count_inner(void *arg)
+{
+	inner_departures *r = arg;
+	uint32_t n = 0;
+	for (uint32_t i = r->a; i < r->b; i++)
+		n += leaves_inside(r->t, r->e->flows[i]);
+	r->count = n;
+	return NULL;
+}
+
+static void *write_inner(void *arg)
+{
+	inner_departures *r = arg;
+	const causal_trace *t = r->t;
+	int64_t base = INT64_MAX;
+	for (uint32_t i = r->a, k = r->at; i < r->b; i++) {
+		uint32_t f = r->e->flows[i];
+		if (!leaves_inside(t, f))
+			continue;
+		int64_t d = t->departure[f];
+		r->val[k] = t->local_of[t->m->flows[f].src];
+		r->key[k++] = (uint64_t)d;
+		base = d < base ? d : base;
+	}
+	r->base = base;
+	return NULL;
+}
+
 /* Departure points: per span, the distinct times strictly inside it where
  * its flows leave, ascending; and the points' ids and times. */
 static int make_points(const causal_trace *t, unsigned threads, const window_edges *e, causal_graph *g,
 		       int64_t **dep_time, gt_error *err)
 {
-	const gt_model *m = t->m;
+	unsigned k = causal_range_jobs(e->nflows, threads);
+	inner_departures r[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		r[j] = (inner_departures){.t = t, .e = e, .a = (uint32_t)((uint64_t)e->nflows * j / k),
+					  .b = (uint32_t)((uint64_t)e->nflows * (j + 1) / k)};
+	gt_run_jobs(count_inner, r, sizeof *r, k);
 	uint32_t nd = 0;
-	for (uint32_t i = 0; i < e->nflows; i++) {
-		const gt_span *s = &m->spans[m->flows[e->flows[i]].src];
-		int64_t d = t->departure[e->flows[i]];
-		nd += d > s->ts_ns && d < causal_end(s);
-	}
+	for (unsigned j = 0; j < k; j++)
+		r[j].at = nd, nd += r[j].count;
 	uint64_t *key = alloc(nd, sizeof *key), *tk = alloc(nd, sizeof *tk);
 	uint32_t *val = alloc(nd, sizeof *val), *tv = alloc(nd, sizeof *tv);
 	uint32_t *ndep = gt_big_calloc((size_t)g->nspans + 1, sizeof *ndep);
@@ -422,18 +472,12 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(ndep);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u departures", nd);
 	}
+	for (unsigned j = 0; j < k; j++)
+		r[j].key = key, r[j].val = val;
+	gt_run_jobs(write_inner, r, sizeof *r, k);
 	int64_t base = INT64_MAX;
-	nd = 0;
-	for (uint32_t i = 0; i < e->nflows; i++) {
-		uint32_t src = m->flows[e->flows[i]].src;
-		const gt_span *s = &m->spans[src];
-		int64_t d = t->departure[e->flows[i]];
-		if (d > s->ts_ns && d < causal_end(s)) {
-			val[nd] = t->local_of[src];
-			key[nd++] = (uint64_t)d;
-			base = d < base ? d : base;
-		}
-	}
+	for (unsigned j = 0; j < k; j++)
+		base = r[j].base < base ? r[j].base : base;
 	/* by span, then time: two stable passes, the minor key first */
 	for (uint32_t i = 0; i < nd; i++)
 		key[i] -= (uint64_t)base;

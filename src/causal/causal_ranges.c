@@ -47,6 +47,7 @@ typedef struct select_job {
 	uint32_t count, cap;
 	uint32_t *ids; /* this range's kept ids, in order; NULL out of memory */
 	bool oom;
+	uint32_t *out; /* where they go in the joined list */
 } select_job;
 
 /* One pass: the kept ids into an array of the range's own (the kept are
@@ -72,6 +73,17 @@ static void *select_range(void *arg)
 	return NULL;
 }
 
+/* A range's kept ids into their place in the joined list (a window's
+ * spans are tens of megabytes: the copy, and its fresh pages, on threads). */
+static void *join_range(void *arg)
+{
+	select_job *j = arg;
+	if (j->out && j->count)
+		memcpy(j->out, j->ids, (size_t)j->count * sizeof *j->ids);
+	free(j->ids);
+	return NULL;
+}
+
 int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t i), void *ctx, uint32_t **out,
 		  uint32_t *count)
 {
@@ -79,7 +91,7 @@ int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t
 	select_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (select_job){keep, ctx, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
-				       0, 0, NULL, false};
+				       0, 0, NULL, false, NULL};
 	gt_run_jobs(select_range, jobs, sizeof *jobs, k);
 	uint32_t total = 0;
 	bool oom = false;
@@ -88,11 +100,10 @@ int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t
 	*count = total;
 	*out = oom ? NULL : gt_big_malloc(total, sizeof **out);
 	for (unsigned j = 0, at = 0; j < k; j++) {
-		if (*out && jobs[j].count)
-			memcpy(*out + at, jobs[j].ids, (size_t)jobs[j].count * sizeof **out);
+		jobs[j].out = *out ? *out + at : NULL;
 		at += jobs[j].count;
-		free(jobs[j].ids);
 	}
+	gt_run_jobs(join_range, jobs, sizeof *jobs, k);
 	return *out ? 0 : -1;
 }
 

@@ -51,18 +51,26 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 }
 
 /* The path's points, root first (n + 1: n hops before any split), from
- * the endpoint up its parents; NULL out of memory. */
-static uint32_t *path_points(const causal_steps *s, uint32_t *n_out)
+ * the endpoint up its parents (at most `points`, the window's); NULL out
+ * of memory. One walk up, then the list turned round: a whole trace's
+ * path is millions of points, each a read the cache missed. Room for
+ * every point is asked for; the pages past the path are never touched. */
+static uint32_t *path_points(const causal_steps *s, uint32_t points, uint32_t *n_out)
 {
-	uint32_t e = s->sum.endpoint, n = 0; /* the endpoint's row is valid, its way up ends at a root */
-	for (uint32_t v = e; s->bind.parent[v] != GT_CP_ROOT; v = s->bind.parent[v] - s->point_base)
-		n++;
-	uint32_t *path = alloc((size_t)n + 1, sizeof *path);
+	uint32_t *path = alloc(points, sizeof *path);
 	if (!path)
 		return NULL;
-	path[n] = e;
-	for (uint32_t i = n; i > 0; i--)
-		path[i - 1] = s->bind.parent[path[i]] - s->point_base;
+	uint32_t n = 0; /* the endpoint's row is valid, its way up ends at a root */
+	path[0] = s->sum.endpoint;
+	for (uint32_t v = path[0]; s->bind.parent[v] != GT_CP_ROOT && n + 1 < points;) {
+		v = s->bind.parent[v] - s->point_base;
+		path[++n] = v;
+	}
+	for (uint32_t i = 0, j = n; i < j; i++, j--) {
+		uint32_t x = path[i];
+		path[i] = path[j];
+		path[j] = x;
+	}
 	*n_out = n;
 	return path;
 }
@@ -287,7 +295,7 @@ static int make_path(const causal_trace *t, const causal_graph *g, const causal_
 		return sums_finish(&t0, table_init(&t0, 6), win, err);
 	}
 	uint32_t n = 0;
-	uint32_t *path = path_points(s, &n);
+	uint32_t *path = path_points(s, g->n, &n);
 	bool streamed = opt->hop_count_only && !opt->rows;
 	gt_causal_hop *buf = path && !streamed ? alloc(2 * (size_t)n, sizeof *buf) : NULL;
 	share_table sums;
