@@ -4,14 +4,15 @@
  * (sorted_search.h), a deterministic random stream (splitmix.h), large
  * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h),
  * little-endian integers in byte buffers (le_bytes.h), shares rounded
- * to millionths (share.h), a comparison sort on threads (par_sort.h) and
- * the monotonic clock (clock.h). It includes nothing
- * of the project's. */
+ * to millionths (share.h), a comparison sort on threads (par_sort.h),
+ * the monotonic clock (clock.h) and gzip's CRC-32 (crc32.h). It includes
+ * nothing of the project's. */
 #ifndef GT_BASE_H
 #define GT_BASE_H
 
 #include "big_alloc.h"
 #include "clock.h"
+#include "crc32.h"
 #include "gt_error.h"
 #include "fault.h"
 #include "sorted_search.h"

@@ -26,6 +26,11 @@ typedef struct gt_gtx_source {
 
 /* Fingerprints a trace file. */
 int gt_gtx_fingerprint(const char *path, gt_gtx_source *src, gt_error *err);
+/* The same in two steps, so that the CRC can run beside the load: the
+ * length and the prefix (the file's open errors come here), then the
+ * prefix's CRC-32. */
+int gt_gtx_fingerprint_begin(const char *path, gt_gtx_source *src, gt_error *err);
+int gt_gtx_fingerprint_crc(const char *path, gt_gtx_source *src, gt_error *err);
 /* The same, with the CRC-32 of the first n bytes from the same read (an
  * error when the file is shorter). */
 int gt_gtx_fingerprint_at(const char *path, uint64_t n, uint32_t *crc_n, gt_gtx_source *src, gt_error *err);

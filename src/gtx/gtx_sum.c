@@ -2,7 +2,8 @@
  * up to version 3; from version 4, XXH3-64 of 1 MiB chunks, hashed again
  * over the chunk hashes. Both run on threads over large sections; zlib's
  * CRC-32 (about 3 GB/s a core) was most of loading an index, XXH3 runs at
- * memory speed. */
+ * memory speed (the CRC-32 is now ISA-L's, base/crc32.h; zlib still joins
+ * the pieces' CRCs). */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,15 +19,7 @@
 
 static uint32_t crc32_serial(const void *p, uint64_t n)
 {
-	uLong c = crc32(0L, Z_NULL, 0);
-	const unsigned char *b = p;
-	while (n > 0) {
-		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		c = crc32(c, b, k);
-		b += k;
-		n -= k;
-	}
-	return (uint32_t)c;
+	return gt_crc32(0, p, n);
 }
 
 /* One thread's share: bytes [a, b) of the section. */
