@@ -32,10 +32,15 @@ int gt_tindex_check_params(const gt_tindex_params *p, gt_error *err)
 	return 0;
 }
 
+/* A span's sort key, and what the batches read of it: the cut then runs
+ * over the keys alone, not back to the spans in sorted (scattered)
+ * order. */
 struct skey {
 	uint64_t gb; /* group << 32 | band */
 	int64_t ts;
 	uint32_t id;
+	uint32_t lane;
+	int64_t end;
 };
 
 static int cmp_skey(const void *a, const void *b)
@@ -60,6 +65,27 @@ static void node_add(gt_tnode *n, const gt_tnode *b)
 		n->max_lane = b->max_lane;
 }
 
+/* An epoch's keys, [a, b) of it, on threads. */
+struct epoch_keys {
+	const gt_model *m;
+	uint32_t e0, lane_band;
+	struct skey *keys;
+};
+
+static int fill_keys(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct epoch_keys *e = ctx;
+	for (uint64_t k = a; k < b; k++) {
+		uint32_t i = e->e0 + (uint32_t)k;
+		const gt_span *s = &e->m->spans[i];
+		e->keys[k] = (struct skey){((uint64_t)s->group << 32) | (s->lane / e->lane_band), s->ts_ns, i, s->lane,
+					   gt_span_end(s)};
+	}
+	return 0;
+}
+
+#define KEYS_PER_THREAD 65536
+
 /* Cuts the spans into batches and fills order[] and batches[]. */
 static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 {
@@ -78,15 +104,14 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 	uint32_t nb = 0;
 	for (uint32_t e0 = 0; e0 < n; e0 += p->epoch_spans) {
 		uint32_t e1 = n - e0 > p->epoch_spans ? e0 + p->epoch_spans : n;
-		for (uint32_t i = e0; i < e1; i++) {
-			const gt_span *s = &m->spans[i];
-			keys[i - e0] = (struct skey){((uint64_t)s->group << 32) | (s->lane / p->lane_band),
-						     s->ts_ns, i};
-		}
-		qsort(keys, e1 - e0, sizeof *keys, cmp_skey);
+		struct epoch_keys ek = {m, e0, p->lane_band, keys};
+		gt_parallel_ranges(e1 - e0, KEYS_PER_THREAD, 0, fill_keys, &ek);
+		/* the order is total (ids differ): the same on threads */
+		if (gt_parallel_sort(keys, e1 - e0, sizeof *keys, cmp_skey, 0) < 0)
+			qsort(keys, e1 - e0, sizeof *keys, cmp_skey); /* no memory for the scratch: in place */
 		for (uint32_t k = 0; k < e1 - e0; k++) {
-			const gt_span *s = &m->spans[keys[k].id];
-			ix->order[e0 + k] = keys[k].id;
+			const struct skey *s = &keys[k];
+			ix->order[e0 + k] = s->id;
 			gt_tnode *b = nb ? &ix->batches[nb - 1] : NULL;
 			if (!b || k == 0 || keys[k].gb != keys[k - 1].gb || b->count == p->batch_spans) {
 				if (nb == cap) {
@@ -99,11 +124,11 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 					ix->batches = nbuf;
 				}
 				b = &ix->batches[nb];
-				*b = (gt_tnode){s->ts_ns, gt_span_end(s), e0 + k, 0, s->lane, s->lane, s->group,
+				*b = (gt_tnode){s->ts, s->end, e0 + k, 0, s->lane, s->lane, (uint32_t)(s->gb >> 32),
 						nb / p->partition_batches};
 				nb++;
 			}
-			gt_tnode one = {s->ts_ns, gt_span_end(s), 0, 0, s->lane, s->lane, 0, 0};
+			gt_tnode one = {s->ts, s->end, 0, 0, s->lane, s->lane, 0, 0};
 			node_add(b, &one);
 			b->count++;
 		}
