@@ -258,6 +258,43 @@ static int mark_tracks(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+enum { HAS_SPANS = 1, HAS_EDGE = 2 }; /* a track's marks */
+
+/* The tracks an edge list touches, on threads (a whole trace's flows are
+ * millions): flows by id, or pairs of spans. */
+typedef struct edge_marks {
+	const causal_trace *t;
+	uint8_t *mark;
+	const uint32_t *flows;  /* NULL: the pairs below */
+	const uint32_t *a, *b;
+} edge_marks;
+
+static void mark_edge(uint8_t *k)
+{
+	if (!(__atomic_load_n(k, __ATOMIC_RELAXED) & HAS_EDGE)) /* set once, as mark_tracks */
+		__atomic_fetch_or(k, HAS_EDGE, __ATOMIC_RELAXED);
+}
+
+static int mark_edges(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const edge_marks *em = ctx;
+	const gt_model *m = em->t->m;
+	for (uint64_t i = lo; i < hi; i++) {
+		const gt_flow *f = em->flows ? &m->flows[em->flows[i]] : NULL;
+		uint32_t src = f ? f->src : em->a[i], dst = f ? f->dst : em->b[i];
+		mark_edge(&em->mark[m->spans[src].track]);
+		mark_edge(&em->mark[m->spans[dst].track]);
+	}
+	return 0;
+}
+
+static void mark_edge_tracks(const causal_trace *t, uint8_t *mark, const uint32_t *flows, const uint32_t *a,
+			     const uint32_t *b, uint32_t n, unsigned threads)
+{
+	edge_marks em = {t, mark, flows, a, b};
+	gt_parallel_ranges(n, causal_range_min(), threads, mark_edges, &em);
+}
+
 static bool on_kept_track(void *ctx, uint32_t i)
 {
 	span_marks *sm = ctx;
@@ -292,7 +329,6 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 		gt_big_free(mark), gt_big_free(track_local);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	}
-	enum { HAS_SPANS = 1, HAS_EDGE = 2 };
 	if (threads > 1) {
 		span_marks sm = {t, sp, mark, NULL, NULL, NULL, NULL};
 		gt_parallel_ranges(ns, causal_range_min(), threads, mark_tracks, &sm);
@@ -300,26 +336,11 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 		for (uint32_t i = 0; i < ns; i++)
 			mark[m->spans[sp[i]].track] |= HAS_SPANS;
 	}
-	for (uint32_t i = 0; i < e->nflows; i++) {
-		mark[m->spans[m->flows[e->flows[i]].src].track] |= HAS_EDGE;
-		mark[m->spans[m->flows[e->flows[i]].dst].track] |= HAS_EDGE;
-	}
-	for (uint32_t i = 0; i < e->nwaits; i++) {
-		mark[m->spans[e->wait_k[i]].track] |= HAS_EDGE;
-		mark[m->spans[e->wait_w[i]].track] |= HAS_EDGE;
-	}
-	for (uint32_t i = 0; i < e->ncoll; i++) {
-		mark[m->spans[e->coll_j[i]].track] |= HAS_EDGE;
-		mark[m->spans[e->coll_r[i]].track] |= HAS_EDGE;
-	}
-	for (uint32_t i = 0; i < e->nsw; i++) {
-		mark[m->spans[e->sw_k[i]].track] |= HAS_EDGE;
-		mark[m->spans[e->sw_d[i]].track] |= HAS_EDGE;
-	}
-	for (uint32_t i = 0; i < e->nrsw; i++) {
-		mark[m->spans[e->rsw_k[i]].track] |= HAS_EDGE;
-		mark[m->spans[e->rsw_d[i]].track] |= HAS_EDGE;
-	}
+	mark_edge_tracks(t, mark, e->flows, NULL, NULL, e->nflows, threads);
+	mark_edge_tracks(t, mark, NULL, e->wait_k, e->wait_w, e->nwaits, threads);
+	mark_edge_tracks(t, mark, NULL, e->coll_j, e->coll_r, e->ncoll, threads);
+	mark_edge_tracks(t, mark, NULL, e->sw_k, e->sw_d, e->nsw, threads);
+	mark_edge_tracks(t, mark, NULL, e->rsw_k, e->rsw_d, e->nrsw, threads);
 	bool any = e->nflows + e->nwaits + e->ncoll + e->nsw + e->nrsw > 0;
 	if (!any)
 		win->flags |= GT_CAUSAL_NO_DEPENDENCIES;
@@ -449,6 +470,57 @@ static void *write_inner(void *arg)
 	return NULL;
 }
 
+/* Each span's first point, 2 points a span and its departures (ndep)
+ * before it, as a scan in ranges on threads: the ranges' sums, then each
+ * range from its offset. */
+typedef struct point_scan {
+	causal_graph *g;
+	const uint32_t *ndep;
+	uint32_t a, b;
+	uint64_t sum, at;
+} point_scan;
+
+static void *scan_sum(void *arg)
+{
+	point_scan *r = arg;
+	uint64_t sum = 0;
+	for (uint32_t l = r->a; l < r->b; l++)
+		sum += 2 + (uint64_t)r->ndep[l];
+	r->sum = sum;
+	return NULL;
+}
+
+static void *scan_write(void *arg)
+{
+	point_scan *r = arg;
+	uint64_t at = r->at;
+	for (uint32_t l = r->a; l < r->b; l++) {
+		r->g->first_point[l] = (uint32_t)at;
+		at += 2 + (uint64_t)r->ndep[l];
+	}
+	return NULL;
+}
+
+/* g->first_point from ndep; the window's points (nothing written where
+ * they are more than GT_CP_MAX_ROWS). */
+static uint64_t first_points(causal_graph *g, const uint32_t *ndep, unsigned threads)
+{
+	unsigned k = causal_range_jobs(g->nspans, threads);
+	point_scan r[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++)
+		r[j] = (point_scan){g, ndep, (uint32_t)((uint64_t)g->nspans * j / k),
+				    (uint32_t)((uint64_t)g->nspans * (j + 1) / k), 0, 0};
+	gt_run_jobs(scan_sum, r, sizeof *r, k);
+	uint64_t n = 0;
+	for (unsigned j = 0; j < k; j++)
+		r[j].at = n, n += r[j].sum;
+	if (n > GT_CP_MAX_ROWS)
+		return n;
+	gt_run_jobs(scan_write, r, sizeof *r, k);
+	g->first_point[g->nspans] = (uint32_t)n;
+	return n;
+}
+
 /* Departure points: per span, the distinct times strictly inside it where
  * its flows leave, ascending; and the points' ids and times. */
 static int make_points(const causal_trace *t, unsigned threads, const window_edges *e, causal_graph *g,
@@ -501,17 +573,10 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 	for (uint32_t i = 0; i < kept; i++)
 		times[i] = (int64_t)tk[i];
 	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv);
-	uint64_t n = 0;
-	for (uint32_t l = 0; l < g->nspans; l++) {
-		g->first_point[l] = (uint32_t)n;
-		n += 2 + (uint64_t)ndep[l];
-		if (n > GT_CP_MAX_ROWS) {
-			gt_big_free(ndep);
-			return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
-		}
-	}
-	g->first_point[g->nspans] = (uint32_t)n;
+	uint64_t n = first_points(g, ndep, threads);
 	gt_big_free(ndep);
+	if (n > GT_CP_MAX_ROWS)
+		return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
 	g->n = (uint32_t)n;
 	g->time = alloc(n, sizeof *g->time);
 	g->point_span = alloc(n, sizeof *g->point_span);
