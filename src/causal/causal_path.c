@@ -107,7 +107,7 @@ static void *anchor_range(void *arg)
 		if (r->state[p] != UNSET)
 			continue;
 		uint32_t u = p;
-		int64_t anchor;
+		int64_t anchor = 0; /* set before each break that reaches the use below */
 		for (;;) {
 			if (!walk_push(&walk, &cap, &top, u)) {
 				r->rc = -1;
