@@ -31,6 +31,12 @@ static inline int64_t causal_end(const gt_span *s)
 	return s->ts_ns + s->dur_ns;
 }
 
+/* The process a span's track belongs to. */
+static inline uint32_t causal_process_of(const gt_model *m, uint32_t span)
+{
+	return m->tracks[m->spans[span].track].process;
+}
+
 /* A per string id answer kept for threads that ask it: 0 not asked yet,
  * 1 no, 2 yes. Two threads may ask at once: both give the same answer. */
 static inline uint8_t causal_memo_get(const uint8_t *memo, uint32_t id)

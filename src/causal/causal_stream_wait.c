@@ -61,11 +61,6 @@ static bool is_device(void *ctx, uint32_t i)
 	return (d->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(d->t, s);
 }
 
-static uint32_t process_of(const gt_model *m, uint32_t s)
-{
-	return m->tracks[m->spans[s].track].process;
-}
-
 static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
@@ -75,7 +70,7 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t s = d->sp[d->pos[i]];
 		int64_t e = causal_end(&m->spans[s]);
-		uint32_t p = process_of(m, s);
+		uint32_t p = causal_process_of(m, s);
 		lo = e < lo ? e : lo, hi = e > hi ? e : hi, top = p > top ? p : top;
 	}
 	causal_atomic_min(&d->lo, lo);
@@ -94,7 +89,7 @@ static int end_keys(void *ctx, uint64_t a, uint64_t b)
 		uint32_t s = d->sp[d->pos[i]];
 		d->key[i] = (uint64_t)(causal_end(&m->spans[s]) - d->base);
 		if (d->one)
-			d->key[i] |= (uint64_t)process_of(m, s) << 40;
+			d->key[i] |= (uint64_t)causal_process_of(m, s) << 40;
 		d->val[i] = s;
 	}
 	return 0;
@@ -104,7 +99,7 @@ static int process_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	for (uint64_t i = a; i < b; i++)
-		d->key[i] = process_of(d->t->m, d->val[i]);
+		d->key[i] = causal_process_of(d->t->m, d->val[i]);
 	return 0;
 }
 
@@ -114,7 +109,7 @@ static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 	const gt_model *m = d->t->m;
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t s = d->val[i];
-		d->b->span[i] = s, d->b->end[i] = causal_end(&m->spans[s]), d->b->proc[i] = process_of(m, s);
+		d->b->span[i] = s, d->b->end[i] = causal_end(&m->spans[s]), d->b->proc[i] = causal_process_of(m, s);
 	}
 	return 0;
 }

@@ -20,11 +20,6 @@ typedef struct candidates {
 	int64_t *dep;      /* the departure */
 } candidates;
 
-static uint32_t process_of(const gt_model *m, uint32_t span)
-{
-	return m->tracks[m->spans[span].track].process;
-}
-
 static void *alloc(size_t n, size_t size)
 {
 	return gt_big_malloc(n, size);
@@ -65,7 +60,7 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		const gt_flow *f = &m->flows[cand[i]];
 		const gt_span *k = &m->spans[f->dst];
 		c.target[i] = f->dst;
-		c.process[i] = process_of(m, f->src);
+		c.process[i] = causal_process_of(m, f->src);
 		c.end[i] = causal_end(k);
 		c.dep[i] = t->departure[cand[i]];
 		base = c.dep[i] < base ? c.dep[i] : base;
@@ -116,7 +111,7 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 				if (tree[lo + i] < val)
 					tree[lo + i] = val;
 		}
-		uint32_t p = process_of(m, waits[wi]);
+		uint32_t p = causal_process_of(m, waits[wi]);
 		uint32_t lo = proc_first[p], len = proc_first[p + 1] - lo;
 		/* targets of this process ending by E(W): a prefix of its range */
 		int64_t e = causal_end(w);

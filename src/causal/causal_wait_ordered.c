@@ -19,11 +19,6 @@ static void *alloc(size_t n, size_t size)
 	return gt_big_malloc(n, size);
 }
 
-static uint32_t process_of(const gt_model *m, uint32_t span)
-{
-	return m->tracks[m->spans[span].track].process;
-}
-
 /* Whether target span a beats b: the later end, ties the lower id. */
 static bool beats(const gt_model *m, uint32_t a, uint32_t b)
 {
@@ -46,7 +41,7 @@ static void sort_waits(const gt_model *m, const uint32_t *waits, uint32_t nw, in
 		key[i] = (uint64_t)(m->spans[waits[order[i]]].ts_ns - base);
 	causal_sort_u64(key, order, nw, tk, tv);
 	for (uint32_t i = 0; i < nw; i++)
-		key[i] = process_of(m, waits[order[i]]);
+		key[i] = causal_process_of(m, waits[order[i]]);
 	causal_sort_u64(key, order, nw, tk, tv);
 }
 
@@ -76,7 +71,7 @@ static void *place_range(void *arg)
 	uint32_t q = 0, r = 0;
 	for (uint32_t i = j->a; i < j->b; i++) {
 		const gt_flow *f = &m->flows[pl->cand[i]];
-		uint32_t p = process_of(m, f->src), lo = pl->proc_first[p], len = pl->proc_first[p + 1] - lo;
+		uint32_t p = causal_process_of(m, f->src), lo = pl->proc_first[p], len = pl->proc_first[p + 1] - lo;
 		if (!len)
 			continue;
 		q = gt_search_from(pl->begin + lo, len, pl->t->departure[pl->cand[i]], false, q);
@@ -139,7 +134,7 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 		begin[i] = w->ts_ns;
 		end[i] = causal_end(w);
 		best[i] = GT_NONE;
-		proc_first[process_of(m, waits[order[i]]) + 1]++;
+		proc_first[causal_process_of(m, waits[order[i]]) + 1]++;
 		if (i && key[i] == key[i - 1] && end[i] < end[i - 1])
 			goto done; /* overlapping waits in a process: not this case */
 	}
