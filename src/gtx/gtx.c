@@ -629,14 +629,15 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 		bad(path, err, "a string offset is out of bounds");
 		goto fail;
 	}
-	for (uint64_t i = 0; i < nstr; i++) {
-		if (gt_strpool_intern_hashed(&m->strings, sd + so[i], sh.out[2 * i], sh.out[2 * i + 1]) != i) {
-			free(sh.out);
-			bad(path, err, "the string table holds a duplicate");
-			goto fail;
-		}
-	}
+	int loaded = gt_strpool_load(&m->strings, sd, so, sh.out, nstr);
 	free(sh.out);
+	if (loaded) {
+		if (loaded < 0)
+			gt_fail(err, GT_EINPUT, "out of memory loading '%s'", path);
+		else
+			bad(path, err, "the string table holds a duplicate");
+		goto fail;
+	}
 	const char *why = check_refs(g, m);
 	if (why) {
 		bad(path, err, why);

@@ -2,6 +2,7 @@
 #include "strpool.h"
 #include "base/base.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,78 @@ uint32_t gt_strpool_intern_hashed(gt_strpool *p, const char *s, size_t len, uint
 	p->data_len += len + 1;
 	p->slots[i] = p->count + 1;
 	return p->count++;
+}
+
+struct load {
+	gt_strpool *p;
+	const char *src;
+	const uint64_t *at, *len_hash;
+};
+
+/* Compared with the source, which no thread writes: the pool's copy of
+ * string id may not be made yet. */
+static bool same_source(const struct load *l, uint32_t id, const char *s, uint64_t len)
+{
+	return l->len_hash[2 * id] == len && memcmp(l->src + l->at[id], s, len) == 0;
+}
+
+static int load_range(void *ctx, uint64_t a, uint64_t b)
+{
+	struct load *l = ctx;
+	gt_strpool *p = l->p;
+	for (uint64_t id = a; id < b; id++) {
+		const char *s = l->src + l->at[id];
+		uint64_t len = l->len_hash[2 * id];
+		memcpy(p->data + p->offsets[id], s, len);
+		p->data[p->offsets[id] + len] = '\0';
+		/* two equal strings probe the same slots: the later to claim
+		 * one passes the other's */
+		for (uint64_t i = l->len_hash[2 * id + 1] & p->slot_mask;; i = (i + 1) & p->slot_mask) {
+			uint32_t v = 0;
+			if (__atomic_compare_exchange_n(&p->slots[i], &v, (uint32_t)id + 1, false, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				break;
+			if (same_source(l, v - 1, s, len))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+#define LOAD_PER_THREAD (1u << 14)
+
+int gt_strpool_load(gt_strpool *p, const char *src, const uint64_t *at, const uint64_t *len_hash, uint64_t n)
+{
+	if (n == 0)
+		return 0;
+	if (n >= NONE)
+		return 1; /* interning stops at NONE - 1 ids */
+	/* the capacities interning one by one reaches */
+	uint64_t offsets_cap = 256, slots = 1024, data_cap = 4096, data_len = 0;
+	while (offsets_cap < n)
+		offsets_cap *= 2;
+	if (offsets_cap > UINT32_MAX)
+		offsets_cap = UINT32_MAX;
+	while ((n - 1) * 2 >= slots)
+		slots *= 2;
+	if (slots > (uint64_t)1 << 31)
+		return -1;
+	p->offsets = gt_fault_hit("alloc") ? NULL : malloc((size_t)offsets_cap * sizeof *p->offsets);
+	if (!p->offsets)
+		return -1;
+	p->offsets_cap = (uint32_t)offsets_cap;
+	for (uint64_t i = 0; i < n; i++)
+		p->offsets[i] = data_len, data_len += len_hash[2 * i] + 1;
+	while (data_cap < data_len)
+		data_cap *= 2;
+	p->data = gt_fault_hit("alloc") ? NULL : malloc(data_cap);
+	p->slots = gt_fault_hit("alloc") ? NULL : calloc(slots, sizeof *p->slots);
+	if (!p->data || !p->slots)
+		return -1;
+	p->data_cap = data_cap, p->slot_mask = (uint32_t)(slots - 1);
+	p->data_len = data_len, p->count = (uint32_t)n;
+	struct load l = {p, src, at, len_hash};
+	return gt_parallel_ranges(n, LOAD_PER_THREAD, 0, load_range, &l) ? 1 : 0;
 }
 
 size_t gt_strpool_bytes(const gt_strpool *p)
