@@ -416,12 +416,6 @@ static uint64_t points_bound(const causal_trace *t, uint32_t w)
 	return 2 * (uint64_t)(t->span_first[w + 1] - t->span_first[w]) + (t->flow_first[w + 1] - t->flow_first[w]);
 }
 
-static void *batch_alone(void *arg)
-{
-	analyze_batch(arg);
-	return NULL;
-}
-
 /* The windows from w on that make one batch of at most budget points (a
  * window larger than that alone): its end. */
 static uint32_t batch_end(const causal_trace *t, uint32_t w, uint64_t budget)
@@ -500,36 +494,78 @@ static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt
 	}
 }
 
+/* The host's batches of one stretch of windows, each on one thread, taken
+ * in window order by the threads as they come free: a thread that ends
+ * early does not wait for the others' batches. */
+typedef struct batch_pool {
+	causal_trace *t;
+	const batch *all;
+	uint64_t share;
+	uint32_t end; /* the stretch's */
+	pthread_mutex_t lock;
+	uint32_t next; /* the first window no thread has taken */
+	bool stop;     /* a batch failed: take no more */
+} batch_pool;
+
+static void *pool_worker(void *arg)
+{
+	batch_pool *p = *(batch_pool **)arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		if (p->stop || p->next >= p->end) {
+			pthread_mutex_unlock(&p->lock);
+			return NULL;
+		}
+		batch b = batch_at(p->t, p->all, p->next, p->share);
+		p->next = b.first + b.count;
+		pthread_mutex_unlock(&p->lock);
+		b.threads = 1;
+		if (p->all->threads > 1)
+			b.last = NULL; /* the others may still be building */
+		analyze_batch(&b);
+		gt_error err;
+		if (first_error(p->all->errs, b.first, b.first + b.count, &err) < 0) {
+			pthread_mutex_lock(&p->lock);
+			p->stop = true;
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+}
+
+/* The first window from w on too large to share a thread's budget, or the
+ * trace's end. */
+static uint32_t next_alone(const causal_trace *t, uint32_t w, uint64_t share)
+{
+	while (w < t->window_count && points_bound(t, w) <= share)
+		w++;
+	return w;
+}
+
 /* On the host, where the steps are per batch and run on one thread,
  * several smaller batches run side by side, one a thread, so that the
  * union, binding and path of many windows are not serial; the points in
  * flight stay within the budget. A window too large for a batch of its
- * own share runs alone with every thread. */
+ * own share runs alone with every thread. The batches are the same
+ * however the threads take them. */
 static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_error *err)
 {
 	unsigned threads = all->threads;
 	uint64_t share = threads == 1 ? budget : (budget + threads - 1) / threads;
-	batch side[GT_MAX_JOBS];
 	for (uint32_t w = 0; w < t->window_count;) {
-		unsigned k = 0;
-		uint32_t from = w;
-		while (k < threads && w < t->window_count) {
-			bool alone = points_bound(t, w) > share; /* too large to share */
-			if (alone && k)
-				break; /* alone, next */
-			side[k] = batch_at(t, all, w, share);
-			side[k].threads = 1;
-			w = side[k].first + side[k].count;
-			k++;
-			if (alone)
-				break;
-		}
-		if (k == 1) {
-			side[0].threads = threads;
-			analyze_batch(&side[0]);
+		uint32_t from = w, end = next_alone(t, w, share);
+		if (end == w) { /* alone, with every thread */
+			batch b = batch_at(t, all, w, share);
+			analyze_batch(&b);
+			w = b.first + b.count;
 		} else {
-			side[k - 1].last = NULL; /* the others may still be building */
-			gt_run_jobs(batch_alone, side, sizeof *side, k);
+			batch_pool pool = {.t = t, .all = all, .share = share, .end = end, .next = w};
+			pthread_mutex_init(&pool.lock, NULL);
+			batch_pool *jobs[GT_MAX_JOBS];
+			for (unsigned j = 0; j < threads; j++)
+				jobs[j] = &pool;
+			gt_run_jobs(pool_worker, jobs, sizeof *jobs, threads);
+			pthread_mutex_destroy(&pool.lock);
+			w = pool.next;
 		}
 		if (first_error(all->errs, from, w, err) < 0)
 			return -1;
