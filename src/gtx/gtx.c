@@ -396,7 +396,7 @@ int gt_gtx_open_model(gt_gtx *g, const char *path, const void *data, size_t len,
 void gt_gtx_close(gt_gtx *g)
 {
 	if (g->map && g->owns_map)
-		munmap(g->map, g->map_len);
+		gt_unmap(g->map, g->map_len);
 	free(g->path);
 	memset(g, 0, sizeof *g);
 }

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/base.h"
 
@@ -97,7 +96,7 @@ void gt_model_free(gt_model *m)
 	if (!gt_model_borrows(m, m->syncs))
 		free(m->syncs);
 	if (m->map)
-		munmap(m->map, m->map_len);
+		gt_unmap(m->map, m->map_len);
 	free(m->samples);
 	gt_strpool_free(&m->strings);
 	free(m->metadata_json);
@@ -148,7 +147,7 @@ int gt_model_own(gt_model *m)
 		return -1;
 	}
 	m->spans = spans, m->flows = flows, m->series = series, m->syncs = syncs;
-	munmap(m->map, m->map_len);
+	gt_unmap(m->map, m->map_len);
 	m->map = NULL, m->map_len = 0;
 	return 0;
 }
