@@ -545,16 +545,17 @@ static uint32_t next_alone(const causal_trace *t, uint32_t w, uint64_t share)
  * several smaller batches run side by side, one a thread, so that the
  * union, binding and path of many windows are not serial; the points in
  * flight stay within the budget. A window too large for a batch of its
- * own share runs alone with every thread. The batches are the same
- * however the threads take them. */
+ * own share runs alone with every thread, and so does a stretch between
+ * such windows that makes one batch. The batches are the same however the
+ * threads take them. */
 static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_error *err)
 {
 	unsigned threads = all->threads;
 	uint64_t share = threads == 1 ? budget : (budget + threads - 1) / threads;
 	for (uint32_t w = 0; w < t->window_count;) {
 		uint32_t from = w, end = next_alone(t, w, share);
-		if (end == w) { /* alone, with every thread */
-			batch b = batch_at(t, all, w, share);
+		batch b = batch_at(t, all, w, share);
+		if (end == w || b.first + b.count == end) { /* alone, or one batch: with every thread */
 			analyze_batch(&b);
 			w = b.first + b.count;
 		} else {
