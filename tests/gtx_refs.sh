@@ -4,7 +4,8 @@
 # version 4 those checks run inside the checksum pass, a chunk at a time;
 # a span that straddles two 1 MiB chunks, the last span, a lane past the
 # lane count and a flow's end are each caught, in version 4 and in the
-# CRC-32 version 3, with the same message.
+# CRC-32 version 3, with the same message. A string table whose strings
+# overlap, or that holds one twice, is refused too.
 . tests/lib/preamble.sh
 need_gen gtx_refs
 py=python3
@@ -49,6 +50,31 @@ for s in edited:
         s[3] = bytearray(s[3])
         struct.pack_into("<I", s[3], 0, n)
 write("%s/sync_span.v%d.gtx" % (d, ver), ver, edited)
+# the string table: strings that overlap (as many offsets at the longest
+# string as outgrow the data: every suffix of one long string would make
+# the pool grow without bound), and two equal strings side by side
+STR_OFFSETS, STR_DATA = 2, 3
+offs = [s for s in secs if s[0] == STR_OFFSETS][0]
+data = bytes([s for s in secs if s[0] == STR_DATA][0][3])
+at = list(struct.unpack_from("<%dQ" % offs[2], offs[3]))
+lens = [data.index(b"\0", a) - a for a in at]
+longest = max(range(len(at)), key=lambda i: lens[i])
+k = len(data) // (lens[longest] + 1) + 1
+assert k <= len(at), "too few strings to outgrow the data"
+over = [list(s) for s in secs]
+for s in over:
+    if s[0] == STR_OFFSETS:
+        s[3] = bytearray(s[3])
+        for i in range(k):
+            struct.pack_into("<Q", s[3], 8 * i, at[longest])
+write("%s/str_overlap.v%d.gtx" % (d, ver), ver, over)
+pair = next((i, j) for i in range(len(at)) for j in range(i + 1, len(at)) if lens[i] == lens[j])
+dup = [list(s) for s in secs]
+for s in dup:
+    if s[0] == STR_DATA:
+        s[3] = bytearray(s[3])
+        s[3][at[pair[1]]:at[pair[1]] + lens[pair[1]]] = data[at[pair[0]]:at[pair[0]] + lens[pair[0]]]
+write("%s/str_duplicate.v%d.gtx" % (d, ver), ver, dup)
 open(d + "/version", "w").write(str(ver))
 PY
 for f in "$tmp"/*.v*.gtx; do
@@ -58,6 +84,14 @@ for f in "$tmp"/*.v*.gtx; do
 	*/sync_*)
 		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
 		[ $? = 1 ] && grep -q "a sync args record refers past the spans" "$tmp/err" && ok ||
+			bad "$(basename "$f"): $(cat "$tmp/err")" ;;
+	*/str_overlap.*)
+		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
+		[ $? = 1 ] && grep -q "the string table's strings overlap" "$tmp/err" && ok ||
+			bad "$(basename "$f"): $(cat "$tmp/err")" ;;
+	*/str_duplicate.*)
+		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
+		[ $? = 1 ] && grep -q "the string table holds a duplicate" "$tmp/err" && ok ||
 			bad "$(basename "$f"): $(cat "$tmp/err")" ;;
 	*/flow_*)
 		"$bin" info -q "$f" >/dev/null 2>"$tmp/err"
