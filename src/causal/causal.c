@@ -559,13 +559,12 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 			analyze_batch(&b);
 			w = b.first + b.count;
 		} else {
-			batch_pool pool = {.t = t, .all = all, .share = share, .end = end, .next = w};
-			pthread_mutex_init(&pool.lock, NULL);
+			batch_pool pool = {.t = t, .all = all, .share = share, .end = end,
+					   .lock = PTHREAD_MUTEX_INITIALIZER, .next = w};
 			batch_pool *jobs[GT_MAX_JOBS];
 			for (unsigned j = 0; j < threads; j++)
 				jobs[j] = &pool;
 			gt_run_jobs(pool_worker, jobs, sizeof *jobs, threads);
-			pthread_mutex_destroy(&pool.lock);
 			w = pool.next;
 		}
 		if (first_error(all->errs, from, w, err) < 0)
