@@ -1,6 +1,7 @@
 /* gt_strpool_load (a whole table on threads) against interning the same
  * table one string at a time: the same data, offsets, ids and capacities,
- * every string found, and a string that comes twice refused. */
+ * every string found, and a string that comes twice or strings that
+ * overlap refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,12 @@
  * numbers so that none comes twice. */
 struct table {
 	char *data;
-	uint64_t *at, *len_hash, n;
+	uint64_t *at, *len_hash, n, used; /* used: the bytes back to back */
 };
 
 static struct table make_table(uint64_t n, uint64_t *seed)
 {
-	struct table t = {malloc(n * 300 + 1), malloc((n ? n : 1) * 8), malloc((n ? n : 1) * 16), n};
+	struct table t = {malloc(n * 300 + 1), malloc((n ? n : 1) * 8), malloc((n ? n : 1) * 16), n, 0};
 	ck_assert_ptr_nonnull(t.data);
 	uint64_t used = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -35,6 +36,7 @@ static struct table make_table(uint64_t n, uint64_t *seed)
 		t.at[i] = used, t.len_hash[2 * i] = (uint64_t)len, t.len_hash[2 * i + 1] = gt_strpool_hash(s, len);
 		used += (uint64_t)len + 1;
 	}
+	t.used = used;
 	return t;
 }
 
@@ -64,7 +66,7 @@ START_TEST(load_as_interning)
 			ck_assert_uint_eq(gt_strpool_intern_hashed(&one, t.data + t.at[i], t.len_hash[2 * i],
 								   t.len_hash[2 * i + 1]),
 					  i);
-		ck_assert_int_eq(gt_strpool_load(&all, t.data, t.at, t.len_hash, t.n), 0);
+		ck_assert_int_eq(gt_strpool_load(&all, t.data, t.used, t.at, t.len_hash, t.n), 0);
 		same_pools(&one, &all);
 		for (uint64_t i = 0; i < t.n; i++) {
 			const char *s = t.data + t.at[i];
@@ -95,16 +97,41 @@ START_TEST(load_refuses_a_string_twice)
 			t.len_hash[2 * b + 1] = t.len_hash[2 * a + 1];
 			gt_strpool p;
 			gt_strpool_init(&p);
-			ck_assert_int_eq(gt_strpool_load(&p, t.data, t.at, t.len_hash, t.n), 1);
+			/* b's bytes may now be more than its own were: the whole buffer */
+			ck_assert_int_eq(gt_strpool_load(&p, t.data, t.n * 300 + 1, t.at, t.len_hash, t.n), 1);
 			gt_strpool_free(&p);
 			free(t.data), free(t.at), free(t.len_hash);
 		}
 }
 END_TEST
 
+/* Every suffix of one long string, each distinct: the bytes they need grow
+ * as the square of the string's length, past what the source holds. */
+START_TEST(load_refuses_overlapping_strings)
+{
+	enum { LEN = 1000 };
+	char *data = malloc(LEN + 1);
+	uint64_t *at = malloc(LEN * 8), *len_hash = malloc(LEN * 16);
+	memset(data, 'x', LEN);
+	data[LEN] = 0;
+	for (uint64_t i = 0; i < LEN; i++)
+		at[i] = i, len_hash[2 * i] = LEN - i, len_hash[2 * i + 1] = gt_strpool_hash(data + i, LEN - i);
+	gt_strpool p;
+	gt_strpool_init(&p);
+	ck_assert_int_eq(gt_strpool_load(&p, data, LEN + 1, at, len_hash, LEN), 2);
+	gt_strpool_free(&p);
+	gt_strpool_init(&p); /* the first alone fits */
+	ck_assert_int_eq(gt_strpool_load(&p, data, LEN + 1, at, len_hash, 1), 0);
+	ck_assert_str_eq(gt_strpool_get(&p, 0), data);
+	gt_strpool_free(&p);
+	free(data), free(at), free(len_hash);
+}
+END_TEST
+
 int main(void)
 {
-	const gt_test tests[] = {GT_TEST(load_as_interning), GT_TEST(load_refuses_a_string_twice), {0}};
+	const gt_test tests[] = {GT_TEST(load_as_interning), GT_TEST(load_refuses_a_string_twice),
+				 GT_TEST(load_refuses_overlapping_strings), {0}};
 	const gt_tcase cases[] = {{"strpool", 0, tests}, {0}};
 	return gt_run_cases("strpool", cases);
 }

@@ -9,33 +9,26 @@
 #define PIECE_MIN ((size_t)64 << 20) /* below this a thread's start costs more */
 #define MAX_THREADS 16
 
-struct piece {
+struct mapping {
 	unsigned char *p;
-	size_t n;
+	size_t page;
 };
 
-static void *give_back(void *arg)
+static int give_back(void *ctx, uint64_t a, uint64_t b)
 {
-	struct piece *pc = arg;
-	madvise(pc->p, pc->n, MADV_DONTNEED);
-	return NULL;
+	const struct mapping *m = ctx;
+	madvise(m->p + a * m->page, (b - a) * m->page, MADV_DONTNEED);
+	return 0;
 }
 
 void gt_unmap(void *p, size_t len)
 {
 	if (!p)
 		return;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), pieces = len / PIECE_MIN;
-	unsigned k = gt_thread_count(0, MAX_THREADS);
-	if (pieces < k)
-		k = (unsigned)pieces;
-	if (k > 1) {
-		struct piece pc[MAX_THREADS];
-		for (unsigned i = 0; i < k; i++) {
-			size_t a = len / k * i / page * page, b = i + 1 == k ? len : len / k * (i + 1) / page * page;
-			pc[i] = (struct piece){(unsigned char *)p + a, b - a};
-		}
-		gt_run_jobs(give_back, pc, sizeof pc[0], k);
-	}
+	struct mapping m = {p, (size_t)sysconf(_SC_PAGESIZE)};
+	uint64_t pages = len / m.page; /* a partial last page goes with munmap */
+	unsigned threads = gt_thread_count(0, MAX_THREADS);
+	if (threads > 1 && len >= 2 * PIECE_MIN) /* on one thread munmap alone is as fast */
+		gt_parallel_ranges(pages, PIECE_MIN / m.page, threads, give_back, &m);
 	munmap(p, len);
 }

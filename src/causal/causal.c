@@ -446,14 +446,20 @@ static batch batch_at(causal_trace *t, const batch *all, uint32_t w, uint64_t bu
 }
 
 /* The first error of windows [from, to): -1 with it in err, else 0. */
-static int first_error(const gt_error *errs, uint32_t from, uint32_t to, gt_error *err)
+static const gt_error *window_failed(const gt_error *errs, uint32_t from, uint32_t to)
 {
 	for (uint32_t i = from; i < to; i++)
-		if (errs[i].status) { /* the cause too: out of device memory falls back to the host */
-			*err = errs[i];
-			return -1;
-		}
-	return 0;
+		if (errs[i].status)
+			return &errs[i];
+	return NULL;
+}
+
+static int first_error(const gt_error *errs, uint32_t from, uint32_t to, gt_error *err)
+{
+	const gt_error *e = window_failed(errs, from, to);
+	if (e)
+		*err = *e; /* the cause too: out of device memory falls back to the host */
+	return e ? -1 : 0;
 }
 
 /* On a device the batches go one at a time, each one engine call with the
@@ -523,8 +529,7 @@ static void *pool_worker(void *arg)
 		if (p->all->threads > 1)
 			b.last = NULL; /* the others may still be building */
 		analyze_batch(&b);
-		gt_error err;
-		if (first_error(p->all->errs, b.first, b.first + b.count, &err) < 0) {
+		if (window_failed(p->all->errs, b.first, b.first + b.count)) {
 			pthread_mutex_lock(&p->lock);
 			p->stop = true;
 			pthread_mutex_unlock(&p->lock);

@@ -629,24 +629,13 @@ static int build_model(const gt_gtx *g, gt_model *m, bool in_place, gt_error *er
 		bad(path, err, "a string offset is out of bounds");
 		goto fail;
 	}
-	/* the writer puts the strings back to back: more bytes than the data
-	 * holds are strings overlapping, which would make the pool grow past
-	 * any bound (every suffix of one long string) */
-	uint64_t bytes = 0;
-	for (uint64_t i = 0; i < nstr && bytes <= dlen; i++)
-		bytes += sh.out[2 * i] + 1;
-	if (bytes > dlen) {
-		free(sh.out);
-		bad(path, err, "the string table's strings overlap");
-		goto fail;
-	}
-	int loaded = gt_strpool_load(&m->strings, sd, so, sh.out, nstr);
+	int loaded = gt_strpool_load(&m->strings, sd, dlen, so, sh.out, nstr);
 	free(sh.out);
 	if (loaded) {
 		if (loaded < 0)
 			gt_fail(err, GT_EINPUT, "out of memory loading '%s'", path);
-		else
-			bad(path, err, "the string table holds a duplicate");
+		else /* the writer puts the strings back to back */
+			bad(path, err, loaded == 2 ? "the string table's strings overlap" : "the string table holds a duplicate");
 		goto fail;
 	}
 	const char *why = check_refs(g, m);

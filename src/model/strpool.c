@@ -190,7 +190,8 @@ static int load_range(void *ctx, uint64_t a, uint64_t b)
 
 #define LOAD_PER_THREAD (1u << 14)
 
-int gt_strpool_load(gt_strpool *p, const char *src, const uint64_t *at, const uint64_t *len_hash, uint64_t n)
+int gt_strpool_load(gt_strpool *p, const char *src, uint64_t src_len, const uint64_t *at, const uint64_t *len_hash,
+		    uint64_t n)
 {
 	if (n == 0)
 		return 0;
@@ -210,8 +211,11 @@ int gt_strpool_load(gt_strpool *p, const char *src, const uint64_t *at, const ui
 	if (!p->offsets)
 		return -1;
 	p->offsets_cap = (uint32_t)offsets_cap;
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n; i++) {
 		p->offsets[i] = data_len, data_len += len_hash[2 * i] + 1;
+		if (data_len > src_len) /* len_hash[] are bounded by src_len: no overflow */
+			return 2;
+	}
 	while (data_cap < data_len)
 		data_cap *= 2;
 	p->data = gt_fault_hit("alloc") ? NULL : malloc(data_cap);

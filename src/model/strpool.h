@@ -28,8 +28,12 @@ uint64_t gt_strpool_hash(const char *s, size_t len);
  * (id i) is at src + at[i], len_hash[2i] bytes long with hash
  * len_hash[2i+1]. The pool is the one interning them in order would give,
  * its capacities too (only the probe order in its slots may differ).
- * 0; 1 when a string comes twice; -1 out of memory. */
-int gt_strpool_load(gt_strpool *p, const char *src, const uint64_t *at, const uint64_t *len_hash, uint64_t n);
+ * Strings stored back to back take no more than the src_len bytes that src
+ * holds; more are strings overlapping, whose suffixes would grow the pool
+ * without bound. 0; 1 when a string comes twice; 2 when the strings need
+ * more than src_len bytes; -1 out of memory. */
+int gt_strpool_load(gt_strpool *p, const char *src, uint64_t src_len, const uint64_t *at, const uint64_t *len_hash,
+		    uint64_t n);
 /* Returns the id or GT_NONE if the string was never interned. */
 uint32_t gt_strpool_find(const gt_strpool *p, const char *s, size_t len);
 uint32_t gt_strpool_find_hashed(const gt_strpool *p, const char *s, size_t len, uint64_t hash);
