@@ -241,31 +241,16 @@ static void *sort_points(void *arg)
 	return NULL;
 }
 
-/* Links the flows; the points are sorted (sort_points). */
-/* v1 flows from the sorted points [begin, end), which start at a key. */
+/* v1 flows from the sorted points [begin, end), which start at a key: first
+ * counted (to is NULL), then written at `to`, in the model's flows. */
 typedef struct link_job {
 	const gt_builder *b;
 	const uint32_t *span_of;
 	uint32_t begin, end;
-	gt_flow *flows;
-	uint32_t n, cap;
+	uint32_t n;
 	uint64_t unbound;
-	int rc;
+	gt_flow *to;
 } link_job;
-
-static int add_link(link_job *j, const flow_point *from, uint32_t src, const flow_point *to, uint32_t dst)
-{
-	if (j->n == j->cap) {
-		uint32_t c = j->cap ? j->cap * 2 : 1024;
-		gt_flow *p = c < j->cap || gt_fault_hit("alloc") ? NULL : realloc(j->flows, (size_t)c * sizeof *p);
-		if (!p)
-			return -1;
-		j->flows = p;
-		j->cap = c;
-	}
-	j->flows[j->n++] = (gt_flow){src, dst, to->name, (uint32_t)to->key.w[1], to->key.w[2], from->ts_ns, to->ts_ns};
-	return 0;
-}
 
 /* Per (cat, id) in time order, 's' starts a chain and 't' continues it;
  * an 'f' or 't' binds to the chain's latest 's' or 't' until a new 's'
@@ -276,7 +261,7 @@ static void *link_range(void *arg)
 	link_job *j = arg;
 	const flow_point *points = j->b->points, *prev = NULL;
 	uint32_t prev_span = GT_NONE;
-	j->rc = 0;
+	j->n = 0, j->unbound = 0;
 	for (uint32_t i = j->begin; i < j->end; i++) {
 		const flow_point *pt = &points[i];
 		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
@@ -293,10 +278,9 @@ static void *link_range(void *arg)
 		}
 		if (prev_span == GT_NONE || span == GT_NONE)
 			j->unbound++;
-		if (add_link(j, prev, prev_span, pt, span) < 0) {
-			j->rc = -1;
-			return NULL;
-		}
+		if (j->to)
+			j->to[j->n] = (gt_flow){prev_span, span, pt->name, (uint32_t)pt->key.w[1], pt->key.w[2], prev->ts_ns, pt->ts_ns};
+		j->n++;
 		if (pt->ph == 't') {
 			prev = pt;
 			prev_span = span;
@@ -305,7 +289,9 @@ static void *link_range(void *arg)
 	return NULL;
 }
 
-/* The v1 flows, keys cut into ranges on threads, appended in point order. */
+/* The v1 flows, keys cut into ranges on threads, appended in point order:
+ * counted, then written in place (writing each range's own array and
+ * copying it after took as long again, in page faults and the copy). */
 static int link_points(gt_builder *b, const uint32_t *span_of)
 {
 	gt_model *m = b->m;
@@ -325,30 +311,24 @@ static int link_points(gt_builder *b, const uint32_t *span_of)
 		at = end;
 	}
 	gt_run_jobs(link_range, jobs, sizeof *jobs, k);
-	int rc = 0;
 	uint64_t total = m->flow_count;
-	for (unsigned t = 0; t < k; t++) {
-		rc |= jobs[t].rc;
+	for (unsigned t = 0; t < k; t++)
 		total += jobs[t].n;
-		m->stats.warnings[GT_WARN_UNBOUND_FLOW] += jobs[t].unbound;
-	}
-	if (rc == 0 && total > b->flows_cap) {
+	if (total > b->flows_cap) {
 		gt_flow *p = total > UINT32_MAX / 2 || gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)total * sizeof *p);
-		if (p) {
-			m->flows = p;
-			b->flows_cap = (uint32_t)total;
-		} else {
-			rc = -1;
-		}
+		if (!p)
+			return -1;
+		m->flows = p;
+		b->flows_cap = (uint32_t)total;
 	}
-	for (unsigned t = 0; t < k; t++) {
-		if (rc == 0 && jobs[t].n) {
-			memcpy(m->flows + m->flow_count, jobs[t].flows, (size_t)jobs[t].n * sizeof *m->flows);
-			m->flow_count += jobs[t].n;
-		}
-		free(jobs[t].flows);
-	}
-	return rc;
+	gt_flow *to = m->flows + m->flow_count;
+	for (unsigned t = 0; t < k; t++)
+		jobs[t].to = to, to += jobs[t].n;
+	gt_run_jobs(link_range, jobs, sizeof *jobs, k);
+	for (unsigned t = 0; t < k; t++)
+		m->stats.warnings[GT_WARN_UNBOUND_FLOW] += jobs[t].unbound;
+	m->flow_count = (uint32_t)total;
+	return 0;
 }
 
 static int bind_flows(gt_builder *b, const track_index *ti)
@@ -419,18 +399,38 @@ static int parent_range(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static void set_parent_mode(gt_model *m, int mode, unsigned threads);
+/* Flows [a, b): each span's incoming flows, and the source of one. Flows
+ * into the same span may be on other threads: the count is atomic, and a
+ * source is read only where the count is 1, so which store lands does not
+ * matter. */
+static int count_incoming(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct parent_pass *p = ctx;
+	uint32_t *incoming = (uint32_t *)p->incoming, *source = (uint32_t *)p->source;
+	for (uint64_t i = a; i < b; i++) {
+		const gt_flow *f = &p->m->flows[i];
+		if (f->src == GT_NONE || f->dst == GT_NONE || f->src == f->dst)
+			continue;
+		__atomic_fetch_add(&incoming[f->dst], 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&source[f->dst], f->src, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* fresh: no span has a flow parent yet (a model just built) */
+static void set_parent_mode(gt_model *m, int mode, unsigned threads, bool fresh);
 
 void gt_model_set_parent_mode(gt_model *m, int mode)
 {
-	set_parent_mode(m, mode, 1);
+	set_parent_mode(m, mode, 1, false);
 }
 
-static void set_parent_mode(gt_model *m, int mode, unsigned threads)
+static void set_parent_mode(gt_model *m, int mode, unsigned threads, bool fresh)
 {
 	struct parent_pass clear = {m, NULL, NULL};
 	threads = threads ? threads : 1;
-	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &clear);
+	if (!fresh)
+		gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &clear);
 	m->parent_mode = (uint8_t)mode;
 	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
 		return;
@@ -445,14 +445,8 @@ static void set_parent_mode(gt_model *m, int mode, unsigned threads)
 		m->parent_mode = GT_PARENTS_NESTING;
 		return;
 	}
-	for (uint32_t i = 0; i < m->flow_count; i++) {
-		const gt_flow *f = &m->flows[i];
-		if (f->src == GT_NONE || f->dst == GT_NONE || f->src == f->dst)
-			continue;
-		incoming[f->dst]++;
-		source[f->dst] = f->src;
-	}
 	struct parent_pass set = {m, incoming, source};
+	gt_parallel_ranges(m->flow_count, PARALLEL_MIN, threads, count_incoming, &set);
 	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &set);
 	free(incoming);
 	free(source);
@@ -666,7 +660,7 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	}
 	track_index_free(&ti);
 	uint64_t t3 = stage_ns(b);
-	set_parent_mode(m, parent_mode, b->finish_threads);
+	set_parent_mode(m, parent_mode, b->finish_threads, true);
 	uint64_t t4 = stage_ns(b);
 	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_lanes = t3 - t2, b->t_parents = t4 - t3;
 	if (m->parent_mode != parent_mode)
