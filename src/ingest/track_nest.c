@@ -143,17 +143,21 @@ static int sweep_chunk(const nest_ctx *c, nest_item *it)
 	return 0;
 }
 
+/* The items go to the threads as they come free: a run of short tracks may
+ * be near twice a chunk, and a track out of order is sorted first. */
 typedef struct nest_run {
 	nest_ctx c;
 	nest_item *items;
+	size_t count, next; /* next: the first item no thread has taken */
+	int rc;
 } nest_run;
 
-static int sweep_range(void *ctx, uint64_t a, uint64_t b)
+static void *sweep_items(void *arg)
 {
-	nest_run *r = ctx;
+	nest_run *r = *(nest_run **)arg;
 	u32vec stack = {0};
 	int rc = 0;
-	for (uint64_t i = a; i < b && rc == 0; i++) {
+	for (size_t i; rc == 0 && (i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED)) < r->count;) {
 		nest_item *it = &r->items[i];
 		if (it->chunk)
 			rc = sweep_chunk(&r->c, it);
@@ -161,7 +165,9 @@ static int sweep_range(void *ctx, uint64_t a, uint64_t b)
 			rc = nest_whole(&r->c, t, &stack, &it->improper);
 	}
 	free(stack.v);
-	return rc;
+	if (rc)
+		__atomic_store_n(&r->rc, rc, __ATOMIC_RELAXED);
+	return NULL;
 }
 
 /* A long track's chunks items[a..b), swept, become the one sweep's result:
@@ -253,7 +259,7 @@ static nest_item *cut_items(const gt_model *m, const uint32_t *first, uint64_t c
 int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, unsigned threads,
 		   uint64_t *improper)
 {
-	nest_run r = {{m, order, first, starts}, NULL};
+	nest_run r = {{m, order, first, starts}, NULL, 0, 0, 0};
 	if (threads < 1)
 		threads = 1;
 	uint64_t chunk = threads > 1 ? m->span_count / ((uint64_t)threads * 4) : UINT32_MAX;
@@ -263,7 +269,15 @@ int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t 
 	r.items = cut_items(m, first, chunk, &n);
 	if (!r.items)
 		return -1;
-	int rc = gt_parallel_ranges(n, 1, threads, sweep_range, &r);
+	r.count = n;
+	nest_run *jobs[GT_MAX_JOBS];
+	unsigned k = threads < n ? threads : (unsigned)n;
+	if (k > GT_MAX_JOBS)
+		k = GT_MAX_JOBS;
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = &r;
+	gt_run_jobs(sweep_items, jobs, sizeof *jobs, k);
+	int rc = r.rc;
 	u32vec inherited = {0};
 	for (size_t a = 0, b; a < n && rc == 0; a = b) {
 		for (b = a + 1; r.items[a].chunk && b < n && r.items[b].chunk && r.items[b].track == r.items[a].track; b++)
