@@ -100,17 +100,20 @@ typedef struct nest_item {
 	uint32_t begin, end;       /* a chunk: its positions in order[] */
 	bool chunk;
 	bool sorted;               /* a chunk: in order within itself */
+	bool redone;               /* a chunk of a track out of order, swept whole instead */
 	u32vec orphans;            /* positions in order[] */
 	u32vec seg_max;            /* per orphan: the deepest local depth from it to the next */
-	u32vec offset;             /* per orphan: the inherited stack's depth under it */
+	int64_t orphans_end;       /* the latest end of an orphan */
 	u32vec final;              /* the chunk's own stack at its end */
+	u32vec inherited;          /* the stack the chunks before leave it */
+	uint32_t depth_max;        /* its deepest depth in the one sweep */
 	uint64_t improper;
 	int rc;
 } nest_item;
 
 static void free_item(nest_item *it)
 {
-	free(it->orphans.v), free(it->seg_max.v), free(it->offset.v), free(it->final.v);
+	free(it->orphans.v), free(it->seg_max.v), free(it->final.v), free(it->inherited.v);
 }
 
 /* A chunk's sweep with a stack of its own. */
@@ -130,6 +133,8 @@ static int sweep_chunk(const nest_ctx *c, nest_item *it)
 			if (gt_u32vec_push(&it->orphans, k) < 0 || gt_u32vec_push(&it->seg_max, 0) < 0)
 				return -1;
 			s->parent = GT_NONE; /* the stitch's to set */
+			if (it->orphans.n == 1 || s->ts_ns + s->dur_ns > it->orphans_end)
+				it->orphans_end = s->ts_ns + s->dur_ns;
 		} else {
 			s->parent = st->v[st->n - 1];
 			uint32_t *mx = &it->seg_max.v[it->seg_max.n - 1];
@@ -170,61 +175,68 @@ static void *sweep_items(void *arg)
 	return NULL;
 }
 
-/* A long track's chunks items[a..b), swept, become the one sweep's result:
- * the orphans' parents, the depths under them (offset, added after) and
- * the track's lane count. A track out of order is sorted and swept whole. */
-static int stitch_track(const nest_ctx *c, nest_item *items, size_t a, size_t b, u32vec *inherited,
-			uint64_t *improper)
+/* A long track's chunks items[a..b), swept: the stack each one inherits
+ * from the chunks before. The one sweep pops that stack at each orphan,
+ * while its top ends before the orphan does; the tops it stops at end no
+ * earlier, so the chunk's orphans together pop what their latest end pops
+ * alone. Then the chunk's own final stack goes on top. Each chunk then sets
+ * its orphans against its own copy (inherit_chunk), on threads. A track out
+ * of order is sorted and swept whole instead. */
+static int stack_track(const nest_ctx *c, nest_item *items, size_t a, size_t b, u32vec *st, uint64_t *improper)
 {
 	gt_model *m = c->m;
-	uint32_t t = items[a].track;
 	bool sorted = true;
 	for (size_t i = a; i < b && sorted; i++)
 		sorted = items[i].sorted && (i == a || before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
 	if (!sorted) {
 		for (size_t i = a; i < b; i++)
-			items[i].orphans.n = 0; /* nothing for the depth pass */
-		return nest_whole(c, t, inherited, improper);
+			items[i].redone = true;
+		return nest_whole(c, items[a].track, st, improper);
 	}
-	u32vec *st = inherited;
 	st->n = 0;
-	uint32_t max_depth = 0;
 	for (size_t i = a; i < b; i++) {
 		nest_item *it = &items[i];
-		*improper += it->improper;
-		it->offset.n = 0;
-		for (uint32_t o = 0; o < it->orphans.n; o++) {
-			gt_span *s = &m->spans[c->order[it->orphans.v[o]]];
-			pop_ended(m->spans, st, s, improper);
-			s->parent = st->n ? st->v[st->n - 1] : GT_NONE;
-			if (gt_u32vec_push(&it->offset, st->n) < 0)
+		for (uint32_t k = 0; k < st->n; k++)
+			if (gt_u32vec_push(&it->inherited, st->v[k]) < 0)
 				return -1;
-			if (st->n + it->seg_max.v[o] > max_depth)
-				max_depth = st->n + it->seg_max.v[o];
+		while (it->orphans.n && st->n) {
+			const gt_span *p = &m->spans[st->v[st->n - 1]];
+			if (p->ts_ns + p->dur_ns >= it->orphans_end)
+				break;
+			st->n--;
 		}
 		for (uint32_t k = 0; k < it->final.n; k++)
 			if (gt_u32vec_push(st, it->final.v[k]) < 0)
 				return -1;
 	}
-	m->tracks[t].lane_count = c->first[t + 1] > c->first[t] ? max_depth + 1 : 0;
 	return 0;
 }
 
-/* Adds each orphan's inherited depth to it and the spans up to the next. */
-static int deepen_range(void *ctx, uint64_t a, uint64_t b)
+/* A chunk's orphans against the stack it inherits: each pops it as the one
+ * sweep would and takes its top as parent, and the spans from it up to the
+ * next orphan sit that much deeper. */
+static void inherit_chunk(const nest_ctx *c, nest_item *it)
+{
+	gt_model *m = c->m;
+	u32vec *st = &it->inherited;
+	for (uint32_t o = 0; o < it->orphans.n; o++) {
+		gt_span *s = &m->spans[c->order[it->orphans.v[o]]];
+		pop_ended(m->spans, st, s, &it->improper);
+		s->parent = st->n ? st->v[st->n - 1] : GT_NONE;
+		uint32_t add = st->n, to = o + 1 < it->orphans.n ? it->orphans.v[o + 1] : it->end;
+		if (add + it->seg_max.v[o] > it->depth_max)
+			it->depth_max = add + it->seg_max.v[o];
+		for (uint32_t k = add ? it->orphans.v[o] : to; k < to; k++)
+			m->spans[c->order[k]].depth += add;
+	}
+}
+
+static int inherit_range(void *ctx, uint64_t a, uint64_t b)
 {
 	nest_run *r = ctx;
-	for (uint64_t i = a; i < b; i++) {
-		const nest_item *it = &r->items[i];
-		if (!it->chunk)
-			continue;
-		for (uint32_t o = 0; o < it->orphans.n; o++) {
-			uint32_t add = it->offset.v[o];
-			uint32_t to = o + 1 < it->orphans.n ? it->orphans.v[o + 1] : it->end;
-			for (uint32_t k = add ? it->orphans.v[o] : to; k < to; k++)
-				r->c.m->spans[r->c.order[k]].depth += add;
-		}
-	}
+	for (uint64_t i = a; i < b; i++)
+		if (r->items[i].chunk && !r->items[i].redone)
+			inherit_chunk(&r->c, &r->items[i]);
 	return 0;
 }
 
@@ -278,18 +290,30 @@ int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t 
 		jobs[j] = &r;
 	gt_run_jobs(sweep_items, jobs, sizeof *jobs, k);
 	int rc = r.rc;
-	u32vec inherited = {0};
+	u32vec stack = {0};
 	for (size_t a = 0, b; a < n && rc == 0; a = b) {
 		for (b = a + 1; r.items[a].chunk && b < n && r.items[b].chunk && r.items[b].track == r.items[a].track; b++)
 			;
 		if (r.items[a].chunk)
-			rc = stitch_track(&r.c, r.items, a, b, &inherited, improper);
+			rc = stack_track(&r.c, r.items, a, b, &stack, improper);
 		else
 			*improper += r.items[a].improper;
 	}
-	free(inherited.v);
+	free(stack.v);
 	if (rc == 0)
-		gt_parallel_ranges(n, 1, threads, deepen_range, &r);
+		gt_parallel_ranges(n, 1, threads, inherit_range, &r);
+	/* a chunked track's lanes and improper count, from its chunks */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const nest_item *it = &r.items[i];
+		if (!it->chunk || it->redone)
+			continue;
+		gt_track *t = &m->tracks[it->track];
+		if (i == 0 || r.items[i - 1].track != it->track || !r.items[i - 1].chunk)
+			t->lane_count = 0;
+		if (it->depth_max + 1 > t->lane_count)
+			t->lane_count = it->depth_max + 1;
+		*improper += it->improper;
+	}
 	for (size_t i = 0; i < n; i++)
 		free_item(&r.items[i]);
 	free(r.items);
