@@ -76,6 +76,33 @@ typedef struct piece {
 	simple_events simple; /* its simple events, for the builder to build in bulk */
 } piece;
 
+/* The workers, started at the first window cut into pieces and kept to the
+ * end: starting them at every window cost each window's end and start a
+ * few milliseconds with fewer threads, and their stacks' mappings stalled
+ * the others' page faults. They parse one window's pieces, each claimed by
+ * whichever thread comes first, in order; then, with the builder, fill in
+ * the stitched pieces' simple events. */
+enum pool_phase { PARSE, FILL };
+
+typedef struct piece_pool {
+	piece *pieces;
+	gt_builder *builder;
+	int phase;
+	unsigned count;             /* the pieces this phase works on */
+	unsigned next;              /* the first piece nobody has claimed */
+	bool done[MAX_PIECES];
+	bool stop;                  /* the builder discarded the rest: claim no more */
+	bool quit;                  /* the ingest is over */
+	bool fill_failed;
+	unsigned busy;              /* workers inside a claimed piece */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;          /* a piece done, or busy fell */
+	pthread_cond_t work;        /* a new phase, or quit */
+	pthread_t tids[MAX_THREADS];
+	unsigned workers;
+	bool started;               /* the lock and conditions made, workers started */
+} piece_pool;
+
 typedef struct ingest {
 	gt_input *in;
 	const char *path;
@@ -95,6 +122,7 @@ typedef struct ingest {
 	bool timed;
 	uint64_t t_refill, t_build, t_await, t_fill, t_finish;
 	piece pieces[MAX_PIECES];
+	piece_pool pool;
 	const gt_load_options *opt;
 	uint64_t total_bytes;
 	uint64_t skip_escape; /* S_SKIP_STRING: the previous byte was a backslash */
@@ -357,63 +385,104 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
 	return 0;
 }
 
-/* The pieces of one window, parsed by whichever thread claims them first,
- * in order. */
-typedef struct piece_pool {
-	piece *pieces;
-	unsigned count;
-	unsigned next;              /* the first piece nobody has claimed */
-	bool parsed[MAX_PIECES];
-	bool stop;                  /* the builder discarded the rest: claim no more */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-} piece_pool;
 
-/* Claims the next piece; false when none is left. */
-static bool claim_piece(piece_pool *pp, unsigned *t)
+/* Piece t's work in the current phase; the pool's lock is not held. */
+static void work_on(piece_pool *pp, int phase, unsigned t)
 {
-	pthread_mutex_lock(&pp->mu);
-	bool ok = !pp->stop && pp->next < pp->count;
-	if (ok)
-		*t = pp->next++;
-	pthread_mutex_unlock(&pp->mu);
-	return ok;
+	if (phase == PARSE) {
+		parse_piece(&pp->pieces[t]);
+	} else if (simple_events_fill(pp->builder, &pp->pieces[t].simple) < 0) {
+		pthread_mutex_lock(&pp->mu);
+		pp->fill_failed = true;
+		pthread_mutex_unlock(&pp->mu);
+	}
 }
 
-static void parse_claimed(piece_pool *pp, unsigned t)
+/* With the lock held: claims the next piece and works on it. */
+static void work_next(piece_pool *pp)
 {
-	parse_piece(&pp->pieces[t]);
+	unsigned t = pp->next++;
+	int phase = pp->phase;
+	pp->busy++;
+	pthread_mutex_unlock(&pp->mu);
+	work_on(pp, phase, t);
 	pthread_mutex_lock(&pp->mu);
-	pp->parsed[t] = true;
+	pp->done[t] = true;
+	pp->busy--;
 	pthread_cond_broadcast(&pp->cv);
-	pthread_mutex_unlock(&pp->mu);
 }
 
-static void *parse_worker(void *arg)
+static void *pool_worker(void *arg)
 {
 	piece_pool *pp = arg;
-	unsigned t;
-	while (claim_piece(pp, &t))
-		parse_claimed(pp, t);
+	pthread_mutex_lock(&pp->mu);
+	while (!pp->quit) {
+		if (!pp->stop && pp->next < pp->count)
+			work_next(pp);
+		else
+			pthread_cond_wait(&pp->work, &pp->mu);
+	}
+	pthread_mutex_unlock(&pp->mu);
 	return NULL;
 }
 
-/* Makes piece t parsed. While another thread still parses it, the caller
- * parses pieces further on instead of waiting. */
+/* Gives the workers a phase's `count` pieces, starting them the first time. */
+static void pool_begin(piece_pool *pp, unsigned threads, int phase, unsigned count)
+{
+	if (!pp->started) {
+		pthread_mutex_init(&pp->mu, NULL);
+		pthread_cond_init(&pp->cv, NULL);
+		pthread_cond_init(&pp->work, NULL);
+		pp->started = true;
+		while (pp->workers + 1 < threads && pthread_create(&pp->tids[pp->workers], NULL, pool_worker, pp) == 0)
+			pp->workers++;
+	}
+	pthread_mutex_lock(&pp->mu);
+	pp->phase = phase, pp->count = count, pp->next = 0, pp->stop = false, pp->fill_failed = false;
+	memset(pp->done, 0, count * sizeof pp->done[0]);
+	pthread_cond_broadcast(&pp->work);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/* Makes piece t done. While another thread still works on it, the caller
+ * works on pieces further on instead of waiting. */
 static void await_piece(piece_pool *pp, unsigned t)
 {
 	pthread_mutex_lock(&pp->mu);
-	while (!pp->parsed[t]) {
-		if (pp->next < pp->count) {
-			unsigned u = pp->next++; /* t itself, when nobody has claimed it */
-			pthread_mutex_unlock(&pp->mu);
-			parse_claimed(pp, u);
-			pthread_mutex_lock(&pp->mu);
-		} else {
+	while (!pp->done[t]) {
+		if (pp->next < pp->count)
+			work_next(pp); /* t itself, when nobody has claimed it */
+		else
 			pthread_cond_wait(&pp->cv, &pp->mu);
-		}
 	}
 	pthread_mutex_unlock(&pp->mu);
+}
+
+/* Ends the phase: no more claims, and no worker inside a piece, whose
+ * memory the next phase reuses. */
+static void pool_stop(piece_pool *pp)
+{
+	pthread_mutex_lock(&pp->mu);
+	pp->stop = true;
+	while (pp->busy)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+static void pool_end(piece_pool *pp)
+{
+	if (!pp->started)
+		return;
+	pthread_mutex_lock(&pp->mu);
+	pp->quit = true;
+	pthread_cond_broadcast(&pp->work);
+	pthread_mutex_unlock(&pp->mu);
+	for (unsigned w = 0; w < pp->workers; w++)
+		pthread_join(pp->tids[w], NULL);
+	pthread_cond_destroy(&pp->work);
+	pthread_cond_destroy(&pp->cv);
+	pthread_mutex_destroy(&pp->mu);
+	pp->workers = 0, pp->started = false;
 }
 
 /* Cuts win[pos..) into pieces at plausible event starts; returns how many. */
@@ -450,21 +519,23 @@ static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const 
  * exactly at the next cut (a wrong guess, an error, the array's end)
  * discards the pieces after it: the state machine goes on from where it
  * really ended. */
-static int fill_range(void *ctx, uint64_t a, uint64_t b)
-{
-	ingest *g = ctx;
-	for (uint64_t t = a; t < b; t++)
-		if (simple_events_fill(&g->builder, &g->pieces[t].simple) < 0)
-			return -1;
-	return 0;
-}
-
-/* Fills in the simple events of the first k pieces (simple_events.h), on
- * all threads: the workers have stopped and the builder waits. */
+/* Fills in the simple events of the first k pieces (simple_events.h): on
+ * the workers with the builder, when there are workers. */
 static int fill_pieces(ingest *g, unsigned k, gt_error *err)
 {
 	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
-	if (gt_parallel_ranges(k, 1, g->threads, fill_range, g) != 0)
+	bool failed = false;
+	if (g->pool.workers && k > 1) {
+		pool_begin(&g->pool, g->threads, FILL, k);
+		for (unsigned t = 0; t < k; t++)
+			await_piece(&g->pool, t);
+		pool_stop(&g->pool);
+		failed = g->pool.fill_failed;
+	} else {
+		for (unsigned t = 0; t < k && !failed; t++)
+			failed = simple_events_fill(&g->builder, &g->pieces[t].simple) < 0;
+	}
+	if (failed)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory", g->path);
 	for (unsigned t = 0; t < k; t++)
 		gt_builder_merge_piece(&g->builder, &g->pieces[t].simple);
@@ -477,7 +548,6 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 {
 	const char *cuts[MAX_PIECES + 1];
 	unsigned k = cut_pieces(g, g->win + *pos, g->win + g->win_len, cuts);
-	piece_pool pp = {.pieces = g->pieces, .count = k};
 	for (unsigned t = 0; t < k; t++) {
 		piece *pc = &g->pieces[t];
 		lexer_init(g, &pc->lx);
@@ -489,22 +559,15 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 		pc->stop = cuts[t + 1];
 		pc->after_comma = false;
 	}
-	pthread_t tids[MAX_THREADS];
-	unsigned workers = 0;
-	if (k > 1) {
-		pthread_mutex_init(&pp.mu, NULL);
-		pthread_cond_init(&pp.cv, NULL);
-		while (workers + 1 < g->threads && workers + 1 < k &&
-		       pthread_create(&tids[workers], NULL, parse_worker, &pp) == 0)
-			workers++;
-	}
+	if (k > 1)
+		pool_begin(&g->pool, g->threads, PARSE, k);
 	int rc = 0;
 	bool more = true;
 	unsigned stitched = 0;
 	for (unsigned t = 0; t < k && rc == 0 && more; t++, stitched++) {
 		uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 		if (k > 1)
-			await_piece(&pp, t);
+			await_piece(&g->pool, t);
 		else
 			parse_piece(&g->pieces[0]);
 		uint64_t t1 = g->timed ? gt_clock_ns() : 0;
@@ -512,15 +575,8 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 		if (g->timed)
 			g->t_await += t1 - t0, g->t_build += gt_clock_ns() - t1;
 	}
-	if (k > 1) {
-		pthread_mutex_lock(&pp.mu);
-		pp.stop = true;
-		pthread_mutex_unlock(&pp.mu);
-		for (unsigned w = 0; w < workers; w++)
-			pthread_join(tids[w], NULL);
-		pthread_cond_destroy(&pp.cv);
-		pthread_mutex_destroy(&pp.mu);
-	}
+	if (k > 1)
+		pool_stop(&g->pool);
 	return rc ? rc : fill_pieces(g, stitched, err);
 }
 
@@ -797,6 +853,7 @@ static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const g
 	g->total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
 	g->win_cap = g->threads > 1 ? parallel_window(g->threads) : WINDOW_MIN;
+	g->pool.pieces = g->pieces, g->pool.builder = &g->builder;
 	if (gt_input_map(in, &g->map, &g->map_size))
 		g->win = (char *)g->map;
 	else
@@ -856,6 +913,7 @@ static int run(ingest *g, gt_error *err)
 
 static void teardown(ingest *g)
 {
+	pool_end(&g->pool);
 	gt_builder_free(&g->builder);
 	for (int t = 0; t < MAX_PIECES; t++) {
 		free(g->pieces[t].evs);
