@@ -109,6 +109,7 @@ typedef struct ingest {
 	char *win;
 	size_t win_cap, win_len;
 	const char *map; /* mapped plain file: win points into it */
+	uint64_t release_to; /* the mapping's pages before this are read: give them back */
 	uint64_t map_size;
 	uint64_t win_base; /* stream offset of win[0] */
 	bool eof;
@@ -174,7 +175,10 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 			g->win_cap *= 2;
 		}
 		g->win_base += keep;
-		gt_input_release(g->in, g->win_base);
+		if (g->state == S_EVENTS || g->state == S_EVENTS_AFTER)
+			g->release_to = g->win_base; /* while the workers parse the events (parse_events) */
+		else
+			gt_input_release(g->in, g->win_base);
 		uint64_t left = g->map_size - g->win_base;
 		g->win = (char *)g->map + g->win_base;
 		g->win_len = left < g->win_cap ? (size_t)left : g->win_cap;
@@ -561,6 +565,9 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	}
 	if (k > 1)
 		pool_begin(&g->pool, g->threads, PARSE, k);
+	/* giving back the pages read took 0.09 s of 4.5 GB on 16 threads, with
+	 * the workers idle when it ran between windows */
+	gt_input_release(g->in, g->release_to);
 	int rc = 0;
 	bool more = true;
 	unsigned stitched = 0;
