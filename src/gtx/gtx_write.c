@@ -1,11 +1,15 @@
 /* Writes .gtx index files (layout: src/gtx/GTX-FORMAT.md). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gtx.h"
 #include "gtx_layout.h"
 #include "base/base.h"
+#include "base/unmap.h"
 #include "write/write.h"
 
 struct wsec {
@@ -141,62 +145,135 @@ static int write_all(FILE *f, const void *p, uint64_t n)
 	return n == 0 || fwrite(p, 1, n, f) == n ? 0 : -1;
 }
 
-static int write_file(FILE *f, struct wsec *s, uint32_t n)
+/* Where everything goes: the header, the section table, and each
+ * section's offset (GTX_ALIGN apart, zeros between). */
+struct layout {
+	unsigned char head[GTX_HEADER_SIZE];
+	unsigned char *table;
+	uint64_t at[GT_GTX_MAX_SECTIONS];
+	uint64_t file_size;
+};
+
+static int lay_out(struct layout *l, struct wsec *s, uint32_t n)
 {
-	unsigned char head[GTX_HEADER_SIZE] = {0};
-	unsigned char *table = gt_fault_hit("alloc") ? NULL : calloc(n, GTX_ENTRY_SIZE);
-	if (!table)
+	memset(l->head, 0, sizeof l->head);
+	l->table = gt_fault_hit("alloc") ? NULL : calloc(n, GTX_ENTRY_SIZE);
+	if (!l->table)
 		return -1;
 	uint64_t off = GTX_HEADER_SIZE + (uint64_t)n * GTX_ENTRY_SIZE;
 	for (uint32_t i = 0; i < n; i++) {
 		off = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
-		unsigned char *e = table + (size_t)i * GTX_ENTRY_SIZE;
+		l->at[i] = off;
+		unsigned char *e = l->table + (size_t)i * GTX_ENTRY_SIZE;
 		gt_le_put32(e, s[i].id);
 		gt_le_put32(e + 4, s[i].record_size);
 		gt_le_put64(e + 8, off);
 		gt_le_put64(e + 16, s[i].size);
 		gt_le_put64(e + 24, s[i].count);
 		uint64_t sum;
-		if (gtx_section_sum(GTX_VERSION, s[i].data, s[i].size, &sum) < 0) {
-			free(table);
+		if (gtx_section_sum(GTX_VERSION, s[i].data, s[i].size, &sum) < 0)
 			return -1;
-		}
 		gt_le_put64(e + 32, sum);
 		off += s[i].size;
 	}
-	uint64_t file_size = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
-	memcpy(head, GTX_MAGIC, 8);
-	gt_le_put32(head + 8, GTX_VERSION);
-	gt_le_put32(head + 12, GTX_ENDIAN);
-	gt_le_put32(head + 16, GTX_HEADER_SIZE);
-	gt_le_put32(head + 20, n);
-	gt_le_put64(head + 24, file_size);
-	gt_le_put64(head + 32, GTX_HEADER_SIZE);
-	gt_le_put32(head + 40, GTX_ENTRY_SIZE);
-	gt_le_put32(head + 44, gtx_crc32(table, (uint64_t)n * GTX_ENTRY_SIZE));
-	gt_le_put32(head + 124, gtx_crc32(head, 124));
+	l->file_size = (off + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
+	memcpy(l->head, GTX_MAGIC, 8);
+	gt_le_put32(l->head + 8, GTX_VERSION);
+	gt_le_put32(l->head + 12, GTX_ENDIAN);
+	gt_le_put32(l->head + 16, GTX_HEADER_SIZE);
+	gt_le_put32(l->head + 20, n);
+	gt_le_put64(l->head + 24, l->file_size);
+	gt_le_put64(l->head + 32, GTX_HEADER_SIZE);
+	gt_le_put32(l->head + 40, GTX_ENTRY_SIZE);
+	gt_le_put32(l->head + 44, gtx_crc32(l->table, (uint64_t)n * GTX_ENTRY_SIZE));
+	gt_le_put32(l->head + 124, gtx_crc32(l->head, 124));
+	return 0;
+}
+
+static int write_stream(FILE *f, const struct layout *l, struct wsec *s, uint32_t n)
+{
 	static const unsigned char zeros[GTX_ALIGN];
-	int rc = write_all(f, head, sizeof head) | write_all(f, table, (uint64_t)n * GTX_ENTRY_SIZE);
+	int rc = write_all(f, l->head, sizeof l->head) | write_all(f, l->table, (uint64_t)n * GTX_ENTRY_SIZE);
 	uint64_t pos = GTX_HEADER_SIZE + (uint64_t)n * GTX_ENTRY_SIZE;
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
-		uint64_t at = (pos + GTX_ALIGN - 1) / GTX_ALIGN * GTX_ALIGN;
-		rc |= write_all(f, zeros, at - pos);
+		rc |= write_all(f, zeros, l->at[i] - pos);
 		rc |= write_all(f, s[i].data, s[i].size);
-		pos = at + s[i].size;
+		pos = l->at[i] + s[i].size;
 	}
 	if (rc == 0)
-		rc = write_all(f, zeros, file_size - pos);
-	free(table);
+		rc = write_all(f, zeros, l->file_size - pos);
 	return rc;
+}
+
+/* The sections' bytes [a, b) of the file (the zeros between them are
+ * there already), copied into the mapping. */
+struct mapped_copy {
+	unsigned char *map;
+	const struct layout *l;
+	const struct wsec *s;
+	uint32_t n;
+};
+
+static int copy_range(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct mapped_copy *c = ctx;
+	for (uint32_t i = 0; i < c->n; i++) {
+		uint64_t from = c->l->at[i], to = from + c->s[i].size;
+		if (to <= a || from >= b)
+			continue;
+		uint64_t x = from > a ? from : a, y = to < b ? to : b;
+		memcpy(c->map + x, (const unsigned char *)c->s[i].data + (x - from), y - x);
+	}
+	return 0;
+}
+
+#define MAPPED_MIN ((uint64_t)8 << 20) /* below this, one write is as fast */
+#define COPY_PIECE ((uint64_t)4 << 20)
+
+/* A large index is copied into its file through a mapping, on threads:
+ * write(2) copies on one thread, and writes from several threads take the
+ * file's lock in turn (0.35 s of a 0.85 s `pack` at 10M spans on 16 cores,
+ * into tmpfs). The file's blocks are reserved first, so that a full disk
+ * is an error here and never a fault in the copy. 1 when it cannot be
+ * mapped (another file system, a FIFO): write it as a stream then. */
+static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, uint32_t n)
+{
+	if (l->file_size < MAPPED_MIN || gt_outfile_tell(o) != 0)
+		return 1;
+	if (gt_fault_hit("write"))
+		return -1; /* as a full disk */
+	int e = posix_fallocate(o->fd, 0, (off_t)l->file_size);
+	if (e)
+		return e == ENOSPC || e == EFBIG || e == EIO ? -1 : 1;
+	unsigned char *map = mmap(NULL, l->file_size, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
+	if (map == MAP_FAILED)
+		return 1;
+	memcpy(map, l->head, sizeof l->head);
+	memcpy(map + GTX_HEADER_SIZE, l->table, (size_t)n * GTX_ENTRY_SIZE);
+	struct mapped_copy c = {map, l, s, n};
+	gt_parallel_ranges(l->file_size, COPY_PIECE, 0, copy_range, &c);
+	gt_unmap(map, l->file_size);
+	return gt_outfile_seek(o, (int64_t)l->file_size) < 0 ? -1 : 0;
 }
 
 /* Through the atomic output file: a failure never leaves a partial index. */
 static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *err)
 {
+	struct layout l = {.table = NULL};
+	if (lay_out(&l, s, n) < 0) {
+		free(l.table);
+		return gt_fail(err, GT_EINPUT, "out of memory writing '%s'", path);
+	}
 	gt_outfile o;
-	if (gt_outfile_open(&o, path, true, err) < 0)
+	if (gt_outfile_open(&o, path, true, err) < 0) {
+		free(l.table);
 		return -1;
-	if (write_file(o.fp, s, n) < 0) {
+	}
+	int rc = write_mapped(&o, &l, s, n);
+	if (rc > 0)
+		rc = write_stream(o.fp, &l, s, n);
+	free(l.table);
+	if (rc < 0) {
 		gt_outfile_abort(&o);
 		return gt_fail(err, GT_EINPUT, "cannot write '%s'", path);
 	}
