@@ -205,29 +205,40 @@ static int write_stream(FILE *f, const struct layout *l, struct wsec *s, uint32_
 	return rc;
 }
 
-/* The sections' bytes [a, b) of the file (the zeros between them are
- * there already), copied into the mapping. */
+/* The file's bytes [base + a, base + b), those of the header, the table
+ * and the sections (the zeros between are there already), copied into
+ * the mapping of the file from base. */
 struct mapped_copy {
 	unsigned char *map;
+	uint64_t base;
 	const struct layout *l;
 	const struct wsec *s;
 	uint32_t n;
 };
 
+static void copy_part(const struct mapped_copy *c, const void *data, uint64_t from, uint64_t size, uint64_t a,
+		      uint64_t b)
+{
+	uint64_t to = from + size;
+	if (to <= a || from >= b)
+		return;
+	uint64_t x = from > a ? from : a, y = to < b ? to : b;
+	memcpy(c->map + (x - c->base), (const unsigned char *)data + (x - from), y - x);
+}
+
 static int copy_range(void *ctx, uint64_t a, uint64_t b)
 {
 	const struct mapped_copy *c = ctx;
-	for (uint32_t i = 0; i < c->n; i++) {
-		uint64_t from = c->l->at[i], to = from + c->s[i].size;
-		if (to <= a || from >= b)
-			continue;
-		uint64_t x = from > a ? from : a, y = to < b ? to : b;
-		memcpy(c->map + x, (const unsigned char *)c->s[i].data + (x - from), y - x);
-	}
+	a += c->base, b += c->base;
+	copy_part(c, c->l->head, 0, sizeof c->l->head, a, b);
+	copy_part(c, c->l->table, GTX_HEADER_SIZE, (uint64_t)c->n * GTX_ENTRY_SIZE, a, b);
+	for (uint32_t i = 0; i < c->n; i++)
+		copy_part(c, c->s[i].data, c->l->at[i], c->s[i].size, a, b);
 	return 0;
 }
 
-#define MAPPED_MIN ((uint64_t)8 << 20) /* below this, one write is as fast */
+#define MAPPED_MIN ((uint64_t)8 << 20)    /* below this, one write is as fast */
+#define MAP_WINDOW ((uint64_t)64 << 20)   /* mapped at a time: the pages it holds */
 #define COPY_PIECE ((uint64_t)4 << 20)
 
 /* A large index is copied into its file through a mapping, on threads:
@@ -245,14 +256,15 @@ static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, u
 	int e = posix_fallocate(o->fd, 0, (off_t)l->file_size);
 	if (e)
 		return e == ENOSPC || e == EFBIG || e == EIO ? -1 : 1;
-	unsigned char *map = mmap(NULL, l->file_size, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
-	if (map == MAP_FAILED)
-		return 1;
-	memcpy(map, l->head, sizeof l->head);
-	memcpy(map + GTX_HEADER_SIZE, l->table, (size_t)n * GTX_ENTRY_SIZE);
-	struct mapped_copy c = {map, l, s, n};
-	gt_parallel_ranges(l->file_size, COPY_PIECE, 0, copy_range, &c);
-	gt_unmap(map, l->file_size);
+	for (uint64_t base = 0; base < l->file_size; base += MAP_WINDOW) {
+		uint64_t len = l->file_size - base < MAP_WINDOW ? l->file_size - base : MAP_WINDOW;
+		unsigned char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, (off_t)base);
+		if (map == MAP_FAILED)
+			return base ? -1 : 1;
+		struct mapped_copy c = {map, base, l, s, n};
+		gt_parallel_ranges(len, COPY_PIECE, 0, copy_range, &c);
+		gt_unmap(map, len);
+	}
 	return gt_outfile_seek(o, (int64_t)l->file_size) < 0 ? -1 : 0;
 }
 
