@@ -48,12 +48,19 @@ if [ -x "$bin" ] && "$bin" help pack > /dev/null 2>&1; then
 	"$gen" --events 220000 --seed 3 -o "$tmp/big.json" 2>/dev/null
 	"$bin" pack -q -j 1 -o "$tmp/j1.gtx" "$tmp/big.json" > /dev/null && "$bin" pack -q -j 2 -o "$tmp/j2.gtx" "$tmp/big.json" > /dev/null \
 		&& cmp -s "$tmp/j1.gtx" "$tmp/j2.gtx" && ok || bad "pack -j 1 and -j 2 differ"
-	# an index this large is copied into its file through a mapping; into a
-	# FIFO it is written as a stream: the same bytes
+	# an index this large is copied into its file through a mapping (with 4
+	# cores or more), else written as a stream, and into a FIFO always: the
+	# same bytes
 	[ "$(wc -c < "$tmp/j1.gtx")" -ge 8388608 ] && ok || bad "big.gtx too small to be mapped"
-	mkfifo "$tmp/fifo.gtx" && { "$bin" pack -q -o "$tmp/fifo.gtx" "$tmp/big.json" > /dev/null & } &&
-		cat "$tmp/fifo.gtx" > "$tmp/streamed.gtx" && wait && cmp -s "$tmp/j1.gtx" "$tmp/streamed.gtx" && ok ||
+	GPUTRACE_GTX_WRITE=mapped "$bin" pack -q -o "$tmp/mapped.gtx" "$tmp/big.json" > /dev/null &&
+		GPUTRACE_GTX_WRITE=stream "$bin" pack -q -o "$tmp/stream.gtx" "$tmp/big.json" > /dev/null &&
+		cmp -s "$tmp/mapped.gtx" "$tmp/j1.gtx" && cmp -s "$tmp/stream.gtx" "$tmp/j1.gtx" && ok ||
 		bad "the index mapped and streamed differ"
+	mkfifo "$tmp/fifo.gtx" && { GPUTRACE_GTX_WRITE=mapped "$bin" pack -q -o "$tmp/fifo.gtx" "$tmp/big.json" > /dev/null & } &&
+		cat "$tmp/fifo.gtx" > "$tmp/streamed.gtx" && wait && cmp -s "$tmp/j1.gtx" "$tmp/streamed.gtx" && ok ||
+		bad "the index written into a FIFO differs"
+	GPUTRACE_GTX_WRITE=both "$bin" pack -q -o "$tmp/u.gtx" "$tmp/big.json" > /dev/null 2>&1
+	[ $? = 2 ] && [ ! -e "$tmp/u.gtx" ] && ok || bad "GPUTRACE_GTX_WRITE=both: not exit 2, or a file left"
 	"$bin" info -q -j 2 "$tmp/big.json" > "$tmp/big.info"
 	[ "$(field 'd["warnings"].get("unbound_flow", 0)' < "$tmp/big.info")" = 0 ] && ok || bad "unbound flows with -j 2"
 fi

@@ -240,13 +240,14 @@ static int copy_range(void *ctx, uint64_t a, uint64_t b)
 #define MAPPED_MIN ((uint64_t)8 << 20)    /* below this, one write is as fast */
 #define MAP_WINDOW ((uint64_t)64 << 20)   /* mapped at a time: the pages it holds */
 #define COPY_PIECE ((uint64_t)4 << 20)
+#define MAPPED_CORES 4
 
 /* A large index is copied into its file through a mapping, on threads:
  * write(2) copies on one thread, and writes from several threads take the
- * file's lock in turn (0.35 s of a 0.85 s `pack` at 10M spans on 16 cores,
- * into tmpfs). The file's blocks are reserved first, so that a full disk
- * is an error here and never a fault in the copy. 1 when it cannot be
- * mapped (another file system, a FIFO): write it as a stream then. */
+ * file's lock in turn (re-packing 10M spans on 16 cores into tmpfs: 0.98
+ * against 1.40 s). The file's blocks are reserved first, so that a full
+ * disk is an error here and never a fault in the copy. 1 when it cannot
+ * be mapped (another file system, a FIFO): write it as a stream then. */
 static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, uint32_t n)
 {
 	if (l->file_size < MAPPED_MIN || gt_outfile_tell(o) != 0)
@@ -268,9 +269,25 @@ static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, u
 	return gt_outfile_seek(o, (int64_t)l->file_size) < 0 ? -1 : 0;
 }
 
+/* Mapped with 4 cores or more: on 2 the reserving and the page faults
+ * cost more than the copy's threads save (10% of re-packing 10M spans).
+ * GPUTRACE_GTX_WRITE=mapped or stream chooses (the tests check that both
+ * give the same bytes). -1: another value. */
+static int use_mapping(void)
+{
+	const char *how = getenv("GPUTRACE_GTX_WRITE");
+	if (!how)
+		return gt_thread_count(0, MAPPED_CORES) >= MAPPED_CORES;
+	return !strcmp(how, "mapped") ? 1 : !strcmp(how, "stream") ? 0 : -1;
+}
+
 /* Through the atomic output file: a failure never leaves a partial index. */
 static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *err)
 {
+	int mapped = use_mapping();
+	if (mapped < 0)
+		return gt_fail(err, GT_EUSAGE, "GPUTRACE_GTX_WRITE is mapped or stream, not '%s'",
+			       getenv("GPUTRACE_GTX_WRITE"));
 	struct layout l = {.table = NULL};
 	if (lay_out(&l, s, n) < 0) {
 		free(l.table);
@@ -281,7 +298,7 @@ static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *
 		free(l.table);
 		return -1;
 	}
-	int rc = write_mapped(&o, &l, s, n);
+	int rc = mapped ? write_mapped(&o, &l, s, n) : 1;
 	if (rc > 0)
 		rc = write_stream(o.fp, &l, s, n);
 	free(l.table);
