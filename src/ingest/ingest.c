@@ -389,7 +389,6 @@ static int stitch_piece(ingest *g, unsigned t, unsigned k, size_t *pos, bool *mo
 	return 0;
 }
 
-
 /* Piece t's work in the current phase; the pool's lock is not held. */
 static void work_on(piece_pool *pp, int phase, unsigned t)
 {
