@@ -9,7 +9,6 @@
 #include "gtx.h"
 #include "gtx_layout.h"
 #include "base/base.h"
-#include "base/unmap.h"
 #include "write/write.h"
 
 struct wsec {
