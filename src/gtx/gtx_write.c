@@ -219,7 +219,7 @@ static void copy_part(const struct mapped_copy *c, const void *data, uint64_t fr
 		      uint64_t b)
 {
 	uint64_t to = from + size;
-	if (to <= a || from >= b)
+	if (size == 0 || to <= a || from >= b)
 		return;
 	uint64_t x = from > a ? from : a, y = to < b ? to : b;
 	memcpy(c->map + (x - c->base), (const unsigned char *)data + (x - from), y - x);
