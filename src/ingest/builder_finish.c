@@ -312,8 +312,12 @@ static int link_points(gt_builder *b, const uint32_t *span_of)
 	}
 	gt_run_jobs(link_range, jobs, sizeof *jobs, k);
 	uint64_t total = m->flow_count;
-	for (unsigned t = 0; t < k; t++)
+	for (unsigned t = 0; t < k; t++) {
 		total += jobs[t].n;
+		m->stats.warnings[GT_WARN_UNBOUND_FLOW] += jobs[t].unbound;
+	}
+	if (total == m->flow_count)
+		return 0; /* no v1 flows (m->flows may be NULL) */
 	if (total > b->flows_cap) {
 		gt_flow *p = total > UINT32_MAX / 2 || gt_fault_hit("alloc") ? NULL : realloc(m->flows, (size_t)total * sizeof *p);
 		if (!p)
@@ -324,9 +328,7 @@ static int link_points(gt_builder *b, const uint32_t *span_of)
 	gt_flow *to = m->flows + m->flow_count;
 	for (unsigned t = 0; t < k; t++)
 		jobs[t].to = to, to += jobs[t].n;
-	gt_run_jobs(link_range, jobs, sizeof *jobs, k);
-	for (unsigned t = 0; t < k; t++)
-		m->stats.warnings[GT_WARN_UNBOUND_FLOW] += jobs[t].unbound;
+	gt_run_jobs(link_range, jobs, sizeof *jobs, k); /* the same links, written */
 	m->flow_count = (uint32_t)total;
 	return 0;
 }
