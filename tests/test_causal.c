@@ -1580,41 +1580,6 @@ static uint32_t *window_flow_edges(const causal_trace *t, uint32_t w, uint32_t *
 	return f;
 }
 
-/* The radix sort on threads gives the serial one's bytes: keys of few
- * and of many distinct digits, with ties (stability), any thread count. */
-START_TEST(radix_sort_on_threads)
-{
-	rng_state = 0x7ad1c000u + (uint64_t)_i;
-	for (int round = 0; round < 200; round++) {
-		uint32_t n = round % 50 == 0 ? 100000 + below(100000) : below(3000);
-		uint64_t *k1 = malloc((n + 1) * sizeof *k1), *k2 = malloc((n + 1) * sizeof *k2);
-		uint64_t *tk = malloc((n + 1) * sizeof *tk);
-		uint32_t *v1 = malloc((n + 1) * sizeof *v1), *v2 = malloc((n + 1) * sizeof *v2);
-		uint32_t *tv = malloc((n + 1) * sizeof *tv);
-		ck_assert(k1 && k2 && tk && v1 && v2 && tv);
-		int shape = round % 4;
-		uint64_t high = rnd();
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t x = shape == 0 ? below(16)                       /* many ties */
-				     : shape == 1 ? rnd()                          /* every digit */
-				     : shape == 2 ? (high & ~0xffffffull) | below(1u << 20) /* shared high digits */
-						  : (uint64_t)below(300) << 40 | below(1u << 30); /* (process, end) */
-			k1[i] = k2[i] = x;
-			v1[i] = v2[i] = i;
-		}
-		causal_sort_u64(k1, v1, n, tk, tv);
-		causal_sort_u64_threads(k2, v2, n, tk, tv, 1 + below(8));
-		for (uint32_t i = 0; i < n; i++) {
-			ck_assert_uint_eq(k1[i], k2[i]);
-			ck_assert_uint_eq(v1[i], v2[i]);
-		}
-		for (uint32_t i = 1; i < n; i++)
-			ck_assert(k1[i - 1] < k1[i] || (k1[i - 1] == k1[i] && v1[i - 1] < v1[i]));
-		free(k1), free(k2), free(tk), free(v1), free(v2), free(tv);
-	}
-}
-END_TEST
-
 /* The inferred stream waits of every window against the rule, on random
  * traces with several streams, whole and per step, at several slacks. */
 START_TEST(random_stream_waits)
@@ -1859,7 +1824,6 @@ int main(void)
 		GT_LOOP(random_vs_brute_force, 10),
 		GT_LOOP(random_wait_targets, 4),
 		GT_LOOP(random_stream_waits, 4),
-		GT_LOOP(radix_sort_on_threads, 2),
 		GT_LOOP(union_failure_runs_windows_alone, 2),
 		{0},
 	};

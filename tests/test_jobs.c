@@ -1,13 +1,15 @@
 /* gt_parallel_ranges: every index of [0, n) visited exactly once, in
  * consecutive ranges no shorter than asked (but for n below it), whatever
  * the thread count; the first failing range's result comes back.
- * gt_parallel_sort: the order qsort gives, for every thread count. */
+ * gt_parallel_sort: the order qsort gives, for every thread count.
+ * gt_radix_sort_u64: sorted and stable; in jobs, the serial sort's bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/jobs.h"
 #include "base/par_sort.h"
+#include "base/radix_sort.h"
 #include "base/splitmix.h"
 #include "testutil.h"
 
@@ -108,10 +110,44 @@ START_TEST(parallel_sort_is_qsort)
 }
 END_TEST
 
+/* Keys of few and of many distinct digits, with ties (stability), sorted
+ * alone and in 1 to 8 jobs: the same bytes, in order, ties by value. */
+START_TEST(radix_sort_jobs_are_serial)
+{
+	uint64_t state = 0x7ad1c000u + (uint64_t)_i;
+	for (int round = 0; round < 100; round++) {
+		uint32_t n = round % 25 == 0 ? 100000 + (uint32_t)(gt_splitmix64(&state) % 100000)
+					     : (uint32_t)(gt_splitmix64(&state) % 3000);
+		uint64_t *k1 = malloc((n + 1) * sizeof *k1), *k2 = malloc((n + 1) * sizeof *k2);
+		uint64_t *tk = malloc((n + 1) * sizeof *tk);
+		uint32_t *v1 = malloc((n + 1) * sizeof *v1), *v2 = malloc((n + 1) * sizeof *v2);
+		uint32_t *tv = malloc((n + 1) * sizeof *tv);
+		ck_assert(k1 && k2 && tk && v1 && v2 && tv);
+		int shape = round % 4;
+		uint64_t high = gt_splitmix64(&state);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t r = gt_splitmix64(&state);
+			uint64_t x = shape == 0 ? r % 16                                  /* many ties */
+				     : shape == 1 ? r                                     /* every digit */
+				     : shape == 2 ? (high & ~0xffffffull) | (r % (1u << 20)) /* shared high digits */
+						  : (r % 300) << 40 | (r >> 34);              /* two fields */
+			k1[i] = k2[i] = x;
+			v1[i] = v2[i] = i;
+		}
+		gt_radix_sort_u64(k1, v1, n, tk, tv);
+		gt_radix_sort_u64_jobs(k2, v2, n, tk, tv, 1 + (unsigned)(gt_splitmix64(&state) % 8));
+		ck_assert(n == 0 || (memcmp(k1, k2, n * sizeof *k1) == 0 && memcmp(v1, v2, n * sizeof *v1) == 0));
+		for (uint32_t i = 1; i < n; i++)
+			ck_assert(k1[i - 1] < k1[i] || (k1[i - 1] == k1[i] && v1[i - 1] < v1[i]));
+		free(k1), free(k2), free(tk), free(v1), free(v2), free(tv);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	const gt_test ranges[] = {GT_TEST(every_index_once), GT_TEST(first_failure_returned), {0}};
-	const gt_test sorts[] = {GT_TEST(parallel_sort_is_qsort), {0}};
+	const gt_test sorts[] = {GT_TEST(parallel_sort_is_qsort), GT_LOOP(radix_sort_jobs_are_serial, 2), {0}};
 	const gt_tcase cases[] = {{"ranges", 0, ranges}, {"sort", 0, sorts}, {0}};
 	return gt_run_cases("jobs", cases);
 }

@@ -80,10 +80,10 @@ static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 		return;
 	for (uint32_t i = 0; i < n; i++)
 		x->key[i] = UINT64_MAX - (uint64_t)(x->e[i] - x->b[i]);
-	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
+	gt_radix_sort_u64(x->key, x->ord, n, x->tk, x->tv);
 	for (uint32_t i = 0; i < n; i++)
 		x->key[i] = (uint64_t)(x->b[x->ord[i]] - base);
-	causal_sort_u64(x->key, x->ord, n, x->tk, x->tv);
+	gt_radix_sort_u64(x->key, x->ord, n, x->tk, x->tv);
 }
 
 static uint32_t emit(track_scratch *x, uint32_t k, uint32_t point, uint32_t tag, int64_t time)
@@ -232,7 +232,7 @@ static void walk_general(causal_graph *g, track_scratch *x, uint32_t ns, uint32_
 			x->key[i] = (uint64_t)(x->time[i] - g->first_time);
 			x->tv2[i] = i;
 		}
-		causal_sort_u64(x->key, x->tv2, n, x->tk, x->tv);
+		gt_radix_sort_u64(x->key, x->tv2, n, x->tk, x->tv);
 		for (uint32_t i = 0; i < n; i++) { /* permute out and tag through tv */
 			x->tv[i] = x->out[x->tv2[i]];
 			x->tk[i] = x->tag[x->tv2[i]];

@@ -553,13 +553,13 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 	/* by span, then time: two stable passes, the minor key first */
 	for (uint32_t i = 0; i < nd; i++)
 		key[i] -= (uint64_t)base;
-	causal_sort_u64(key, val, nd, tk, tv);
+	gt_radix_sort_u64(key, val, nd, tk, tv);
 	for (uint32_t i = 0; i < nd; i++) {
 		(*dep_time)[i] = (int64_t)key[i] + base;
 		key[i] = val[i];
 		val[i] = i;
 	}
-	causal_sort_u64(key, val, nd, tk, tv);
+	gt_radix_sort_u64(key, val, nd, tk, tv);
 	/* one point per distinct time per span */
 	int64_t *times = *dep_time;
 	uint32_t kept = 0;

@@ -1,5 +1,4 @@
 /* Shared between the causal analysis' files (not a public header):
- *   causal_sort.c    stable radix sorts the steps use instead of qsort
  *   causal_ranges.c  passes over all spans or flows on threads
  *   causal_span_class.c  taking part, device spans and tracks, waits
  *   causal_window.c  windows and membership
@@ -64,14 +63,6 @@ static inline void causal_atomic_max(int64_t *p, int64_t v)
 	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
-
-/* --- causal_sort.c --------------------------------------------------- */
-
-/* Sorts (key[i], val[i]) by key, stable; tk and tv are n-element scratch. */
-void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv);
-/* The same on up to `threads` threads (ranges of causal_range_min() at
- * least; one thread below that), the same bytes. */
-void causal_sort_u64_threads(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv, unsigned threads);
 
 /* --- causal_ranges.c ------------------------------------------------- */
 

@@ -70,13 +70,13 @@ static void order_track(previous *p, uint32_t tr)
 	if (!sorted) {
 		for (uint32_t i = 0; i < n; i++)
 			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
-		causal_sort_u64(k, v, n, p->tk + f, p->tv + f);
+		gt_radix_sort_u64(k, v, n, p->tk + f, p->tv + f);
 		int64_t base = m->spans[v[0]].ts_ns;
 		for (uint32_t i = 0; i < n; i++)
 			base = m->spans[v[i]].ts_ns < base ? m->spans[v[i]].ts_ns : base;
 		for (uint32_t i = 0; i < n; i++)
 			k[i] = (uint64_t)(m->spans[v[i]].ts_ns - base);
-		causal_sort_u64(k, v, n, p->tk + f, p->tv + f);
+		gt_radix_sort_u64(k, v, n, p->tk + f, p->tv + f);
 	}
 	for (uint32_t i = 1; i < n; i++)
 		t->prev_device[v[i]] = v[i - 1];

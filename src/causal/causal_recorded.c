@@ -306,7 +306,7 @@ static launch_key *gather_launches(const causal_trace *t, const uint8_t *need, u
 	bool one = n && (uint64_t)(last - base) < (1ull << 40) && m->track_count < (1u << 24);
 	for (uint32_t i = 0; i < n; i++)
 		key[i] = (one ? tk[i] << 40 : 0) | (uint64_t)((int64_t)key[i] - base);
-	causal_sort_u64(key, val, n, tk, tv);
+	gt_radix_sort_u64(key, val, n, tk, tv);
 	if (!one) { /* then stably by track */
 		for (uint32_t i = 0; i < n; i++)
 			tk[i] = key[i];
@@ -322,7 +322,7 @@ static launch_key *gather_launches(const causal_trace *t, const uint8_t *need, u
 		}
 		for (uint32_t i = 0; i < n; i++)
 			order[i] = i;
-		causal_sort_u64(key, order, n, tk2, to);
+		gt_radix_sort_u64(key, order, n, tk2, to);
 		for (uint32_t i = 0; i < n; i++)
 			tv[i] = val[order[i]], tk2[i] = (uint64_t)launch[order[i]];
 		for (uint32_t i = 0; i < n; i++)

@@ -133,10 +133,10 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 		d.base = d.lo;
 		d.one = (uint64_t)(d.hi - d.lo) < (1ull << 40) && d.top < (1u << 24);
 		gt_parallel_ranges(n, causal_range_min(), threads, end_keys, &d);
-		causal_sort_u64_threads(d.key, d.val, n, tk, tv, threads);
+		gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		if (!d.one) {
 			gt_parallel_ranges(n, causal_range_min(), threads, process_keys, &d);
-			causal_sort_u64_threads(d.key, d.val, n, tk, tv, threads);
+			gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		}
 		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
 	}
@@ -177,11 +177,11 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 				key[i] |= (uint64_t)m->tracks[m->spans[dev[i]].track].process << 40;
 			val[i] = i;
 		}
-		causal_sort_u64(key, val, n, tk, tv);
+		gt_radix_sort_u64(key, val, n, tk, tv);
 		if (!one) {
 			for (uint32_t i = 0; i < n; i++)
 				key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
-			causal_sort_u64(key, val, n, tk, tv);
+			gt_radix_sort_u64(key, val, n, tk, tv);
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t s = dev[val[i]];

@@ -74,13 +74,13 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		by_end[i] = i;
 		key[i] = UINT32_MAX - c.target[i];
 	}
-	causal_sort_u64(key, by_end, nc, tk, tv);
+	gt_radix_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++)
 		key[i] = (uint64_t)(c.end[by_end[i]] - base);
-	causal_sort_u64(key, by_end, nc, tk, tv);
+	gt_radix_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++)
 		key[i] = c.process[by_end[i]];
-	causal_sort_u64(key, by_end, nc, tk, tv);
+	gt_radix_sort_u64(key, by_end, nc, tk, tv);
 	for (uint32_t i = 0; i < nc; i++) {
 		rank[by_end[i]] = i;
 		ends[i] = c.end[by_end[i]];
@@ -93,12 +93,12 @@ int causal_wait_targets(const causal_trace *t, const uint32_t *cand, uint32_t nc
 		by_dep[i] = i;
 		key[i] = (uint64_t)(c.dep[i] - base);
 	}
-	causal_sort_u64(key, by_dep, nc, tk, tv);
+	gt_radix_sort_u64(key, by_dep, nc, tk, tv);
 	for (uint32_t i = 0; i < nw; i++) {
 		by_begin[i] = i;
 		key[i] = (uint64_t)(m->spans[waits[i]].ts_ns - base);
 	}
-	causal_sort_u64(key, by_begin, nw, tk, tv);
+	gt_radix_sort_u64(key, by_begin, nw, tk, tv);
 
 	uint32_t next = 0;
 	for (uint32_t q = 0; q < nw; q++) {

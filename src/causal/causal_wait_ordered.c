@@ -36,13 +36,13 @@ static void sort_waits(const gt_model *m, const uint32_t *waits, uint32_t nw, in
 		order[i] = i;
 		key[i] = (uint64_t)(causal_end(&m->spans[waits[i]]) - base);
 	}
-	causal_sort_u64(key, order, nw, tk, tv);
+	gt_radix_sort_u64(key, order, nw, tk, tv);
 	for (uint32_t i = 0; i < nw; i++)
 		key[i] = (uint64_t)(m->spans[waits[order[i]]].ts_ns - base);
-	causal_sort_u64(key, order, nw, tk, tv);
+	gt_radix_sort_u64(key, order, nw, tk, tv);
 	for (uint32_t i = 0; i < nw; i++)
 		key[i] = causal_process_of(m, waits[order[i]]);
-	causal_sort_u64(key, order, nw, tk, tv);
+	gt_radix_sort_u64(key, order, nw, tk, tv);
 }
 
 /* The candidates placed among the waits: best[j], the best target seen

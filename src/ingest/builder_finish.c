@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "flow_point_sort.h"
 #include "ingest.h"
 #include "track_nest.h"
 #include "base/base.h"
@@ -235,7 +236,10 @@ static void *sort_points(void *arg)
 	uint64_t t0 = stage_ns(b);
 	/* beside the track work, on the threads it leaves (qsort's base must not be NULL) */
 	unsigned threads = b->finish_threads > 2 ? b->finish_threads / 2 : 1;
-	if (b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
+	int rc = gt_flow_points_sort(&b->points, b->npoints, threads);
+	if (rc == 0)
+		b->points_cap = b->npoints; /* perhaps a new array, of exactly that many */
+	else if (b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point); /* no memory for the scratch: in place */
 	b->t_points = stage_ns(b) - t0;
 	return NULL;

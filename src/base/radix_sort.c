@@ -1,9 +1,9 @@
-/* Stable sorts of (key, value) pairs. The causal steps sort spans and points
- * by time many times per window, so an LSD radix sort (O(n) per digit, and
- * digits every key shares are skipped) replaces qsort's O(n log n) calls. */
+/* The stable radix sorts (radix_sort.h): least significant digit first,
+ * O(n) per digit, and a digit every key shares is skipped. */
 #include <string.h>
 
-#include "causal_internal.h"
+#include "jobs.h"
+#include "radix_sort.h"
 
 #define SMALL 48 /* below this, insertion sort is quicker than 8 histograms */
 
@@ -21,7 +21,7 @@ static void insertion_sort(uint64_t *key, uint32_t *val, uint32_t n)
 	}
 }
 
-void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv)
+void gt_radix_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv)
 {
 	if (n < SMALL) {
 		insertion_sort(key, val, n);
@@ -62,10 +62,9 @@ void causal_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uin
 	}
 }
 
-/* The same on threads, for the arrays of one large window: per digit, each
- * thread counts its range, then places it after the same digit's items of
- * the ranges before, so each pass stays stable and the result is the one
- * causal_sort_u64 gives. */
+/* On threads: per digit, each job counts its range, then places it after
+ * the same digit's items of the ranges before, so each pass stays stable
+ * and the result is the one gt_radix_sort_u64 gives. */
 typedef struct radix_range {
 	const uint64_t *sk;
 	const uint32_t *sv;
@@ -115,11 +114,11 @@ static void *radix_copy(void *arg)
 	return NULL;
 }
 
-void causal_sort_u64_threads(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv, unsigned threads)
+void gt_radix_sort_u64_jobs(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv, unsigned jobs)
 {
-	unsigned k = causal_range_jobs(n, threads);
-	if (k < 2) {
-		causal_sort_u64(key, val, n, tk, tv);
+	unsigned k = jobs < GT_MAX_JOBS ? jobs : GT_MAX_JOBS;
+	if (k < 2 || n < k) {
+		gt_radix_sort_u64(key, val, n, tk, tv);
 		return;
 	}
 	radix_range r[GT_MAX_JOBS];
