@@ -87,6 +87,7 @@ void gt_builder_free(gt_builder *b)
 	free(b->unfinished.v);
 	free(b->cat_group);
 	free(b->points);
+	gt_big_free(b->point_order);
 	free(b->binds);
 	free(b->scratch);
 	memset(b, 0, sizeof *b);

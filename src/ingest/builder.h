@@ -50,6 +50,7 @@ typedef struct gt_builder {
 	uint32_t cat_group_cap;
 	flow_point *points;
 	uint32_t npoints, points_cap;
+	uint32_t *point_order; /* finish's: the points in link order (NULL: as they lie) */
 	flow_bind *binds;
 	uint32_t nbinds, binds_cap;
 	char *scratch;

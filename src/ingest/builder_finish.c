@@ -228,21 +228,26 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 	return 0;
 }
 
-/* Flow v1 points in (cat, id, ts, file order) order. It needs no spans, so
- * it runs beside the track index. */
+/* Flow v1 points in (cat, id, ts, file order) order: b->point_order, or
+ * where that cannot be, the records sorted in place (point_order NULL). It
+ * needs no spans, so it runs beside the track index. */
 static void *sort_points(void *arg)
 {
 	gt_builder *b = arg;
 	uint64_t t0 = stage_ns(b);
 	/* beside the track work, on the threads it leaves (qsort's base must not be NULL) */
 	unsigned threads = b->finish_threads > 2 ? b->finish_threads / 2 : 1;
-	int rc = gt_flow_points_sort(&b->points, b->npoints, threads);
-	if (rc == 0)
-		b->points_cap = b->npoints; /* perhaps a new array, of exactly that many */
-	else if (b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
+	if (gt_flow_points_order(b->points, b->npoints, threads, &b->point_order) != 0 && b->npoints &&
+	    gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point); /* no memory for the scratch: in place */
 	b->t_points = stage_ns(b) - t0;
 	return NULL;
+}
+
+/* The index of the i-th point in link order. */
+static inline uint32_t point_at(const gt_builder *b, uint32_t i)
+{
+	return b->point_order ? b->point_order[i] : i;
 }
 
 /* v1 flows from the sorted points [begin, end), which start at a key: first
@@ -267,10 +272,11 @@ static void *link_range(void *arg)
 	uint32_t prev_span = GT_NONE;
 	j->n = 0, j->unbound = 0;
 	for (uint32_t i = j->begin; i < j->end; i++) {
-		const flow_point *pt = &points[i];
+		uint32_t at = point_at(j->b, i);
+		const flow_point *pt = &points[at];
 		if (prev && memcmp(&prev->key, &pt->key, sizeof pt->key) != 0)
 			prev = NULL;
-		uint32_t span = j->span_of[i];
+		uint32_t span = j->span_of[at];
 		if (pt->ph == 's') {
 			prev = pt; /* a repeated 's' restarts the chain */
 			prev_span = span;
@@ -309,7 +315,7 @@ static int link_points(gt_builder *b, const uint32_t *span_of)
 		if (end < at)
 			end = at;
 		while (end > at && end < b->npoints &&
-		       memcmp(&b->points[end].key, &b->points[end - 1].key, sizeof(gt_key)) == 0)
+		       memcmp(&b->points[point_at(b, end)].key, &b->points[point_at(b, end - 1)].key, sizeof(gt_key)) == 0)
 			end++; /* a key's points stay in one range */
 		jobs[t] = (link_job){.b = b, .span_of = span_of, .begin = at, .end = end};
 		at = end;
@@ -347,6 +353,8 @@ static int bind_flows(gt_builder *b, const track_index *ti)
 	}
 	int rc = link_points(b, span_of);
 	free(span_of);
+	gt_big_free(b->point_order);
+	b->point_order = NULL;
 	if (rc < 0)
 		return -1;
 	/* v2: every flow_out span links to the flow_in spans of the same id that

@@ -1,13 +1,14 @@
-/* The flow v1 points in (key, ts, seq) order (flow_point_sort.h).
+/* The flow v1 points' order by (key, ts, seq) (flow_point_sort.h).
  *
  * The comparison sort of 56-byte records was the longest stage of the
  * ingest's finishing on 16 cores. Here the key's three words are packed
  * into one 64-bit integer that orders as they do, wherever their ranges
  * fit in 64 bits together (every producer seen: a small id kind, a
  * category string id, an id). That integer is radix sorted with each
- * point's index; then each run of one key (a flow's few points) is put in
- * time order, and the records are gathered once. seq is each point's
- * index, so a stable sort by (key, ts) is the order by (key, ts, seq). */
+ * point's index, then each run of one key (a flow's few points) is put in
+ * time order. seq is each point's index, so a stable sort by (key, ts) is
+ * the order by (key, ts, seq). The records stay where they are: moving
+ * them took as long as the sort, mostly in the faults of a fresh array. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,52 +135,17 @@ static void *order_runs(void *arg)
 	return NULL;
 }
 
-typedef struct gather_job {
-	const flow_point *from;
-	flow_point *to;
-	const uint32_t *val;
-	uint32_t a, b;
-} gather_job;
-
-static void *gather_range(void *arg)
-{
-	gather_job *j = arg;
-	for (uint32_t i = j->a; i < j->b; i++)
-		j->to[i] = j->from[j->val[i]];
-	return NULL;
-}
-
-/* p[i] = p[val[i]] for every i at once, cycle after cycle (val is
- * spent: each slot filled is marked val[i] = i). */
-static void permute(flow_point *p, uint32_t *val, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		if (val[i] == i)
-			continue;
-		flow_point first = p[i];
-		uint32_t j = i;
-		while (val[j] != i) {
-			uint32_t from = val[j];
-			p[j] = p[from];
-			val[j] = j;
-			j = from;
-		}
-		p[j] = first;
-		val[j] = j;
-	}
-}
-
 static unsigned jobs_for(uint32_t n, unsigned threads)
 {
 	unsigned t = gt_thread_count(threads, GT_MAX_JOBS), k = (unsigned)(n / RANGE_MIN);
 	return k < 1 ? 1 : k < t ? k : t;
 }
 
-int gt_flow_points_sort(flow_point **points, uint32_t n, unsigned threads)
+int gt_flow_points_order(const flow_point *p, uint32_t n, unsigned threads, uint32_t **order)
 {
-	if (n < 2)
-		return 0;
-	flow_point *p = *points;
+	*order = NULL;
+	if (n == 0)
+		return (*order = gt_big_malloc(1, sizeof **order)) ? 0 : -1;
 	unsigned k = jobs_for(n, threads);
 	scan_job s[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
@@ -208,35 +174,22 @@ int gt_flow_points_sort(flow_point **points, uint32_t n, unsigned threads)
 		return 1;
 	uint64_t *key = gt_big_malloc(n, sizeof *key), *tk = gt_big_malloc(n, sizeof *tk);
 	uint32_t *val = gt_big_malloc(n, sizeof *val), *tv = gt_big_malloc(n, sizeof *tv);
-	/* on threads, a new array filled side by side (its pages faulted in
-	 * by them all); alone, the records moved in place */
-	flow_point *to = k < 2 ? NULL : gt_fault_hit("alloc") ? NULL : malloc((size_t)n * sizeof *to);
-	if (!key || !tk || !val || !tv || (k > 1 && !to)) {
-		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), free(to);
+	if (!key || !tk || !val || !tv) {
+		gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv);
 		return -1;
 	}
 	pack_job pj[GT_MAX_JOBS];
 	run_job rj[GT_MAX_JOBS];
-	gather_job gj[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++) {
 		uint32_t a = s[j].a, b = s[j].b;
 		pj[j] = (pack_job){p, &pk, key, val, a, b};
 		rj[j] = (run_job){p, key, tk, val, tv, n, a, b, a};
-		gj[j] = (gather_job){p, to, val, a, b};
 	}
 	gt_run_jobs(pack_range, pj, sizeof *pj, k);
 	gt_radix_sort_u64_jobs(key, val, n, tk, tv, k);
 	gt_run_jobs(find_start, rj, sizeof *rj, k);
 	gt_run_jobs(order_runs, rj, sizeof *rj, k);
 	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
-	if (to)
-		gt_run_jobs(gather_range, gj, sizeof *gj, k);
-	else
-		permute(p, val, n);
-	gt_big_free(val);
-	if (to) {
-		free(p);
-		*points = to;
-	}
+	*order = val;
 	return 0;
 }
