@@ -488,6 +488,18 @@ static void pool_end(piece_pool *pp)
 	pp->workers = 0, pp->started = false;
 }
 
+/* Where the t-th of `want` cuts goes, as a share of the window: the last
+ * `small` pieces (one per thread) a quarter of the others' size. The
+ * threads finish a window's last pieces at different times and wait for
+ * the slowest; with 1 MiB pieces that wait was about 1.5 ms a window, 0.1 s
+ * of a 10M-span ingest on 16 threads. */
+static size_t cut_at(size_t len, size_t t, size_t want, size_t small)
+{
+	size_t large = want - small, weight = 4 * large + small;
+	size_t w = t <= large ? 4 * t : 4 * large + (t - large);
+	return (size_t)((uint64_t)len * w / weight); /* len <= WINDOW_MAX: no overflow */
+}
+
 /* Cuts win[pos..) into pieces at plausible event starts; returns how many. */
 static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const char **cuts)
 {
@@ -500,8 +512,9 @@ static unsigned cut_pieces(ingest *g, const char *begin, const char *end, const 
 			want = g->threads;
 		if (want > MAX_PIECES)
 			want = MAX_PIECES;
+		size_t small = want >= 2 * (size_t)g->threads ? g->threads : 0;
 		for (size_t t = 1; t < want; t++) {
-			const char *c = guess_boundary(begin + len * t / want, end);
+			const char *c = guess_boundary(begin + cut_at(len, t, want, small), end);
 			if (!c)
 				break;
 			if (c > cuts[k - 1])
