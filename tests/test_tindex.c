@@ -254,6 +254,55 @@ START_TEST(many_groups)
 }
 END_TEST
 
+/* Each epoch of the order is its spans by (group, band, start, id): with
+ * times a few ms apart (the packed key's radix sort) and spread over most
+ * of 64 bits with many groups and lanes (the comparison sort it falls
+ * back to). */
+START_TEST(order_by_group_band_start_id)
+{
+	uint64_t seed = 4242 + (uint64_t)_i;
+	for (int wide = 0; wide < 2; wide++) {
+		gt_model m;
+		uint32_t n = 70000 + (uint32_t)(rnd(&seed) % 70000);
+		random_model(&m, n, &seed);
+		if (wide)
+			for (uint32_t i = 0; i < n; i++) {
+				gt_span *s = &m.spans[i];
+				s->ts_ns = (int64_t)(rnd(&seed) >> 3) - (INT64_C(1) << 60);
+				s->dur_ns = 0;
+				s->lane = (uint32_t)(rnd(&seed) % 100000);
+			}
+		gt_tindex_params p;
+		gt_tindex_default_params(&p);
+		p.epoch_spans = 1 + (uint32_t)(rnd(&seed) % 2) * 50000 + (uint32_t)(rnd(&seed) % 30000);
+		p.lane_band = 1 + (uint32_t)(rnd(&seed) % 8);
+		p.batch_spans = p.batch_spans < p.epoch_spans ? p.batch_spans : 1;
+		gt_tindex ix;
+		gt_error err = {0};
+		ck_assert_msg(gt_tindex_build(&ix, &m, &p, &err) == 0, "%s", err.msg);
+		uint32_t bad = 0;
+		for (uint32_t e0 = 0; e0 < n; e0 += p.epoch_spans) {
+			uint32_t e1 = n - e0 > p.epoch_spans ? e0 + p.epoch_spans : n;
+			for (uint32_t k = e0; k < e1; k++) {
+				uint32_t id = ix.order[k];
+				bad += id < e0 || id >= e1;
+				if (k == e0 || id < e0 || id >= e1)
+					continue;
+				const gt_span *a = &m.spans[ix.order[k - 1]], *b = &m.spans[id];
+				uint32_t ba = a->lane / p.lane_band, bb = b->lane / p.lane_band;
+				bad += !(a->group < b->group ||
+					 (a->group == b->group &&
+					  (ba < bb || (ba == bb && (a->ts_ns < b->ts_ns ||
+								    (a->ts_ns == b->ts_ns && ix.order[k - 1] < id))))));
+			}
+		}
+		ck_assert_uint_eq(bad, 0); /* in order, each epoch's own spans: a permutation */
+		gt_tindex_free(&ix);
+		gt_model_free(&m);
+	}
+}
+END_TEST
+
 /* Each corruption sets its bit, on the host and on every device. */
 static void expect_bits(gt_tindex *ix, const gt_model *m, uint64_t rec, uint32_t want)
 {
@@ -621,6 +670,7 @@ int main(void)
 	const gt_test core[] = {
 		GT_LOOP(random_queries, 4),
 		GT_TEST(many_groups),
+		GT_LOOP(order_by_group_band_start_id, 2),
 		GT_TEST(reach_with_directory),
 		GT_TEST(corrupted_hierarchy),
 		GT_TEST(file_round_trip),

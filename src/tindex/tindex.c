@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tindex.h"
+#include "tindex_order.h"
 #include "base/base.h"
 
 void gt_tindex_default_params(gt_tindex_params *p)
@@ -32,27 +33,6 @@ int gt_tindex_check_params(const gt_tindex_params *p, gt_error *err)
 	return 0;
 }
 
-/* A span's sort key, and what the batches read of it: the cut then runs
- * over the keys alone, not back to the spans in sorted (scattered)
- * order. */
-struct skey {
-	uint64_t gb; /* group << 32 | band */
-	int64_t ts;
-	uint32_t id;
-	uint32_t lane;
-	int64_t end;
-};
-
-static int cmp_skey(const void *a, const void *b)
-{
-	const struct skey *x = a, *y = b;
-	if (x->gb != y->gb)
-		return x->gb < y->gb ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 static void node_add(gt_tnode *n, const gt_tnode *b)
 {
 	if (b->min_start < n->min_start)
@@ -65,27 +45,6 @@ static void node_add(gt_tnode *n, const gt_tnode *b)
 		n->max_lane = b->max_lane;
 }
 
-/* An epoch's keys, [a, b) of it, on threads. */
-struct epoch_keys {
-	const gt_model *m;
-	uint32_t e0, lane_band;
-	struct skey *keys;
-};
-
-static int fill_keys(void *ctx, uint64_t a, uint64_t b)
-{
-	const struct epoch_keys *e = ctx;
-	for (uint64_t k = a; k < b; k++) {
-		uint32_t i = e->e0 + (uint32_t)k;
-		const gt_span *s = &e->m->spans[i];
-		e->keys[k] = (struct skey){((uint64_t)s->group << 32) | (s->lane / e->lane_band), s->ts_ns, i, s->lane,
-					   gt_span_end(s)};
-	}
-	return 0;
-}
-
-#define KEYS_PER_THREAD 65536
-
 /* Cuts the spans into batches and fills order[] and batches[]. */
 static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 {
@@ -93,39 +52,34 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 	uint32_t n = m->span_count;
 	ix->span_count = n;
 	ix->order = gt_fault_hit("alloc") ? NULL : malloc((n ? n : 1) * sizeof *ix->order);
-	uint32_t ecap = n < p->epoch_spans ? n : p->epoch_spans;
-	struct skey *keys = gt_fault_hit("alloc") ? NULL : malloc((ecap ? ecap : 1) * sizeof *keys);
 	size_t cap = n / p->batch_spans + 16;
 	ix->batches = gt_fault_hit("alloc") ? NULL : malloc(cap * sizeof *ix->batches);
-	if (!ix->order || !keys || !ix->batches) {
-		free(keys);
+	if (!ix->order || !ix->batches)
 		return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
-	}
+	gt_tindex_sorter ws = {0};
 	uint32_t nb = 0;
 	for (uint32_t e0 = 0; e0 < n; e0 += p->epoch_spans) {
 		uint32_t e1 = n - e0 > p->epoch_spans ? e0 + p->epoch_spans : n;
-		struct epoch_keys ek = {m, e0, p->lane_band, keys};
-		gt_parallel_ranges(e1 - e0, KEYS_PER_THREAD, 0, fill_keys, &ek);
-		/* the order is total (ids differ): the same on threads */
-		if (gt_parallel_sort(keys, e1 - e0, sizeof *keys, cmp_skey, 0) < 0)
-			qsort(keys, e1 - e0, sizeof *keys, cmp_skey); /* no memory for the scratch: in place */
-		for (uint32_t k = 0; k < e1 - e0; k++) {
-			const struct skey *s = &keys[k];
-			ix->order[e0 + k] = s->id;
+		if (gt_tindex_epoch_order(m, e0, e1 - e0, p->lane_band, &ws, ix->order + e0) < 0) {
+			gt_tindex_sorter_free(&ws);
+			return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
+		}
+		const gt_tindex_key *sorted = ws.sorted;
+		for (uint32_t k = e0; k < e1; k++) {
+			const gt_tindex_key *s = &sorted[k - e0];
 			gt_tnode *b = nb ? &ix->batches[nb - 1] : NULL;
-			if (!b || k == 0 || keys[k].gb != keys[k - 1].gb || b->count == p->batch_spans) {
+			if (!b || k == e0 || s->group != s[-1].group || s->band != s[-1].band || b->count == p->batch_spans) {
 				if (nb == cap) {
 					cap *= 2;
 					gt_tnode *nbuf = gt_fault_hit("alloc") ? NULL : realloc(ix->batches, cap * sizeof *nbuf);
 					if (!nbuf) {
-						free(keys);
+						gt_tindex_sorter_free(&ws);
 						return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
 					}
 					ix->batches = nbuf;
 				}
 				b = &ix->batches[nb];
-				*b = (gt_tnode){s->ts, s->end, e0 + k, 0, s->lane, s->lane, (uint32_t)(s->gb >> 32),
-						nb / p->partition_batches};
+				*b = (gt_tnode){s->ts, s->end, k, 0, s->lane, s->lane, s->group, nb / p->partition_batches};
 				nb++;
 			}
 			gt_tnode one = {s->ts, s->end, 0, 0, s->lane, s->lane, 0, 0};
@@ -133,7 +87,7 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 			b->count++;
 		}
 	}
-	free(keys);
+	gt_tindex_sorter_free(&ws);
 	ix->batch_count = nb;
 	ix->partition_count = (nb + p->partition_batches - 1) / p->partition_batches;
 	ix->dirty = gt_fault_hit("alloc") ? NULL : calloc(ix->partition_count ? ix->partition_count : 1, sizeof *ix->dirty);
