@@ -43,11 +43,35 @@ grep -o '"ts": [0-9.]*' "$tmp/a.json" | grep -vqE '"ts": [0-9]+\.[0-9]{3}$' && b
 "$gen" --seed 1 -o "$tmp/u.json" 2>/dev/null; [ $? = 2 ] && [ ! -e "$tmp/u.json" ] && ok || bad "missing --events"
 
 # Enough flow points (> 65536) that finishing the model binds them on
-# several threads: the index file must not depend on the thread count.
+# several threads, and (-j 4) orders them by their packed keys on two: the
+# index file must not depend on the thread count.
 if [ -x "$bin" ] && "$bin" help pack > /dev/null 2>&1; then
 	"$gen" --events 220000 --seed 3 -o "$tmp/big.json" 2>/dev/null
 	"$bin" pack -q -j 1 -o "$tmp/j1.gtx" "$tmp/big.json" > /dev/null && "$bin" pack -q -j 2 -o "$tmp/j2.gtx" "$tmp/big.json" > /dev/null \
 		&& cmp -s "$tmp/j1.gtx" "$tmp/j2.gtx" && ok || bad "pack -j 1 and -j 2 differ"
+	"$bin" pack -q -j 4 -o "$tmp/j4.gtx" "$tmp/big.json" > /dev/null && cmp -s "$tmp/j1.gtx" "$tmp/j4.gtx" && ok ||
+		bad "pack -j 1 and -j 4 differ"
+	# the generator writes each flow's points in order; here they come
+	# shuffled, a flow's 'f' before its 's' too, some ids with three points
+	python3 - "$tmp/shuffled.json" <<'PY'
+import json, random, sys
+random.seed(7)
+ev, pts = [], []
+for i in range(50000):
+    ev.append({"ph": "X", "name": "op", "pid": 1, "tid": 1 + i % 3, "ts": i * 10, "dur": 5})
+for f in range(40000):  # from inside span i to inside span i + 1 (another thread)
+    i = random.randrange(0, 49999)
+    pts.append({"ph": "s", "id": f, "cat": "ac2g", "name": "fl", "pid": 1, "tid": 1 + i % 3, "ts": i * 10 + 1})
+    pts.append({"ph": "f", "bp": "e", "id": f, "cat": "ac2g", "name": "fl", "pid": 1, "tid": 1 + (i + 1) % 3,
+                "ts": i * 10 + 11})
+    if f % 5 == 0:
+        pts.append({"ph": "t", "id": f, "cat": "ac2g", "name": "fl", "pid": 1, "tid": 1 + i % 3, "ts": i * 10 + 2})
+random.shuffle(pts)
+json.dump({"traceEvents": ev + pts}, open(sys.argv[1], "w"))
+PY
+	"$bin" pack -q -j 1 -o "$tmp/s1.gtx" "$tmp/shuffled.json" > /dev/null &&
+		"$bin" pack -q -j 4 -o "$tmp/s4.gtx" "$tmp/shuffled.json" > /dev/null && cmp -s "$tmp/s1.gtx" "$tmp/s4.gtx" && ok ||
+		bad "shuffled flow points: pack -j 1 and -j 4 differ"
 	# an index this large is copied into its file through a mapping (with 4
 	# cores or more), else written as a stream, and into a FIFO always: the
 	# same bytes

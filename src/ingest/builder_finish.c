@@ -228,17 +228,19 @@ static int push_flow(gt_builder *b, uint32_t src, uint32_t dst, uint64_t id, uin
 	return 0;
 }
 
-/* Flow v1 points in (cat, id, ts, file order) order: b->point_order, or
- * where that cannot be, the records sorted in place (point_order NULL). It
- * needs no spans, so it runs beside the track index. */
+/* Flow v1 points in (cat, id, ts, file order) order: b->point_order on
+ * threads, or the records sorted in place (point_order NULL) on one, where
+ * the order's 24 bytes a point raised the peak (125 MB at 10M spans), or
+ * where the order cannot be. It needs no spans, so it runs beside the
+ * track index. */
 static void *sort_points(void *arg)
 {
 	gt_builder *b = arg;
 	uint64_t t0 = stage_ns(b);
 	/* beside the track work, on the threads it leaves (qsort's base must not be NULL) */
 	unsigned threads = b->finish_threads > 2 ? b->finish_threads / 2 : 1;
-	if (gt_flow_points_order(b->points, b->npoints, threads, &b->point_order) != 0 && b->npoints &&
-	    gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
+	if ((threads < 2 || gt_flow_points_order(b->points, b->npoints, threads, &b->point_order) != 0) &&
+	    b->npoints && gt_parallel_sort(b->points, b->npoints, sizeof *b->points, cmp_point, threads) < 0)
 		qsort(b->points, b->npoints, sizeof *b->points, cmp_point); /* no memory for the scratch: in place */
 	b->t_points = stage_ns(b) - t0;
 	return NULL;
