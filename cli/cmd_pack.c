@@ -2,9 +2,11 @@
  * to date after the trace grew (--update). */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "base/base.h"
 #include "gtx/gtx.h"
 #include "write/write.h"
 #include "load.h"
@@ -276,9 +278,12 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 	}
 	gt_model m;
 	gt_resume rs;
+	uint64_t t0 = gt_clock_ns();
 	int rc = gt_cli_load_resumable(&c, st.operands[0], &m, &rs);
+	uint64_t t1 = gt_clock_ns();
 	if (beside)
 		pthread_join(tid, NULL);
+	uint64_t t2 = gt_clock_ns();
 	if (fp.rc < 0) { /* its error first, as when it ran before the load */
 		if (!rc)
 			gt_model_free(&m), gt_resume_free(&rs);
@@ -293,16 +298,23 @@ static int run_pack(const struct gt_command *cmd, int argc, char **argv)
 		gt_resume_free(&rs);
 		return gt_report(&err);
 	}
+	uint64_t t3 = gt_clock_ns();
 	if (gt_gtx_write_resume(c.output, &m, &ix, &src, &rs, &err) < 0) {
 		gt_tindex_free(&ix);
 		gt_model_free(&m);
 		gt_resume_free(&rs);
 		return gt_report(&err);
 	}
+	uint64_t t4 = gt_clock_ns();
 	print_summary(c.output, &m, &ix, NULL);
 	gt_tindex_free(&ix);
 	gt_model_free(&m);
 	gt_resume_free(&rs);
+	if (getenv("GPUTRACE_PACK_TIMES")) /* a diagnostic for profiling, not an interface */
+		fprintf(stderr,
+			"gputrace: pack: loading %.3f s, then waiting for the trace's CRC %.3f s, the temporal index %.3f s, "
+			"the write %.3f s, the summary and freeing %.3f s\n",
+			(t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (t4 - t3) / 1e9, (gt_clock_ns() - t4) / 1e9);
 	return 0;
 }
 

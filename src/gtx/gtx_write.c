@@ -247,13 +247,15 @@ static int copy_range(void *ctx, uint64_t a, uint64_t b)
  * against 1.40 s). The file's blocks are reserved first, so that a full
  * disk is an error here and never a fault in the copy. 1 when it cannot
  * be mapped (another file system, a FIFO): write it as a stream then. */
-static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, uint32_t n)
+static int write_mapped(gt_outfile *o, const struct layout *l, struct wsec *s, uint32_t n, uint64_t *reserve_ns)
 {
 	if (l->file_size < MAPPED_MIN || gt_outfile_tell(o) != 0)
 		return 1;
 	if (gt_fault_hit("write"))
 		return -1; /* as a full disk */
+	uint64_t t0 = gt_clock_ns();
 	int e = posix_fallocate(o->fd, 0, (off_t)l->file_size);
+	*reserve_ns = gt_clock_ns() - t0;
 	if (e)
 		return e == ENOSPC || e == EFBIG || e == EIO ? -1 : 1;
 	for (uint64_t base = 0; base < l->file_size; base += MAP_WINDOW) {
@@ -280,13 +282,15 @@ static int use_mapping(void)
 	return !strcmp(how, "mapped") ? 1 : !strcmp(how, "stream") ? 0 : -1;
 }
 
-/* Through the atomic output file: a failure never leaves a partial index. */
+/* Through the atomic output file: a failure never leaves a partial index.
+ * GPUTRACE_PACK_TIMES: one line on stderr of where the time went. */
 static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *err)
 {
 	int mapped = use_mapping();
 	if (mapped < 0)
 		return gt_fail(err, GT_EUSAGE, "GPUTRACE_GTX_WRITE is mapped or stream, not '%s'",
 			       getenv("GPUTRACE_GTX_WRITE"));
+	uint64_t t0 = gt_clock_ns(), reserve = 0;
 	struct layout l = {.table = NULL};
 	if (lay_out(&l, s, n) < 0) {
 		free(l.table);
@@ -297,7 +301,8 @@ static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *
 		free(l.table);
 		return -1;
 	}
-	int rc = mapped ? write_mapped(&o, &l, s, n) : 1;
+	uint64_t t1 = gt_clock_ns();
+	int rc = mapped ? write_mapped(&o, &l, s, n, &reserve) : 1;
 	if (rc > 0)
 		rc = write_stream(o.fp, &l, s, n);
 	free(l.table);
@@ -305,7 +310,13 @@ static int write_atomic(const char *path, struct wsec *s, uint32_t n, gt_error *
 		gt_outfile_abort(&o);
 		return gt_fail(err, GT_EINPUT, "cannot write '%s'", path);
 	}
-	return gt_outfile_commit(&o, err);
+	uint64_t t2 = gt_clock_ns();
+	rc = gt_outfile_commit(&o, err);
+	if (getenv("GPUTRACE_PACK_TIMES")) /* a diagnostic for profiling, not an interface */
+		fprintf(stderr, "gputrace: index write: laying out and summing %.3f s, %s %.3f s (reserving the blocks %.3f), committing %.3f s\n",
+			(t1 - t0) / 1e9, reserve ? "the mapped copy" : "writing", (t2 - t1) / 1e9,
+			reserve / 1e9, (gt_clock_ns() - t2) / 1e9);
+	return rc;
 }
 
 int gt_gtx_write(const char *path, const gt_model *m, const gt_tindex *ix, const gt_gtx_source *src,
