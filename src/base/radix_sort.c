@@ -1,5 +1,8 @@
 /* The stable radix sorts (radix_sort.h): least significant digit first,
  * O(n) per digit, and a digit every key shares is skipped. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jobs.h"
@@ -62,55 +65,90 @@ void gt_radix_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, u
 	}
 }
 
-/* On threads: per digit, each job counts its range, then places it after
- * the same digit's items of the ranges before, so each pass stays stable
- * and the result is the one gt_radix_sort_u64 gives. */
-typedef struct radix_range {
-	const uint64_t *sk;
-	const uint32_t *sv;
-	uint64_t *dk;
-	uint32_t *dv;
-	uint32_t a, b;
-	int shift;
-	uint64_t or_, and_;
-	uint32_t at[256]; /* counts, then where this range's next item of each digit goes */
-} radix_range;
+/* On threads: per digit, each thread counts its range, then places it
+ * after the same digit's items of the ranges before, so each pass stays
+ * stable and the result is the one gt_radix_sort_u64 gives. The threads
+ * are started once for the whole sort and meet at a barrier between the
+ * passes: starting them for each pass (13 times for a key of 6 varying
+ * bytes) cost more than the pass on 16 cores. */
+typedef struct radix_team {
+	uint64_t *key, *tk;
+	uint32_t *val, *tv;
+	uint32_t n;
+	unsigned k; /* the threads taking part, known once they are started */
+	bool go;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_barrier_t bar;
+	uint64_t or_[GT_MAX_JOBS], and_[GT_MAX_JOBS];
+	uint32_t count[GT_MAX_JOBS][256];
+} radix_team;
 
-static void *radix_bits(void *arg)
-{
-	radix_range *r = arg;
-	uint64_t o = 0, a = UINT64_MAX;
-	for (uint32_t i = r->a; i < r->b; i++)
-		o |= r->sk[i], a &= r->sk[i];
-	r->or_ = o, r->and_ = a;
-	return NULL;
-}
+typedef struct radix_member {
+	radix_team *t;
+	unsigned j;
+} radix_member;
 
-static void *radix_count(void *arg)
+static void radix_share(radix_team *t, unsigned j)
 {
-	radix_range *r = arg;
-	memset(r->at, 0, sizeof r->at);
-	for (uint32_t i = r->a; i < r->b; i++)
-		r->at[(r->sk[i] >> r->shift) & 255]++;
-	return NULL;
-}
-
-static void *radix_place(void *arg)
-{
-	radix_range *r = arg;
-	for (uint32_t i = r->a; i < r->b; i++) {
-		uint32_t at = r->at[(r->sk[i] >> r->shift) & 255]++;
-		r->dk[at] = r->sk[i];
-		r->dv[at] = r->sv[i];
+	unsigned k = t->k;
+	uint32_t a = (uint32_t)((uint64_t)t->n * j / k), b = (uint32_t)((uint64_t)t->n * (j + 1) / k);
+	uint64_t o = 0, and_ = UINT64_MAX;
+	for (uint32_t i = a; i < b; i++)
+		o |= t->key[i], and_ &= t->key[i];
+	t->or_[j] = o, t->and_[j] = and_;
+	pthread_barrier_wait(&t->bar);
+	uint64_t varies = 0, all = UINT64_MAX;
+	for (unsigned r = 0; r < k; r++)
+		varies |= t->or_[r], all &= t->and_[r];
+	varies ^= all; /* the bits not every key shares */
+	uint64_t *sk = t->key, *dk = t->tk;
+	uint32_t *sv = t->val, *dv = t->tv;
+	for (int d = 0; d < 8; d++) {
+		if (!((varies >> (8 * d)) & 255))
+			continue; /* every key has this digit: the pass would copy */
+		int shift = 8 * d;
+		uint32_t *c = t->count[j];
+		memset(c, 0, 256 * sizeof *c);
+		for (uint32_t i = a; i < b; i++)
+			c[(sk[i] >> shift) & 255]++;
+		pthread_barrier_wait(&t->bar);
+		uint32_t at[256], sum = 0; /* before digit x: all items of smaller digits, this digit's of earlier ranges */
+		for (int x = 0; x < 256; x++) {
+			uint32_t before = 0, total = 0;
+			for (unsigned r = 0; r < k; r++)
+				total += t->count[r][x], before += r < j ? t->count[r][x] : 0;
+			at[x] = sum + before;
+			sum += total;
+		}
+		for (uint32_t i = a; i < b; i++) {
+			uint32_t to = at[(sk[i] >> shift) & 255]++;
+			dk[to] = sk[i];
+			dv[to] = sv[i];
+		}
+		pthread_barrier_wait(&t->bar); /* every range placed (and every count read) */
+		uint64_t *xk = sk;
+		sk = dk, dk = xk;
+		uint32_t *xv = sv;
+		sv = dv, dv = xv;
 	}
-	return NULL;
+	if (sk != t->key) {
+		memcpy(t->key + a, sk + a, (size_t)(b - a) * sizeof *sk);
+		memcpy(t->val + a, sv + a, (size_t)(b - a) * sizeof *sv);
+	}
 }
 
-static void *radix_copy(void *arg)
+static void *radix_member_run(void *arg)
 {
-	radix_range *r = arg;
-	memcpy(r->dk + r->a, r->sk + r->a, (size_t)(r->b - r->a) * sizeof *r->dk);
-	memcpy(r->dv + r->a, r->sv + r->a, (size_t)(r->b - r->a) * sizeof *r->dv);
+	radix_member *m = arg;
+	radix_team *t = m->t;
+	pthread_mutex_lock(&t->mu);
+	while (!t->go)
+		pthread_cond_wait(&t->cv, &t->mu);
+	bool in = m->j < t->k;
+	pthread_mutex_unlock(&t->mu);
+	if (in)
+		radix_share(t, m->j);
 	return NULL;
 }
 
@@ -121,39 +159,33 @@ void gt_radix_sort_u64_jobs(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *
 		gt_radix_sort_u64(key, val, n, tk, tv);
 		return;
 	}
-	radix_range r[GT_MAX_JOBS];
-	for (unsigned j = 0; j < k; j++)
-		r[j] = (radix_range){.sk = key, .a = (uint32_t)((uint64_t)n * j / k),
-				     .b = (uint32_t)((uint64_t)n * (j + 1) / k)};
-	gt_run_jobs(radix_bits, r, sizeof *r, k);
-	uint64_t or_ = 0, and_ = UINT64_MAX;
-	for (unsigned j = 0; j < k; j++)
-		or_ |= r[j].or_, and_ &= r[j].and_;
-	uint64_t varies = or_ ^ and_; /* the bits not every key shares */
-	uint64_t *sk = key, *dk = tk;
-	uint32_t *sv = val, *dv = tv;
-	for (int d = 0; d < 8; d++) {
-		if (!((varies >> (8 * d)) & 255))
-			continue; /* every key has this digit: the pass would copy */
-		for (unsigned j = 0; j < k; j++)
-			r[j].sk = sk, r[j].sv = sv, r[j].dk = dk, r[j].dv = dv, r[j].shift = 8 * d;
-		gt_run_jobs(radix_count, r, sizeof *r, k);
-		uint32_t sum = 0;
-		for (int b = 0; b < 256; b++)
-			for (unsigned j = 0; j < k; j++) {
-				uint32_t c = r[j].at[b];
-				r[j].at[b] = sum;
-				sum += c;
-			}
-		gt_run_jobs(radix_place, r, sizeof *r, k);
-		uint64_t *xk = sk;
-		sk = dk, dk = xk;
-		uint32_t *xv = sv;
-		sv = dv, dv = xv;
+	radix_team *t = malloc(sizeof *t);
+	if (!t) {
+		gt_radix_sort_u64(key, val, n, tk, tv);
+		return;
 	}
-	if (sk != key) {
-		for (unsigned j = 0; j < k; j++)
-			r[j].sk = sk, r[j].sv = sv, r[j].dk = key, r[j].dv = val;
-		gt_run_jobs(radix_copy, r, sizeof *r, k);
+	*t = (radix_team){.key = key, .tk = tk, .val = val, .tv = tv, .n = n};
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	pthread_t tids[GT_MAX_JOBS];
+	radix_member m[GT_MAX_JOBS];
+	unsigned started = 1; /* the caller is member 0; the others up to the first that does not start */
+	for (; started < k; started++) {
+		m[started] = (radix_member){t, started};
+		if (pthread_create(&tids[started], NULL, radix_member_run, &m[started]) != 0)
+			break;
 	}
+	pthread_mutex_lock(&t->mu);
+	t->k = started;
+	pthread_barrier_init(&t->bar, NULL, started);
+	t->go = true;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	radix_share(t, 0);
+	for (unsigned j = 1; j < started; j++)
+		pthread_join(tids[j], NULL);
+	pthread_barrier_destroy(&t->bar);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
 }
