@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "base/jobs.h"
 #include "model/model.h"
 #include "write/write.h"
 
@@ -189,6 +190,7 @@ int gt_common_opt(struct gt_common *c, const struct gt_command *cmd, int id, con
 		if (v > 256)
 			return gt_usage_error(cmd, "option '--threads' is at most 256"), -1;
 		c->threads = (unsigned)v;
+		gt_thread_default_set(c->threads); /* the passes not handed a count keep to it too */
 		return 1;
 	}
 	}

@@ -2,7 +2,8 @@
  * consecutive ranges no shorter than asked (but for n below it), whatever
  * the thread count; the first failing range's result comes back.
  * gt_parallel_sort: the order qsort gives, for every thread count.
- * gt_radix_sort_u64: sorted and stable; in jobs, the serial sort's bytes. */
+ * gt_radix_sort_u64: sorted and stable; in jobs, the serial sort's bytes.
+ * gt_thread_count: -j's default where no count is asked. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,26 @@ START_TEST(radix_sort_jobs_are_serial)
 }
 END_TEST
 
+/* -j's count for the passes not handed one: asked counts win, 0 goes
+ * back to the cores, max caps either. */
+START_TEST(thread_default_followed)
+{
+	unsigned cores = gt_thread_count(0, 1024);
+	gt_thread_default_set(3);
+	ck_assert_uint_eq(gt_thread_count(0, 64), 3);
+	ck_assert_uint_eq(gt_thread_count(0, 2), 2);
+	ck_assert_uint_eq(gt_thread_count(5, 64), 5);
+	gt_thread_default_set(1);
+	ck_assert_uint_eq(gt_thread_count(0, 64), 1);
+	gt_thread_default_set(0);
+	ck_assert_uint_eq(gt_thread_count(0, 1024), cores);
+}
+END_TEST
+
 int main(void)
 {
-	const gt_test ranges[] = {GT_TEST(every_index_once), GT_TEST(first_failure_returned), {0}};
+	const gt_test ranges[] = {GT_TEST(every_index_once), GT_TEST(first_failure_returned),
+				  GT_TEST(thread_default_followed), {0}};
 	const gt_test sorts[] = {GT_TEST(parallel_sort_is_qsort), GT_LOOP(radix_sort_jobs_are_serial, 2), {0}};
 	const gt_tcase cases[] = {{"ranges", 0, ranges}, {"sort", 0, sorts}, {0}};
 	return gt_run_cases("jobs", cases);

@@ -53,9 +53,17 @@ int gt_parallel_ranges(uint64_t n, uint64_t min, unsigned threads, int (*fn)(voi
 	return 0;
 }
 
+static _Atomic unsigned thread_default;
+
+void gt_thread_default_set(unsigned n)
+{
+	thread_default = n;
+}
+
 unsigned gt_thread_count(unsigned asked, unsigned max)
 {
-	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned d = thread_default;
+	long cores = asked ? (long)asked : d ? (long)d : sysconf(_SC_NPROCESSORS_ONLN);
 	if (max < 1)
 		max = 1;
 	return cores < 1 ? 1u : (unsigned long)cores > max ? max : (unsigned)cores;

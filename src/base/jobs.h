@@ -20,8 +20,14 @@ void gt_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
 int gt_parallel_ranges(uint64_t n, uint64_t min, unsigned threads, int (*fn)(void *ctx, uint64_t a, uint64_t b),
 		       void *ctx);
 
-/* How many threads to use: `asked` when non-zero, else the online cores;
- * at least 1, at most max. */
+/* How many threads to use: `asked` when non-zero, else the process's
+ * default (gt_thread_default_set), else the online cores; at least 1, at
+ * most max. */
 unsigned gt_thread_count(unsigned asked, unsigned max);
+
+/* The threads of work that is not given a count (checksums, unmapping,
+ * sorting arrays): the command line's -j, so that -j1 runs on one thread
+ * throughout. 0: the online cores. Set once, before the work starts. */
+void gt_thread_default_set(unsigned n);
 
 #endif

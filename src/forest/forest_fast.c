@@ -342,8 +342,7 @@ static void *gated_worker(void *arg)
 
 unsigned gt_critpath_fast_threads(unsigned asked)
 {
-	long cores = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
-	return cores < 1 ? 1u : cores > FAST_MAX_THREADS ? FAST_MAX_THREADS : (unsigned)cores;
+	return gt_thread_count(asked, FAST_MAX_THREADS);
 }
 
 int gt_critpath_fast(const uint32_t *parent, const int64_t *dur, uint32_t n, const gt_cp_options *opt,

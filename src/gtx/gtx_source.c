@@ -77,7 +77,7 @@ static bool in_parts(uint64_t from, uint64_t to, uint64_t at)
 	(void)from, (void)to, (void)at;
 	return false;
 #else
-	return to - from >= CRC_JOBS_MIN && (at <= from || at > to);
+	return to - from >= CRC_JOBS_MIN && (at <= from || at > to) && gt_thread_count(0, CRC_JOBS) > 1;
 #endif
 }
 
@@ -85,13 +85,13 @@ static bool in_parts(uint64_t from, uint64_t to, uint64_t at)
 static int crc_in_parts(int fd, uint64_t from, uint64_t to, uint32_t *crc, uint64_t *got)
 {
 	struct crc_job jobs[CRC_JOBS];
-	for (unsigned i = 0; i < CRC_JOBS; i++)
-		jobs[i] = (struct crc_job){fd, from + (to - from) * i / CRC_JOBS, from + (to - from) * (i + 1) / CRC_JOBS,
-					   0, 0, 0};
-	gt_run_jobs(crc_part, jobs, sizeof *jobs, CRC_JOBS);
+	unsigned k = gt_thread_count(0, CRC_JOBS);
+	for (unsigned i = 0; i < k; i++)
+		jobs[i] = (struct crc_job){fd, from + (to - from) * i / k, from + (to - from) * (i + 1) / k, 0, 0, 0};
+	gt_run_jobs(crc_part, jobs, sizeof *jobs, k);
 	uLong c = 0;
 	*got = 0;
-	for (unsigned i = 0; i < CRC_JOBS; i++) {
+	for (unsigned i = 0; i < k; i++) {
 		if (jobs[i].error)
 			return jobs[i].error;
 		c = crc32_combine64(c, jobs[i].crc, (z_off64_t)jobs[i].got);

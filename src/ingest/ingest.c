@@ -842,12 +842,7 @@ static int step(ingest *g, size_t *keep, gt_error *err)
 
 static unsigned default_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if (n > MAX_THREADS)
-		n = MAX_THREADS;
-	return (unsigned)n;
+	return gt_thread_count(0, MAX_THREADS);
 }
 
 static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,

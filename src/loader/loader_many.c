@@ -2,6 +2,7 @@
  * its own (files in parallel, the threads shared out), then the models are
  * merged in rank order (model/model_merge.c). */
 #include "loader.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -237,9 +238,7 @@ int gt_model_load_many(gt_model *out, const gt_trace_list *l, const gt_load_opti
 	}
 	/* the threads are shared: as many files at once as threads, the rest
 	 * of the threads inside each file's parse */
-	unsigned threads = opt && opt->threads ? opt->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	if (threads < 1)
-		threads = 1;
+	unsigned threads = gt_thread_count(opt ? opt->threads : 0, UINT32_MAX);
 	unsigned workers = threads < n ? threads : (unsigned)n;
 	if (opt)
 		r.opt = *opt;
