@@ -232,12 +232,11 @@ static void each_window(batch *b, uint32_t count, bool alone, void (*fn)(batch *
 		for_each_window(b, count, fn);
 }
 
-/* Threads for the host binding: each reads every cross edge, so a few
- * million of them a thread at least. */
+/* Threads for the host binding: ranges of points, each with its own
+ * cross edges (gt_cpm_bind_host_threads). */
 static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
 {
-	uint64_t k = g->m >> 21;
-	return k < 1 ? 1 : k < b->threads ? (unsigned)k : b->threads;
+	return causal_range_jobs(g->n, b->threads);
 }
 
 /* The binding and the path: the engine's in one call where it keeps the

@@ -505,29 +505,54 @@ static int wide_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint3
 	return rc;
 }
 
+/* Each track's points, counted over ranges of the spans in track order:
+ * a range adds its sum for a track once, where the track's run in it
+ * ends, so that one track of most spans is counted on every thread. */
+typedef struct track_points {
+	causal_graph *g;
+	const uint32_t *track_spans, *track_first;
+} track_points;
+
+static int count_track_points(void *ctx, uint64_t a, uint64_t b)
+{
+	const track_points *c = ctx;
+	const causal_graph *g = c->g;
+	/* the track of position a: the last whose spans start at or before it */
+	uint32_t lo = 0, hi = g->tracks;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->track_first[mid + 1] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo, i = (uint32_t)a; i < b; k++) {
+		uint32_t end = c->track_first[k + 1] < b ? c->track_first[k + 1] : (uint32_t)b, sum = 0;
+		for (; i < end; i++) {
+			uint32_t l = c->track_spans[i];
+			sum += g->first_point[l + 1] - g->first_point[l];
+		}
+		if (sum)
+			__atomic_fetch_add(&g->chain_start[k + 1], sum, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err)
 {
-	uint32_t *track_first = gt_big_calloc((size_t)g->tracks + 1, sizeof *track_first);
-	uint32_t *track_spans = alloc(g->nspans, sizeof *track_spans);
-	uint32_t *fill = alloc(g->tracks, sizeof *fill);
+	uint32_t *track_first = NULL, *track_spans = NULL;
 	g->chain = alloc(g->n, sizeof *g->chain);
 	g->chain_start = gt_big_calloc((size_t)g->tracks + 1, sizeof *g->chain_start);
 	g->work = alloc(g->n, sizeof *g->work);
 	g->owner_in = alloc(g->n, sizeof *g->owner_in);
 	int rc = -1;
-	if (!track_first || !track_spans || !fill || !g->chain || !g->chain_start || !g->work || !g->owner_in)
+	if (!g->chain || !g->chain_start || !g->work || !g->owner_in ||
+	    causal_bucket(g->nspans, local_track, g->tracks, threads, &track_first, &track_spans) < 0)
 		goto done;
-	for (uint32_t l = 0; l < g->nspans; l++) {
-		track_first[local_track[l] + 1]++;
-		g->chain_start[local_track[l] + 1] += g->first_point[l + 1] - g->first_point[l];
-	}
-	for (uint32_t k = 0; k < g->tracks; k++) {
-		track_first[k + 1] += track_first[k];
+	track_points tp = {g, track_spans, track_first};
+	gt_parallel_ranges(g->nspans, causal_range_min(), threads, count_track_points, &tp);
+	for (uint32_t k = 0; k < g->tracks; k++)
 		g->chain_start[k + 1] += g->chain_start[k];
-	}
-	memcpy(fill, track_first, (size_t)g->tracks * sizeof *fill);
-	for (uint32_t l = 0; l < g->nspans; l++)
-		track_spans[fill[local_track[l]]++] = l;
 	/* tracks are independent: ranges of them, of about equal points; a
 	 * track of more than a range's share runs alone, on every thread */
 	unsigned k = threads > 1 && g->n >= 2 * (uint64_t)causal_range_min() ? threads : 1;
@@ -558,6 +583,6 @@ int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 		if (g->chain_start[t + 1] - g->chain_start[t] > wide_over)
 			rc = wide_chain(g, track_spans + track_first[t], track_first[t + 1] - track_first[t], t, threads);
 done:
-	gt_big_free(track_first), gt_big_free(track_spans), gt_big_free(fill);
+	gt_big_free(track_first), gt_big_free(track_spans);
 	return rc < 0 ? gt_fail(err, GT_EINPUT, "out of memory for a window's %u chains", g->tracks) : 0;
 }

@@ -8,10 +8,11 @@
  *
  * On threads, for one large binding: each range of points walks up only
  * inside itself, to the first ancestor outside it (or its root): its
- * anchor, kept in path_duration until the end. The anchors then jump to
- * their anchors' until each is a root (few rounds: a walk leaves a range
- * only at another's few exits), and every point's duration is its time
- * less its root's. */
+ * anchor, kept in path_duration until the end. Every anchor that is not a
+ * root is where some walk left its range: those exits alone jump to their
+ * anchors' until each holds a root (few rounds, over few points), then
+ * every point takes its anchor's root in one pass, and its duration is its
+ * time less its root's. */
 #include <stdlib.h>
 
 #include "causal_internal.h"
@@ -84,6 +85,8 @@ typedef struct path_range {
 	const int64_t *time;
 	int64_t *state; /* path_duration: walk marks, then anchors (>= 0), then the answers */
 	uint32_t a, b;
+	uint32_t *exits; /* the points outside the range where its walks left it */
+	uint32_t nexits, cap;
 	int rc;         /* 1: a cycle inside the range; -1 out of memory */
 	bool moved;     /* a jump changed an anchor this round */
 } path_range;
@@ -121,6 +124,8 @@ static void *anchor_range(void *arg)
 			}
 			if (q < r->a || q >= r->b) {
 				anchor = q;
+				if (!walk_push(&r->exits, &r->cap, &r->nexits, q))
+					r->rc = -1;
 				break;
 			}
 			if (r->state[q] == ON_WALK) {
@@ -142,23 +147,40 @@ static void *anchor_range(void *arg)
 	return NULL;
 }
 
-/* One round of jumps: an anchor that is not a root takes its own anchor.
- * Threads may read an anchor another is changing: every value read is an
- * ancestor, and the root, once reached, is the same. */
-static void *jump_range(void *arg)
+/* Point v takes its anchor's anchor, where its anchor is not a root;
+ * true where that changed it. Threads may read an anchor another is
+ * changing: every value read is an ancestor, and the root, once reached,
+ * is the same. */
+static bool jump(int64_t *state, const uint32_t *parent, uint32_t v)
+{
+	uint32_t x = (uint32_t)__atomic_load_n(&state[v], __ATOMIC_RELAXED);
+	if (is_root(parent, x))
+		return false;
+	int64_t y = __atomic_load_n(&state[x], __ATOMIC_RELAXED);
+	if (y == x)
+		return false;
+	__atomic_store_n(&state[v], y, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* One round of jumps of the range's exits: every anchor that is not a
+ * root is an exit, so the exits' anchors end at roots. */
+static void *jump_exits(void *arg)
 {
 	path_range *r = arg;
 	r->moved = false;
-	for (uint32_t v = r->a; v < r->b; v++) {
-		uint32_t x = (uint32_t)__atomic_load_n(&r->state[v], __ATOMIC_RELAXED);
-		if (is_root(r->parent, x))
-			continue;
-		int64_t y = __atomic_load_n(&r->state[x], __ATOMIC_RELAXED);
-		if (y != x) {
-			__atomic_store_n(&r->state[v], y, __ATOMIC_RELAXED);
-			r->moved = true;
-		}
-	}
+	for (uint32_t i = 0; i < r->nexits; i++)
+		r->moved |= jump(r->state, r->parent, r->exits[i]);
+	return NULL;
+}
+
+/* Each point of the range to its anchor's root: the exits hold roots now,
+ * and only they are read. */
+static void *jump_range(void *arg)
+{
+	path_range *r = arg;
+	for (uint32_t v = r->a; v < r->b; v++)
+		jump(r->state, r->parent, v);
 	return NULL;
 }
 
@@ -185,25 +207,29 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, un
 		return path_one_thread(parent, time, n, path_duration);
 	path_range r[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		r[j] = (path_range){parent, time, path_duration, (uint32_t)((uint64_t)n * j / k),
-				    (uint32_t)((uint64_t)n * (j + 1) / k), 0, false};
+		r[j] = (path_range){.parent = parent, .time = time, .state = path_duration,
+				    .a = (uint32_t)((uint64_t)n * j / k), .b = (uint32_t)((uint64_t)n * (j + 1) / k),
+				    .exits = malloc(1024 * sizeof *r[j].exits), .cap = 1024};
 	gt_run_jobs(anchor_range, r, sizeof *r, k);
 	int rc = 0;
 	for (unsigned j = 0; j < k; j++)
-		rc = rc < 0 || r[j].rc < 0 ? -1 : rc | r[j].rc;
+		rc = rc < 0 || r[j].rc < 0 || !r[j].exits ? -1 : rc | r[j].rc;
 	/* a chain of anchors is at most n long: 33 rounds of in-place jumps
 	 * (each at least halves it) settle one that ends at a root */
 	bool moved = true;
 	for (int round = 0; rc == 0 && moved && round < 34; round++) {
-		gt_run_jobs(jump_range, r, sizeof *r, k);
+		gt_run_jobs(jump_exits, r, sizeof *r, k);
 		moved = false;
 		for (unsigned j = 0; j < k; j++)
 			moved |= r[j].moved;
 	}
 	if (rc == 0) {
+		gt_run_jobs(jump_range, r, sizeof *r, k);
 		gt_run_jobs(finish_range, r, sizeof *r, k);
 		for (unsigned j = 0; j < k; j++)
 			rc |= r[j].rc;
 	}
+	for (unsigned j = 0; j < k; j++)
+		free(r[j].exits);
 	return rc;
 }

@@ -314,30 +314,111 @@ int gt_cpm_bind_host(const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)
 	return gt_cpm_check(g, err) < 0 ? -1 : gt_cpm_bind_host_checked(g, out, err);
 }
 
-/* The cross edges into points [lo, hi), in edge order: each beats the
- * point's binding so far or not. */
+/* Binds the cross edge e into its target, where it beats the point's
+ * binding so far; a point's edges must come in edge order. */
+static void bind_edge(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t e)
+{
+	uint32_t s = g->edge_src[e], v = g->edge_dst[e];
+	if (!edge_beats(g, out, v, s, g->edge_kind[e]))
+		return;
+	out->parent[v] = s;
+	out->kind[v] = g->edge_kind[e];
+	out->edge[v] = e;
+	if (out->gap)
+		out->gap[v] = g->time[v] - g->time[s];
+}
+
+/* The cross edges on threads, each thread the targets of one range of
+ * points (range_of): the edges are first sorted by range, stably (each
+ * thread counts, then places, its own slice of the edges, the slices in
+ * order), so that each point meets its edges in edge order and the binding
+ * is one thread's. Every thread reading every edge instead held the
+ * binding of 40M points to two threads. */
 typedef struct bind_edges_part {
 	const gt_cpm_graph *g;
 	gt_cpm_binding *out;
-	uint32_t lo, hi;
+	unsigned k;
+	uint32_t a, b;                /* this thread's slice of the edges */
+	uint32_t count[GT_MAX_JOBS];  /* per range: its edges in the slice, then where they go */
+	uint32_t *by_range;           /* the edges, range after range */
+	unsigned range;               /* this thread's range of targets */
+	uint32_t from, to;            /* and its edges in by_range */
 } bind_edges_part;
 
-static void *bind_edges(void *arg)
+static unsigned range_of(const bind_edges_part *p, uint32_t v)
+{
+	return (unsigned)((uint64_t)v * p->k / p->g->n);
+}
+
+static void *count_edges(void *arg)
 {
 	bind_edges_part *p = arg;
-	const gt_cpm_graph *g = p->g;
-	gt_cpm_binding *out = p->out;
-	for (uint32_t e = 0; e < g->m; e++) {
-		uint32_t s = g->edge_src[e], v = g->edge_dst[e];
-		if (v < p->lo || v >= p->hi || !edge_beats(g, out, v, s, g->edge_kind[e]))
-			continue;
-		out->parent[v] = s;
-		out->kind[v] = g->edge_kind[e];
-		out->edge[v] = e;
-		if (out->gap)
-			out->gap[v] = g->time[v] - g->time[s];
+	memset(p->count, 0, sizeof p->count);
+	for (uint32_t e = p->a; e < p->b; e++)
+		p->count[range_of(p, p->g->edge_dst[e])]++;
+	return NULL;
+}
+
+static void *place_edges(void *arg)
+{
+	bind_edges_part *p = arg;
+	for (uint32_t e = p->a; e < p->b; e++)
+		p->by_range[p->count[range_of(p, p->g->edge_dst[e])]++] = e;
+	return NULL;
+}
+
+static void *bind_range_edges(void *arg)
+{
+	bind_edges_part *p = arg;
+	for (uint32_t i = p->from; i < p->to; i++)
+		bind_edge(p->g, p->out, p->by_range[i]);
+	return NULL;
+}
+
+/* Out of memory for the sorted edges: every thread reads every edge and
+ * binds those into its own range. */
+static void *bind_edges_read_all(void *arg)
+{
+	bind_edges_part *p = arg;
+	for (uint32_t e = 0; e < p->g->m; e++) {
+		if (range_of(p, p->g->edge_dst[e]) == p->range)
+			bind_edge(p->g, p->out, e);
 	}
 	return NULL;
+}
+
+static void bind_edges_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigned k)
+{
+	bind_edges_part *parts = malloc(k * sizeof *parts);
+	uint32_t *by_range = parts ? gt_big_malloc(g->m, sizeof *by_range) : NULL;
+	if (!parts) { /* a few kilobytes: on this thread, in edge order */
+		for (uint32_t e = 0; e < g->m; e++)
+			bind_edge(g, out, e);
+		return;
+	}
+	for (unsigned j = 0; j < k; j++)
+		parts[j] = (bind_edges_part){.g = g, .out = out, .k = k, .a = (uint32_t)((uint64_t)g->m * j / k),
+					     .b = (uint32_t)((uint64_t)g->m * (j + 1) / k), .by_range = by_range, .range = j};
+	if (!by_range) {
+		gt_run_jobs(bind_edges_read_all, parts, sizeof *parts, k);
+		free(parts);
+		return;
+	}
+	gt_run_jobs(count_edges, parts, sizeof *parts, k);
+	uint32_t at = 0;
+	for (unsigned r = 0; r < k; r++) {
+		parts[r].from = at;
+		for (unsigned j = 0; j < k; j++) {
+			uint32_t c = parts[j].count[r];
+			parts[j].count[r] = at;
+			at += c;
+		}
+		parts[r].to = at;
+	}
+	gt_run_jobs(place_edges, parts, sizeof *parts, k);
+	gt_run_jobs(bind_range_edges, parts, sizeof *parts, k);
+	gt_big_free(by_range);
+	free(parts);
 }
 
 /* The chain bindings of chain positions [a, b) (threads: ranges of them;
@@ -381,12 +462,11 @@ int gt_cpm_bind_host_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigne
 						      (uint32_t)((uint64_t)g->n * (j + 1) / k)};
 		gt_run_jobs(bind_chain_range, chains, sizeof *chains, k);
 	}
-	/* each thread its own targets, every edge read by all: a point's edges
-	 * still meet it in edge order, so the binding is one thread's */
-	bind_edges_part parts[GT_MAX_JOBS];
-	for (unsigned j = 0; j < k; j++)
-		parts[j] = (bind_edges_part){g, out, (uint32_t)((uint64_t)g->n * j / k), (uint32_t)((uint64_t)g->n * (j + 1) / k)};
-	gt_run_jobs(bind_edges, parts, sizeof *parts, k);
+	if (k == 1 || g->m == 0)
+		for (uint32_t e = 0; e < g->m; e++)
+			bind_edge(g, out, e);
+	else
+		bind_edges_threads(g, out, k);
 	return 0;
 }
 
