@@ -546,11 +546,12 @@ int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 	g->work = alloc(g->n, sizeof *g->work);
 	g->owner_in = alloc(g->n, sizeof *g->owner_in);
 	int rc = -1;
+	unsigned count_threads = threads < CAUSAL_SPLIT_THREADS ? 1 : threads;
 	if (!g->chain || !g->chain_start || !g->work || !g->owner_in ||
-	    causal_bucket(g->nspans, local_track, g->tracks, threads, &track_first, &track_spans) < 0)
+	    causal_bucket(g->nspans, local_track, g->tracks, count_threads, &track_first, &track_spans) < 0)
 		goto done;
 	track_points tp = {g, track_spans, track_first};
-	gt_parallel_ranges(g->nspans, causal_range_min(), threads, count_track_points, &tp);
+	gt_parallel_ranges(g->nspans, causal_range_min(), count_threads, count_track_points, &tp);
 	for (uint32_t k = 0; k < g->tracks; k++)
 		g->chain_start[k + 1] += g->chain_start[k];
 	/* tracks are independent: ranges of them, of about equal points; a

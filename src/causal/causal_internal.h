@@ -68,6 +68,10 @@ static inline void causal_atomic_max(int64_t *p, int64_t v)
 
 /* Items a thread takes at least in the passes below. */
 uint32_t causal_range_min(void);
+/* Threads from which a memory-bound pass that one thread does in one go
+ * (the binding's sweep, the chains' counting) is split: on two cores the
+ * split's extra pass costs what the second thread gains. */
+#define CAUSAL_SPLIT_THREADS 3
 /* GPUTRACE_CAUSAL_BATCH: points a batch of windows holds at most, for
  * tests (many small batches from a small trace); 0 where it is not set. */
 uint64_t causal_batch_points(void);
@@ -296,6 +300,12 @@ typedef struct causal_union {
 
 int causal_union_build(causal_union *u, const causal_graph *g, uint32_t count, gt_error *err);
 void causal_union_free(causal_union *u);
+/* Frees what only the binding and the float read, the union's and its
+ * graphs': the chains, their work flags and the cross edges' ends. For a
+ * bound union that no float follows: the path's results read the times,
+ * the points' spans and owners, and the edges' kinds and references
+ * (a whole trace's chains and edges are 14 bytes a span). */
+void causal_union_drop_bound(causal_union *u, causal_graph *g, uint32_t count);
 
 /* --- causal_path.c --------------------------------------------------- */
 

@@ -29,6 +29,22 @@ void causal_union_free(causal_union *u)
 	memset(u, 0, sizeof *u);
 }
 
+void causal_union_drop_bound(causal_union *u, causal_graph *g, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		gt_big_free(g[i].chain), gt_big_free(g[i].work);
+		gt_big_free(g[i].edge_src), gt_big_free(g[i].edge_dst);
+		g[i].chain = g[i].edge_src = g[i].edge_dst = NULL;
+		g[i].work = NULL;
+	}
+	gt_big_free(u->chain), gt_big_free(u->work);
+	gt_big_free(u->edge_src), gt_big_free(u->edge_dst);
+	u->chain = u->edge_src = u->edge_dst = NULL;
+	u->work = NULL;
+	u->cpm.chain = u->cpm.edge_src = u->cpm.edge_dst = NULL;
+	u->cpm.work = NULL;
+}
+
 /* Window i's arrays into the union's, ids offset. */
 static void copy_window(causal_union *u, const causal_graph *g, uint32_t i, uint32_t track_base)
 {
