@@ -303,6 +303,63 @@ START_TEST(order_by_group_band_start_id)
 }
 END_TEST
 
+/* The batches follow the cut's rule, whatever the threads: walking the
+ * order, a new batch where the (group, band) changes, at an epoch's start
+ * or after batch_spans keys; each batch covers its keys' times and lanes.
+ * Epochs of up to 300K spans cut in up to 5 pieces; runs long (few groups
+ * and lanes) and short (many), batches of 1 to 100 keys. */
+START_TEST(cut_on_threads_follows_the_rule)
+{
+	uint64_t seed = 777 + (uint64_t)_i;
+	gt_model m;
+	uint32_t n = 150000 + (uint32_t)(rnd(&seed) % 200000);
+	random_model(&m, n, &seed);
+	if (_i == 2) { /* runs of a few keys: pieces often start at a run's end */
+		m.lane_count = 50000;
+		for (uint32_t i = 0; i < n; i++)
+			m.spans[i].lane = (uint32_t)(rnd(&seed) % m.lane_count);
+	}
+	gt_tindex_params p;
+	gt_tindex_default_params(&p);
+	p.epoch_spans = 140000 + (uint32_t)(rnd(&seed) % 160000);
+	p.lane_band = 1 + (uint32_t)(rnd(&seed) % 4);
+	p.batch_spans = 1 + (uint32_t)(rnd(&seed) % 100);
+	p.partition_batches = 1 + (uint32_t)(rnd(&seed) % 300);
+	gt_tindex one, five;
+	gt_error err = {0};
+	gt_thread_default_set(1);
+	ck_assert_msg(gt_tindex_build(&one, &m, &p, &err) == 0, "%s", err.msg);
+	gt_thread_default_set(5);
+	ck_assert_msg(gt_tindex_build(&five, &m, &p, &err) == 0, "%s", err.msg);
+	gt_thread_default_set(0);
+	ck_assert_uint_eq(one.batch_count, five.batch_count);
+	ck_assert(memcmp(one.batches, five.batches, one.batch_count * sizeof *one.batches) == 0);
+	ck_assert(memcmp(one.order, five.order, n * sizeof *one.order) == 0);
+	uint32_t b = 0, bad = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		const gt_span *s = &m.spans[five.order[k]];
+		bool starts = k % p.epoch_spans == 0;
+		if (!starts) {
+			const gt_span *q = &m.spans[five.order[k - 1]];
+			starts = s->group != q->group || s->lane / p.lane_band != q->lane / p.lane_band ||
+				 k - five.batches[b].first == p.batch_spans;
+		}
+		if (starts && k) /* the batch before ends here */
+			b++;
+		const gt_tnode *t = &five.batches[b];
+		bad += starts && t->first != k;
+		bad += t->min_start > s->ts_ns || t->max_end < gt_span_end(s) || t->min_lane > s->lane ||
+		       t->max_lane < s->lane || t->group != s->group || t->partition != b / p.partition_batches;
+		bad += k - t->first >= t->count;
+	}
+	ck_assert_uint_eq(b + 1, five.batch_count);
+	ck_assert_uint_eq(bad, 0);
+	gt_tindex_free(&one);
+	gt_tindex_free(&five);
+	gt_model_free(&m);
+}
+END_TEST
+
 /* Each corruption sets its bit, on the host and on every device. */
 static void expect_bits(gt_tindex *ix, const gt_model *m, uint64_t rec, uint32_t want)
 {
@@ -671,6 +728,7 @@ int main(void)
 		GT_LOOP(random_queries, 4),
 		GT_TEST(many_groups),
 		GT_LOOP(order_by_group_band_start_id, 2),
+		GT_LOOP(cut_on_threads_follows_the_rule, 3),
 		GT_TEST(reach_with_directory),
 		GT_TEST(corrupted_hierarchy),
 		GT_TEST(file_round_trip),

@@ -33,18 +33,6 @@ int gt_tindex_check_params(const gt_tindex_params *p, gt_error *err)
 	return 0;
 }
 
-static void node_add(gt_tnode *n, const gt_tnode *b)
-{
-	if (b->min_start < n->min_start)
-		n->min_start = b->min_start;
-	if (b->max_end > n->max_end)
-		n->max_end = b->max_end;
-	if (b->min_lane < n->min_lane)
-		n->min_lane = b->min_lane;
-	if (b->max_lane > n->max_lane)
-		n->max_lane = b->max_lane;
-}
-
 /* Cuts the spans into batches and fills order[] and batches[]. */
 static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 {
@@ -64,27 +52,9 @@ static int build_batches(gt_tindex *ix, const gt_model *m, gt_error *err)
 			gt_tindex_sorter_free(&ws);
 			return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
 		}
-		const gt_tindex_key *sorted = ws.sorted;
-		for (uint32_t k = e0; k < e1; k++) {
-			const gt_tindex_key *s = &sorted[k - e0];
-			gt_tnode *b = nb ? &ix->batches[nb - 1] : NULL;
-			if (!b || k == e0 || s->group != s[-1].group || s->band != s[-1].band || b->count == p->batch_spans) {
-				if (nb == cap) {
-					cap *= 2;
-					gt_tnode *nbuf = gt_fault_hit("alloc") ? NULL : realloc(ix->batches, cap * sizeof *nbuf);
-					if (!nbuf) {
-						gt_tindex_sorter_free(&ws);
-						return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
-					}
-					ix->batches = nbuf;
-				}
-				b = &ix->batches[nb];
-				*b = (gt_tnode){s->ts, s->end, k, 0, s->lane, s->lane, s->group, nb / p->partition_batches};
-				nb++;
-			}
-			gt_tnode one = {s->ts, s->end, 0, 0, s->lane, s->lane, 0, 0};
-			node_add(b, &one);
-			b->count++;
+		if (gt_tindex_cut_epoch(ws.sorted, e1 - e0, e0, p, &ix->batches, &nb, &cap) < 0) {
+			gt_tindex_sorter_free(&ws);
+			return gt_fail(err, GT_EINPUT, "out of memory packing %u spans", n);
 		}
 	}
 	gt_tindex_sorter_free(&ws);
@@ -123,7 +93,7 @@ static size_t partition_nodes(const gt_tindex *ix, uint32_t part, uint32_t chunk
 			out[k++] = (gt_tnode){lb->min_start, lb->max_end, b, 0, lb->min_lane, lb->max_lane,
 					     lb->group, part};
 		}
-		node_add(&out[k - 1], lb);
+		gt_tnode_add(&out[k - 1], lb);
 		out[k - 1].count++;
 	}
 	return k;
