@@ -206,14 +206,22 @@ int causal_path_host(const uint32_t *parent, const int64_t *time, uint32_t n, un
 	if (k == 1)
 		return path_one_thread(parent, time, n, path_duration);
 	path_range r[GT_MAX_JOBS];
-	for (unsigned j = 0; j < k; j++)
+	bool no_memory = false;
+	for (unsigned j = 0; j < k; j++) {
 		r[j] = (path_range){.parent = parent, .time = time, .state = path_duration,
 				    .a = (uint32_t)((uint64_t)n * j / k), .b = (uint32_t)((uint64_t)n * (j + 1) / k),
 				    .exits = malloc(1024 * sizeof *r[j].exits), .cap = 1024};
+		no_memory |= !r[j].exits;
+	}
+	if (no_memory) {
+		for (unsigned j = 0; j < k; j++)
+			free(r[j].exits);
+		return -1;
+	}
 	gt_run_jobs(anchor_range, r, sizeof *r, k);
 	int rc = 0;
 	for (unsigned j = 0; j < k; j++)
-		rc = rc < 0 || r[j].rc < 0 || !r[j].exits ? -1 : rc | r[j].rc;
+		rc = rc < 0 || r[j].rc < 0 ? -1 : rc | r[j].rc;
 	/* a chain of anchors is at most n long: 33 rounds of in-place jumps
 	 * (each at least halves it) settle one that ends at a root */
 	bool moved = true;

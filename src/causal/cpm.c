@@ -332,8 +332,8 @@ static void bind_edge(const gt_cpm_graph *g, gt_cpm_binding *out, uint32_t e)
  * points (range_of): the edges are first sorted by range, stably (each
  * thread counts, then places, its own slice of the edges, the slices in
  * order), so that each point meets its edges in edge order and the binding
- * is one thread's. Every thread reading every edge instead held the
- * binding of 40M points to two threads. */
+ * is one thread's. (Each thread reading every edge had held the binding of
+ * 40M points to two threads.) */
 typedef struct bind_edges_part {
 	const gt_cpm_graph *g;
 	gt_cpm_binding *out;
@@ -341,8 +341,7 @@ typedef struct bind_edges_part {
 	uint32_t a, b;                /* this thread's slice of the edges */
 	uint32_t count[GT_MAX_JOBS];  /* per range: its edges in the slice, then where they go */
 	uint32_t *by_range;           /* the edges, range after range */
-	unsigned range;               /* this thread's range of targets */
-	uint32_t from, to;            /* and its edges in by_range */
+	uint32_t from, to;            /* its range's edges in by_range */
 } bind_edges_part;
 
 static unsigned range_of(const bind_edges_part *p, uint32_t v)
@@ -375,35 +374,20 @@ static void *bind_range_edges(void *arg)
 	return NULL;
 }
 
-/* Out of memory for the sorted edges: every thread reads every edge and
- * binds those into its own range. */
-static void *bind_edges_read_all(void *arg)
-{
-	bind_edges_part *p = arg;
-	for (uint32_t e = 0; e < p->g->m; e++) {
-		if (range_of(p, p->g->edge_dst[e]) == p->range)
-			bind_edge(p->g, p->out, e);
-	}
-	return NULL;
-}
-
+/* The cross edges on k threads, as above; out of memory for the sorted
+ * edges (4 bytes an edge), on this thread in edge order. */
 static void bind_edges_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsigned k)
 {
-	bind_edges_part *parts = malloc(k * sizeof *parts);
-	uint32_t *by_range = parts ? gt_big_malloc(g->m, sizeof *by_range) : NULL;
-	if (!parts) { /* a few kilobytes: on this thread, in edge order */
+	uint32_t *by_range = gt_big_malloc(g->m, sizeof *by_range);
+	if (!by_range) {
 		for (uint32_t e = 0; e < g->m; e++)
 			bind_edge(g, out, e);
 		return;
 	}
+	bind_edges_part parts[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		parts[j] = (bind_edges_part){.g = g, .out = out, .k = k, .a = (uint32_t)((uint64_t)g->m * j / k),
-					     .b = (uint32_t)((uint64_t)g->m * (j + 1) / k), .by_range = by_range, .range = j};
-	if (!by_range) {
-		gt_run_jobs(bind_edges_read_all, parts, sizeof *parts, k);
-		free(parts);
-		return;
-	}
+					     .b = (uint32_t)((uint64_t)g->m * (j + 1) / k), .by_range = by_range};
 	gt_run_jobs(count_edges, parts, sizeof *parts, k);
 	uint32_t at = 0;
 	for (unsigned r = 0; r < k; r++) {
@@ -418,7 +402,6 @@ static void bind_edges_threads(const gt_cpm_graph *g, gt_cpm_binding *out, unsig
 	gt_run_jobs(place_edges, parts, sizeof *parts, k);
 	gt_run_jobs(bind_range_edges, parts, sizeof *parts, k);
 	gt_big_free(by_range);
-	free(parts);
 }
 
 /* The chain bindings of chain positions [a, b) (threads: ranges of them;
