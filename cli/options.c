@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/jobs.h"
+#include "base/base.h"
 #include "model/model.h"
 #include "write/write.h"
 
