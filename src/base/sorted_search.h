@@ -1,4 +1,4 @@
-/* Searching a sorted array of times from a hint. */
+/* Searching sorted arrays: times from a hint, positions in buckets. */
 #ifndef GT_SORTED_SEARCH_H
 #define GT_SORTED_SEARCH_H
 
@@ -49,6 +49,22 @@ static inline uint32_t gt_search_from(const int64_t *a, uint32_t n, int64_t t, b
 	}
 	return (uint32_t)lo;
 #undef GT_BEFORE
+}
+
+/* The bucket holding position pos, where bucket b holds [first[b],
+ * first[b + 1]) of count buckets (first ascending): the first b whose
+ * end is past pos, count where none is. Empty buckets are passed over. */
+static inline uint32_t gt_bucket_of(const uint32_t *first, uint32_t count, uint64_t pos)
+{
+	uint32_t lo = 0, hi = count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (first[mid + 1] <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 #endif

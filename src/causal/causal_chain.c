@@ -517,16 +517,7 @@ static int count_track_points(void *ctx, uint64_t a, uint64_t b)
 {
 	const track_points *c = ctx;
 	const causal_graph *g = c->g;
-	/* the track of position a: the last whose spans start at or before it */
-	uint32_t lo = 0, hi = g->tracks;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (c->track_first[mid + 1] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (uint32_t k = lo, i = (uint32_t)a; i < b; k++) {
+	for (uint32_t k = gt_bucket_of(c->track_first, g->tracks, a), i = (uint32_t)a; i < b; k++) {
 		uint32_t end = c->track_first[k + 1] < b ? c->track_first[k + 1] : (uint32_t)b, sum = 0;
 		for (; i < end; i++) {
 			uint32_t l = c->track_spans[i];

@@ -418,16 +418,7 @@ static void *bind_chain_range(void *arg)
 	const gt_cpm_graph *g = p->g;
 	if (p->a >= p->b)
 		return NULL;
-	/* the track of position a: the last whose chain starts at or before it */
-	uint32_t lo = 0, hi = g->tracks;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (g->chain_start[mid + 1] <= p->a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (uint32_t k = lo, i = p->a; k < g->tracks && i < p->b; k++)
+	for (uint32_t k = gt_bucket_of(g->chain_start, g->tracks, p->a), i = p->a; k < g->tracks && i < p->b; k++)
 		bind_track_part(g, p->out, k, &i, UINT32_MAX, p->b); /* leaves i at the track's end or b */
 	return NULL;
 }

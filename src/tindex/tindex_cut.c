@@ -10,8 +10,6 @@
 #include "tindex_order.h"
 #include "base/base.h"
 
-#define KEYS_PER_PIECE 65536 /* below it a thread costs more than it gives */
-
 static uint64_t run_key(const gt_tindex_key *k)
 {
 	return (uint64_t)k->group << 32 | k->band;
@@ -87,9 +85,7 @@ static unsigned piece_count(uint32_t n)
 	(void)n;
 	return 1;
 #else
-	unsigned k = gt_thread_count(0, GT_MAX_JOBS);
-	uint32_t by_size = n / KEYS_PER_PIECE;
-	return by_size < 1 ? 1 : by_size < k ? by_size : k;
+	return gt_tindex_threads(n);
 #endif
 }
 

@@ -13,7 +13,6 @@
 #include "tindex_order.h"
 #include "base/base.h"
 
-#define SPANS_PER_THREAD 65536
 
 static uint64_t biased(int64_t v)
 {
@@ -151,7 +150,7 @@ int gt_tindex_epoch_order(const gt_model *m, uint32_t e0, uint32_t n, uint32_t l
 	struct epoch e = {m, e0, lane_band, {UINT64_MAX, UINT64_MAX, UINT64_MAX}, {0, 0, 0}, {0}, NULL, order};
 	if (n == 0)
 		return 0;
-	gt_parallel_ranges(n, SPANS_PER_THREAD, 0, scan_range, &e);
+	gt_parallel_ranges(n, GT_TINDEX_SPANS_PER_THREAD, 0, scan_range, &e);
 	unsigned width = 0;
 	for (int f = 2; f >= 0; f--) { /* the start lowest */
 		e.shift[f] = width;
@@ -174,14 +173,12 @@ int gt_tindex_epoch_order(const gt_model *m, uint32_t e0, uint32_t n, uint32_t l
 			return -1;
 	} else {
 		e.key = ws->key;
-		gt_parallel_ranges(n, SPANS_PER_THREAD, 0, pack_range, &e);
-		unsigned jobs = gt_thread_count(0, GT_MAX_JOBS), by_size = n / SPANS_PER_THREAD;
-		gt_radix_sort_u64_jobs(ws->key, order, n, ws->tk, ws->tv,
-				       by_size < 1 ? 1 : by_size < jobs ? by_size : jobs);
+		gt_parallel_ranges(n, GT_TINDEX_SPANS_PER_THREAD, 0, pack_range, &e);
+		gt_radix_sort_u64_jobs(ws->key, order, n, ws->tk, ws->tv, gt_tindex_threads(n));
 		for (uint32_t k = 0; k < n; k++)
 			order[k] += e0;
 	}
 	struct gather g = {m, order, lane_band, ws->sorted};
-	gt_parallel_ranges(n, SPANS_PER_THREAD, 0, gather_range, &g);
+	gt_parallel_ranges(n, GT_TINDEX_SPANS_PER_THREAD, 0, gather_range, &g);
 	return 0;
 }

@@ -16,6 +16,17 @@ typedef struct gt_tindex_key {
 	uint8_t group;
 } gt_tindex_key;
 
+/* Threads for a pass over an epoch's n spans: one per core (-j), each
+ * with 65536 spans at least, below which a thread costs more than it
+ * gives. */
+#define GT_TINDEX_SPANS_PER_THREAD 65536
+static inline unsigned gt_tindex_threads(uint32_t n)
+{
+	unsigned k = gt_thread_count(0, GT_MAX_JOBS);
+	uint32_t by_size = n / GT_TINDEX_SPANS_PER_THREAD;
+	return by_size < 1 ? 1 : by_size < k ? by_size : k;
+}
+
 /* The packed keys, the radix sort's scratch and the keys in order, kept
  * from epoch to epoch. */
 typedef struct gt_tindex_sorter {
