@@ -171,6 +171,30 @@ if "$gen" --events 60000 --seed 5 -o "$tmp/g.json" >/dev/null 2>&1; then
 else
 	echo "FAIL: gen_trace"; fail=$((fail + 1))
 fi
+# a whole trace from its index: the span table's pages go once the graph's
+# points are made, and what reads spans after them reads a copy of their
+# fields (src/causal/causal_span_fields.c): the same documents as from the
+# JSON, where the table is the model's own, by category and by name, on
+# the host (1 and 3 threads, small ranges) and on the device
+from_index() { # label, trace
+	"$bin" pack -q -o "$tmp/x.gtx" "$2" >/dev/null || { echo "FAIL: $1: pack"; fail=$((fail + 1)); return; }
+	for by in cat name; do
+		for run in "--device host -j 1" "--device host -j 3" "--device $cldev"; do
+			"$bin" critical-path --path --top 0 -q --by $by $run "$2" | grep -v '"source"' >"$tmp/x_json.json"
+			GPUTRACE_CAUSAL_RANGE=64 "$bin" critical-path --path --top 0 -q --by $by $run "$tmp/x.gtx" |
+				grep -v '"source"' >"$tmp/x_gtx.json"
+			check "$1: from its index = from the JSON, by $by, $run" cmp -s "$tmp/x_json.json" "$tmp/x_gtx.json"
+		done
+	done
+	"$bin" critical-path -f text -q "$2" | sed 1d >"$tmp/x_json.txt" # its first line names the file
+	"$bin" critical-path -f text -q "$tmp/x.gtx" | sed 1d >"$tmp/x_gtx.txt"
+	check "$1: from its index = from the JSON, text" cmp -s "$tmp/x_json.txt" "$tmp/x_gtx.txt"
+}
+for t in kineto__resnet50_autograd_api_num_workers_0-worker0.pt.trace.json.gz hta__cuda_event_sync-event_sync_trace.json.gz \
+	 tracelens__h100-gaunernst_bert-small-uncased__1016001.json.gz; do
+	[ -f "$traces/$t" ] && from_index "$t" "$traces/$t"
+done
+[ -f "$tmp/g.json" ] && from_index "generated" "$tmp/g.json"
 # the checker notices a wrong figure
 causal "demo" testdata/demo/kineto_resnet50.json.gz
 jq '.windows[0].path[3].duration_ns += 1' "$tmp/c_full.json" >"$tmp/bad.json"

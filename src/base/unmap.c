@@ -1,6 +1,8 @@
 /* Unmapping on threads (unmap.h). */
 #include "unmap.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,14 +23,34 @@ static int give_back(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* The pages [p, p + pages * page) given back on threads where they are
+ * many; false where one thread would do as well. */
+static bool give_back_on_threads(unsigned char *p, uint64_t pages, size_t page)
+{
+	struct mapping m = {p, page};
+	unsigned threads = gt_thread_count(0, MAX_THREADS);
+	if (threads < 2 || pages * page < 2 * PIECE_MIN)
+		return false;
+	gt_parallel_ranges(pages, PIECE_MIN / page, threads, give_back, &m);
+	return true;
+}
+
 void gt_unmap(void *p, size_t len)
 {
 	if (!p)
 		return;
-	struct mapping m = {p, (size_t)sysconf(_SC_PAGESIZE)};
-	uint64_t pages = len / m.page; /* a partial last page goes with munmap */
-	unsigned threads = gt_thread_count(0, MAX_THREADS);
-	if (threads > 1 && len >= 2 * PIECE_MIN) /* on one thread munmap alone is as fast */
-		gt_parallel_ranges(pages, PIECE_MIN / m.page, threads, give_back, &m);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* on one thread munmap alone is as fast; a partial last page goes with it */
+	give_back_on_threads(p, len / page, page);
 	munmap(p, len);
+}
+
+void gt_drop_pages(const void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + len) / page * page;
+	if (!p || from >= to)
+		return;
+	if (!give_back_on_threads((unsigned char *)from, (to - from) / page, page))
+		madvise((void *)from, to - from, MADV_DONTNEED);
 }

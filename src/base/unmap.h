@@ -11,5 +11,12 @@
 /* munmap(p, len), the pages of a large mapping given back on threads
  * first (madvise(MADV_DONTNEED) takes the mapping's lock shared). */
 void gt_unmap(void *p, size_t len);
+/* Gives back the resident pages lying wholly inside [p, p + len) of a
+ * read-only mapping of a file (where the file is mapped in huge pages,
+ * those around them may go too), on threads when there are many: they
+ * stay in the page cache, and a later read faults them in again. For a
+ * table a reader is done with, so that it no longer counts in the
+ * process's memory. */
+void gt_drop_pages(const void *p, size_t len);
 
 #endif

@@ -75,10 +75,9 @@ int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, unsig
 
 static uint8_t work_class(const causal_trace *t, uint32_t span)
 {
-	const gt_span *s = &t->m->spans[span];
-	uint8_t cat = t->str_class[s->cat];
+	uint8_t cat = t->str_class[causal_span_cat(t, span)];
 	if (t->span_class[span] & CAUSAL_DEVICE)
-		return t->str_class[s->name] & CAUSAL_STR_COMM ? GT_CLASS_GPU_COMMUNICATION
+		return t->str_class[causal_span_name(t, span)] & CAUSAL_STR_COMM ? GT_CLASS_GPU_COMMUNICATION
 		       : cat & CAUSAL_STR_MEMCPY                ? GT_CLASS_GPU_MEMCPY
 		       : cat & CAUSAL_STR_MEMSET                ? GT_CLASS_GPU_MEMSET
 								: GT_CLASS_GPU_COMPUTE;

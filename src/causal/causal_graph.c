@@ -747,9 +747,17 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		rc = choose_spans(t, w, threads, &e, g, &local_track, win, err);
 	causal_times_add(CAUSAL_T_G_SPANS, t0);
 	t0 = causal_times_now();
+	/* a whole trace whose span table goes once the points are made peaks
+	 * with the points: the blocks kept for reuse go back to the system first */
+	if (rc == 0 && t->fields)
+		gt_big_trim();
 	if (rc == 0)
 		rc = make_points(t, threads, &e, g, &dep_time, err);
 	gt_big_free(dep_time);
+	if (rc == 0 && win->ranks)
+		rc = rank_walls(t, g, win, err);
+	if (rc == 0) /* what reads the spans after the points reads t->fields */
+		causal_release_spans(t, threads);
 	causal_times_add(CAUSAL_T_G_POINTS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
@@ -782,8 +790,6 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 		if (handoffs) /* the window has dependencies after all */
 			win->flags &= ~(uint32_t)GT_CAUSAL_NO_DEPENDENCIES;
 		win->wall_ns = g->last_time - g->first_time;
-		if (win->ranks)
-			rc = rank_walls(t, g, win, err);
 	}
 	window_edges_free(&e);
 	if (rc < 0)

@@ -137,6 +137,7 @@ typedef struct causal_trace {
 	gt_causal_sync_counts syncs;
 	uint8_t *str_class;     /* per string id: CAUSAL_STR_* bits, for the hops' classes */
 	const char *collective_name; /* opt->collective_name */
+	struct causal_span_fields *fields; /* NULL, or the copy below */
 } causal_trace;
 
 enum {
@@ -150,6 +151,41 @@ enum {
 static inline bool causal_takes_part(const causal_trace *t, uint32_t span)
 {
 	return span != GT_NONE && (t->span_class[span] & CAUSAL_TAKES_PART);
+}
+
+/* --- causal_span_fields.c -------------------------------------------
+ * A whole trace's span table, where it is an index's mapping, is read
+ * through by the graph's points and then, by the results, only where the
+ * path goes: a million hops over two million spans fault most of its
+ * pages back in. So the fields the results read are copied (12 bytes a
+ * span instead of the table's 48), and the table's pages are given back
+ * once the points are made. */
+typedef struct causal_span_fields {
+	uint32_t name, cat, track;
+} causal_span_fields;
+
+/* Room for t->fields (untouched: no page of it resident yet), where the
+ * analysis has one window, no rows (they read every span) and a span
+ * table the model borrows from its index; else, or out of memory (the
+ * table then stays resident), t->fields stays NULL. */
+void causal_span_fields_init(causal_trace *t, const gt_causal_options *opt);
+/* Once the graph's points are made: where t->fields has room, the fields
+ * copied into it and the span table's pages given back. */
+void causal_release_spans(const causal_trace *t, unsigned threads);
+
+static inline uint32_t causal_span_name(const causal_trace *t, uint32_t span)
+{
+	return t->fields ? t->fields[span].name : t->m->spans[span].name;
+}
+
+static inline uint32_t causal_span_cat(const causal_trace *t, uint32_t span)
+{
+	return t->fields ? t->fields[span].cat : t->m->spans[span].cat;
+}
+
+static inline uint32_t causal_span_track(const causal_trace *t, uint32_t span)
+{
+	return t->fields ? t->fields[span].track : t->m->spans[span].track;
 }
 
 /* causal_span_class.c: span_class, track_device, the counts of what

@@ -20,7 +20,7 @@ static gt_causal_point point_of(const causal_graph *g, uint32_t p)
 
 static uint32_t track_of_point(const causal_trace *t, const causal_graph *g, uint32_t p)
 {
-	return t->m->spans[g->span[g->point_span[p]]].track;
+	return causal_span_track(t, g->span[g->point_span[p]]);
 }
 
 /* A flow hop whose target queued behind a span of another window on its
@@ -31,7 +31,7 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 {
 	const gt_model *m = t->m;
 	const gt_flow *f = &m->flows[flow];
-	uint32_t track = m->spans[f->dst].track;
+	uint32_t track = causal_span_track(t, f->dst);
 	h[0] = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_FLOW, f->src, track, flow,
 			       g->time[v] - g->time[u], 0, 0};
 	uint32_t prev = t->prev_device ? t->prev_device[f->dst] : GT_NONE;
@@ -93,7 +93,7 @@ static uint32_t hops_between(const causal_trace *t, const causal_graph *g, const
 			uint8_t kind = edge >= g->first_handoff       ? GT_CAUSAL_HANDOFF
 				       : edge >= g->first_stream_wait ? GT_CAUSAL_STREAM_WAIT
 								      : GT_CAUSAL_WAIT;
-			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), kind, w, t->m->spans[w].track, GT_NONE,
+			*h = (gt_causal_hop){point_of(g, u), point_of(g, v), kind, w, causal_span_track(t, w), GT_NONE,
 					     g->time[v] - g->time[u], 0, 0};
 			if (kind == GT_CAUSAL_STREAM_WAIT)
 				h->wait_source = edge >= g->first_inferred ? GT_CAUSAL_SW_INFERRED : GT_CAUSAL_SW_RECORDED;
@@ -112,13 +112,13 @@ static uint32_t hops_between(const causal_trace *t, const causal_graph *g, const
 	return k;
 }
 
-static uint32_t share_key(const gt_model *m, const gt_causal_options *opt, const gt_causal_hop *h)
+static uint32_t share_key(const causal_trace *tr, const gt_causal_options *opt, const gt_causal_hop *h)
 {
 	switch (h->kind) {
 	case GT_CAUSAL_WORK:
-		return opt->by == GT_CAUSAL_BY_NAME ? m->spans[h->owner].name : m->spans[h->owner].cat;
+		return opt->by == GT_CAUSAL_BY_NAME ? causal_span_name(tr, h->owner) : causal_span_cat(tr, h->owner);
 	case GT_CAUSAL_FLOW:
-		return m->flows[h->flow].cat;
+		return tr->m->flows[h->flow].cat;
 	case GT_CAUSAL_QUEUE:
 		return h->track;
 	case GT_CAUSAL_STREAM_WAIT:
@@ -197,13 +197,13 @@ static bool table_grow(share_table *t)
 }
 
 /* Adds n hops to the sums by (kind, key); false out of memory. */
-static bool sums_add(share_table *t, const gt_model *m, const gt_causal_options *opt, const gt_causal_hop *hops,
+static bool sums_add(share_table *t, const causal_trace *tr, const gt_causal_options *opt, const gt_causal_hop *hops,
 		     uint32_t n)
 {
 	uint64_t run = NO_KEY;
 	int64_t run_sum = 0;
 	for (uint32_t i = 0; i <= n; i++) {
-		uint64_t k = i < n ? (uint64_t)hops[i].kind << 32 | share_key(m, opt, &hops[i]) : NO_KEY;
+		uint64_t k = i < n ? (uint64_t)hops[i].kind << 32 | share_key(tr, opt, &hops[i]) : NO_KEY;
 		if (k == run && i < n) {
 			run_sum += hops[i].duration_ns;
 			continue;
@@ -271,7 +271,7 @@ static void *path_part_run(void *arg)
 		gt_causal_hop *h = p->out ? p->out + p->hops : buf;
 		uint32_t k = hops_between(p->t, p->g, p->s, p->path, from, to, h);
 		causal_hop_classes(p->t, h, k, p->class_ns);
-		p->ok = sums_add(&p->sums, p->t->m, p->opt, h, k);
+		p->ok = sums_add(&p->sums, p->t, p->opt, h, k);
 		p->hops += k;
 	}
 	if (!p->out)

@@ -529,5 +529,6 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->span_first);
 	gt_big_free(t->flow_first);
 	gt_big_free(t->str_class);
+	gt_big_free(t->fields);
 	memset(t, 0, sizeof *t);
 }

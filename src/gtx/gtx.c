@@ -658,10 +658,8 @@ int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err)
  * cache): nothing reads them again. */
 static void drop_pages(const gt_gtx *g, uint64_t lo, uint64_t hi)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	lo = (lo + page - 1) / page * page, hi = hi / page * page;
 	if (lo < hi)
-		madvise((unsigned char *)g->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
+		gt_drop_pages((const unsigned char *)g->map + lo, (size_t)(hi - lo));
 }
 
 int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)

@@ -152,6 +152,12 @@ int gt_model_own(gt_model *m)
 	return 0;
 }
 
+void gt_model_release_spans(const gt_model *m)
+{
+	if (gt_model_borrows(m, m->spans))
+		gt_drop_pages(m->spans, (size_t)m->span_count * sizeof *m->spans);
+}
+
 size_t gt_model_bytes(const gt_model *m)
 {
 	return (size_t)m->span_count * sizeof *m->spans + (size_t)m->track_count * sizeof *m->tracks +

@@ -250,10 +250,10 @@ typedef struct gt_model {
 	 * a single file (no rank column). */
 	struct gt_rank_part *ranks;
 	uint32_t rank_count;
-	/* A model loaded from an index file owns the file's private, writable
-	 * mapping (writes copy the page) and uses its span, flow and series
-	 * tables in place: arrays inside it are never freed or grown, and
-	 * gt_model_free unmaps it. NULL: every array is the model's own. */
+	/* A model loaded from an index file owns the file's private, read-only
+	 * mapping and uses its span, flow and series tables in place: arrays
+	 * inside it are never written, freed or grown, and gt_model_free
+	 * unmaps it. NULL: every array is the model's own. */
 	void *map;
 	size_t map_len;
 } gt_model;
@@ -289,6 +289,11 @@ bool gt_model_borrows(const gt_model *m, const void *p);
 /* Copies any borrowed arrays into the model's own memory and unmaps, so that
  * they can grow; -1 (the model unchanged) when out of memory. */
 int gt_model_own(gt_model *m);
+/* Where the span table is the index file's mapping, gives back its
+ * resident pages (gt_drop_pages): a reader done with most spans for now.
+ * The spans stay readable; the next read of one faults its page in again.
+ * Nothing for a model in its own memory. */
+void gt_model_release_spans(const gt_model *m);
 
 /* Counts a warning and keeps it as an example while fewer than
  * GT_WARN_EXAMPLES of its kind are kept: text[0..len) is excerpted,
