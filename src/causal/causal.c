@@ -115,7 +115,9 @@ static void steps_free(causal_steps *s)
 	gt_big_free(s->lt);
 }
 
-static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats, gt_error *err)
+/* durations false: the path's durations left for after the binding
+ * (steps_durations). */
+static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats, bool durations, gt_error *err)
 {
 	*s = (causal_steps){0};
 	s->bind.parent = gt_big_malloc(points, sizeof *s->bind.parent);
@@ -125,9 +127,9 @@ static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats,
 	s->bind.kind = gt_big_malloc(points, sizeof *s->bind.kind);
 	s->bind.edge = gt_big_malloc(points, sizeof *s->bind.edge);
 	s->lt = floats ? gt_big_malloc(points, sizeof *s->lt) : NULL; /* only rows read it */
-	s->rows.path_duration = gt_big_malloc(points, sizeof *s->rows.path_duration);
+	s->rows.path_duration = durations ? gt_big_malloc(points, sizeof *s->rows.path_duration) : NULL;
 	if (!s->bind.parent || (gaps && !s->bind.gap) || !s->bind.kind || !s->bind.edge || (floats && !s->lt) ||
-	    !s->rows.path_duration)
+	    (durations && !s->rows.path_duration))
 		return gt_fail(err, GT_EINPUT, "out of memory for the graph steps of %u points", points);
 	return 0;
 }
@@ -241,11 +243,28 @@ static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
 	return b->threads < CAUSAL_SPLIT_THREADS ? 1 : causal_range_jobs(g->n, b->threads);
 }
 
+/* Without the float nothing reads the union's chains and cross edges once
+ * bound: they go before the path's durations come. On one window (a whole
+ * trace, where the analysis peaks) they go back to the system, else they
+ * stay for the other batches' reuse. */
+static int steps_durations(const batch *b, causal_union *u, uint32_t at, uint32_t count, causal_steps *s,
+			   gt_error *err)
+{
+	causal_union_drop_bound(u, b->graphs + at, count);
+	if (b->t->window_count == 1)
+		gt_big_trim();
+	s->rows.path_duration = gt_big_malloc(u->cpm.n, sizeof *s->rows.path_duration);
+	return s->rows.path_duration ? 0 : gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", u->cpm.n);
+}
+
 /* The binding and the path: the engine's in one call where it keeps the
- * bound graph, else one after the other. */
-static int bind_and_path(const batch *b, const gt_cpm_graph *cg, causal_steps *s, gt_error *err)
+ * bound graph, else one after the other (the durations made between them
+ * where steps_alloc left them out). */
+static int bind_and_path(const batch *b, causal_union *u, uint32_t at, uint32_t count, causal_steps *s,
+			 gt_error *err)
 {
 	const gt_causal_engine *e = b->eng;
+	const gt_cpm_graph *cg = &u->cpm;
 	int rc;
 	uint64_t t0 = causal_times_now();
 	if (e && e->bind_path_durations) {
@@ -261,6 +280,8 @@ static int bind_and_path(const batch *b, const gt_cpm_graph *cg, causal_steps *s
 			  : gt_cpm_bind_host_threads(cg, &s->bind, bind_threads(b, cg), err);
 	causal_times_add(CAUSAL_T_BIND, t0);
 	t0 = causal_times_now();
+	if (rc == 0 && !s->rows.path_duration)
+		rc = steps_durations(b, u, at, count, s, err);
 	if (rc == 0)
 		rc = run_path(e, cg, b->threads, s, err);
 	causal_times_add(CAUSAL_T_PATH, t0);
@@ -292,7 +313,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 		rc = causal_union_build(&u, b->graphs + at, count, err);
 	}
 	if (rc == 0) /* the gaps where the engine's binding writes them */
-		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats, err);
+		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats,
+				 floats || (e && e->bind_path_durations), err);
 	/* the host steps share one check of the graph, of its ranges alone:
 	 * causal_graph builds the shape */
 	if (rc == 0 && (host_bind || host_floats_))
@@ -302,8 +324,8 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	bool beside = rc == 0 && floats && b->threads > 1 && pthread_create(&tid, NULL, floats_beside, &fj) == 0;
 	causal_times_add(CAUSAL_T_UNION, t0);
 	if (rc == 0)
-		rc = bind_and_path(b, &u.cpm, &s, err);
-	if (rc == 0 && !floats)
+		rc = bind_and_path(b, &u, at, count, &s, err);
+	if (rc == 0 && !floats) /* where steps_durations did not: an engine's binding with the path */
 		causal_union_drop_bound(&u, b->graphs + at, count);
 	b->at = at;
 	b->u = &u;

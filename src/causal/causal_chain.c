@@ -18,7 +18,7 @@ static void *alloc(size_t n, size_t size)
  * them in sequence instead of chasing point ids through the window. */
 typedef struct track_scratch {
 	int64_t *b, *e;     /* B and E times */
-	uint32_t *span;     /* local span */
+	const uint32_t *span; /* local span: the track's spans, by id (the caller's) */
 	uint32_t *ord;      /* dense indices in track order */
 	uint32_t *out;      /* the walk: point ids */
 	uint32_t *tag;      /* the walk: dense index << 2 | 0 B, 1 D, 2 E */
@@ -245,13 +245,12 @@ static void walk_general(causal_graph *g, track_scratch *x, uint32_t ns, uint32_
 	find_owners(g, x, start, n);
 }
 
-/* The track's spans [a, b) (dense) with their B and E times. */
-static void gather_spans(const causal_graph *g, track_scratch *x, const uint32_t *spans, uint32_t a, uint32_t b)
+/* The B and E times of the track's spans [a, b) (dense, x->span). */
+static void gather_spans(const causal_graph *g, track_scratch *x, uint32_t a, uint32_t b)
 {
 	for (uint32_t i = a; i < b; i++) {
-		x->span[i] = spans[i];
-		x->b[i] = g->time[g->first_point[spans[i]]];
-		x->e[i] = g->time[causal_graph_e(g, spans[i])];
+		x->b[i] = g->time[g->first_point[x->span[i]]];
+		x->e[i] = g->time[causal_graph_e(g, x->span[i])];
 	}
 }
 
@@ -267,7 +266,7 @@ static void walk_track(causal_graph *g, uint32_t ns, uint32_t k, track_scratch *
 
 static void scratch_free(track_scratch *x)
 {
-	gt_big_free(x->b), gt_big_free(x->e), gt_big_free(x->span), gt_big_free(x->ord), gt_big_free(x->out), gt_big_free(x->tag), gt_big_free(x->time);
+	gt_big_free(x->b), gt_big_free(x->e), gt_big_free(x->ord), gt_big_free(x->out), gt_big_free(x->tag), gt_big_free(x->time);
 	gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2), gt_big_free(x->stack), gt_big_free(x->closed), gt_big_free(x->next);
 }
 
@@ -277,9 +276,9 @@ static bool scratch_init(track_scratch *x, uint32_t spans, uint32_t points)
 {
 	*x = (track_scratch){0};
 	x->most_spans = spans, x->most_points = points;
-	x->b = alloc(spans, 8), x->e = alloc(spans, 8), x->span = alloc(spans, 4), x->ord = alloc(spans, 4);
+	x->b = alloc(spans, 8), x->e = alloc(spans, 8), x->ord = alloc(spans, 4);
 	x->stack = alloc(spans, 4), x->next = alloc(spans, 4);
-	x->failed = !x->b || !x->e || !x->span || !x->ord || !x->stack || !x->next;
+	x->failed = !x->b || !x->e || !x->ord || !x->stack || !x->next;
 	return !x->failed;
 }
 
@@ -309,7 +308,8 @@ static void *chain_range(void *arg)
 		uint32_t ns = j->track_first[k + 1] - j->track_first[k];
 		if (g->chain_start[k + 1] - g->chain_start[k] > j->wide_over)
 			continue;
-		gather_spans(g, &x, j->track_spans + j->track_first[k], 0, ns);
+		x.span = j->track_spans + j->track_first[k];
+		gather_spans(g, &x, 0, ns);
 		walk_track(g, ns, k, &x);
 	}
 	j->rc = x.failed ? -1 : 0;
@@ -353,7 +353,7 @@ static void *wide_gather(void *arg)
 	int64_t most = INT64_MIN, pb = INT64_MIN, pe = INT64_MIN;
 	uint64_t points = 0;
 	bool in_order = true;
-	gather_spans(g, x, r->spans, r->a, r->b);
+	gather_spans(g, x, r->a, r->b);
 	if (r->a > 0) { /* the span before, another range's */
 		pb = g->time[g->first_point[r->spans[r->a - 1]]];
 		pe = g->time[causal_graph_e(g, r->spans[r->a - 1])];
@@ -460,6 +460,7 @@ static int wide_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint3
 		scratch_free(&x);
 		return -1;
 	}
+	x.span = spans;
 	unsigned nr = causal_range_jobs(ns, threads);
 	wide_range r[GT_MAX_JOBS];
 	for (unsigned j = 0; j < nr; j++)

@@ -396,13 +396,12 @@ typedef struct point_fill {
 	int64_t first_time, last_time; /* min'd and max'd at each range's end */
 } point_fill;
 
-static int fill_points(void *ctx, uint64_t a, uint64_t b)
+static void fill_span_points(point_fill *pf, uint32_t a, uint32_t b, int64_t *first_out, int64_t *last_out)
 {
-	point_fill *pf = ctx;
 	causal_graph *g = pf->g;
 	const gt_model *m = pf->t->m;
-	int64_t first = INT64_MAX, last = INT64_MIN;
-	for (uint32_t l = (uint32_t)a; l < b; l++) {
+	int64_t first = *first_out, last = *last_out;
+	for (uint32_t l = a; l < b; l++) {
 		const gt_span *s = &m->spans[g->span[l]];
 		uint32_t p = g->first_point[l], e_id = g->first_point[l + 1] - 1;
 		const int64_t *dt = pf->dep_time + (p - 2 * (uint64_t)l);
@@ -416,6 +415,29 @@ static int fill_points(void *ctx, uint64_t a, uint64_t b)
 		g->point_span[e_id] = l;
 		first = s->ts_ns < first ? s->ts_ns : first;
 		last = causal_end(s) > last ? causal_end(s) : last;
+	}
+	*first_out = first, *last_out = last;
+}
+
+/* Spans filled at a time where the span table goes as it is read. */
+#define RELEASE_SPANS 65536
+
+static int fill_points(void *ctx, uint64_t a, uint64_t b)
+{
+	point_fill *pf = ctx;
+	const causal_graph *g = pf->g;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	/* where the table goes once the points are made (causal_span_fields.c),
+	 * each piece's spans go as soon as read: they and those between them,
+	 * by id, up to the next piece's first */
+	uint32_t piece = pf->t->fields ? RELEASE_SPANS : UINT32_MAX;
+	for (uint32_t c = (uint32_t)a; c < b;) {
+		uint32_t d = b - c > piece ? c + piece : (uint32_t)b;
+		fill_span_points(pf, c, d, &first, &last);
+		if (pf->t->fields)
+			causal_release_span_range(pf->t, c ? g->span[c] : 0,
+						  d < g->nspans ? g->span[d] : pf->t->m->span_count);
+		c = d;
 	}
 	causal_atomic_min(&pf->first_time, first);
 	causal_atomic_max(&pf->last_time, last);
@@ -745,6 +767,8 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	t0 = causal_times_now();
 	if (rc == 0)
 		rc = choose_spans(t, w, threads, &e, g, &local_track, win, err);
+	if (rc == 0 && win->ranks) /* before the points: the span table may go with them */
+		rc = rank_walls(t, g, win, err);
 	causal_times_add(CAUSAL_T_G_SPANS, t0);
 	t0 = causal_times_now();
 	/* a whole trace whose span table goes once the points are made peaks
@@ -754,10 +778,8 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	if (rc == 0)
 		rc = make_points(t, threads, &e, g, &dep_time, err);
 	gt_big_free(dep_time);
-	if (rc == 0 && win->ranks)
-		rc = rank_walls(t, g, win, err);
 	if (rc == 0) /* what reads the spans after the points reads t->fields */
-		causal_release_spans(t, threads);
+		causal_release_spans(t);
 	causal_times_add(CAUSAL_T_G_POINTS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)

@@ -169,9 +169,12 @@ typedef struct causal_span_fields {
  * table the model borrows from its index; else, or out of memory (the
  * table then stays resident), t->fields stays NULL. */
 void causal_span_fields_init(causal_trace *t, const gt_causal_options *opt);
-/* Once the graph's points are made: where t->fields has room, the fields
- * copied into it and the span table's pages given back. */
-void causal_release_spans(const causal_trace *t, unsigned threads);
+/* Where t->fields has room: the fields of spans [lo, hi) copied into it
+ * and the pages wholly inside their table given back, as the graph's
+ * points are made (ranges on threads, together every span once); then,
+ * the points made, the pages left at the ranges' edges. */
+void causal_release_span_range(const causal_trace *t, uint32_t lo, uint32_t hi);
+void causal_release_spans(const causal_trace *t);
 
 static inline uint32_t causal_span_name(const causal_trace *t, uint32_t span)
 {

@@ -9,19 +9,16 @@ void causal_span_fields_init(causal_trace *t, const gt_causal_options *opt)
 		t->fields = gt_big_malloc(m->span_count, sizeof *t->fields);
 }
 
-static int copy_range(void *ctx, uint64_t a, uint64_t b)
+void causal_release_span_range(const causal_trace *t, uint32_t lo, uint32_t hi)
 {
-	const causal_trace *t = ctx;
 	const gt_span *s = t->m->spans;
-	for (uint64_t i = a; i < b; i++)
+	for (uint32_t i = lo; i < hi; i++)
 		t->fields[i] = (causal_span_fields){s[i].name, s[i].cat, s[i].track};
-	return 0;
+	gt_drop_pages(s + lo, (size_t)(hi - lo) * sizeof *s);
 }
 
-void causal_release_spans(const causal_trace *t, unsigned threads)
+void causal_release_spans(const causal_trace *t)
 {
-	if (!t->fields)
-		return;
-	gt_parallel_ranges(t->m->span_count, causal_range_min(), threads, copy_range, (void *)t);
-	gt_model_release_spans(t->m);
+	if (t->fields)
+		gt_model_release_spans(t->m);
 }
