@@ -164,10 +164,10 @@ typedef struct causal_span_fields {
 	uint32_t name, cat, track;
 } causal_span_fields;
 
-/* Room for t->fields (untouched: no page of it resident yet), where the
- * analysis has one window, no rows (they read every span) and a span
- * table the model borrows from its index; else, or out of memory (the
- * table then stays resident), t->fields stays NULL. */
+/* Room for t->fields (filled as the points are made), where the analysis
+ * has one window, no rows (they read every span) and a span table the
+ * model borrows from its index; else, or out of memory (the table then
+ * stays resident), t->fields stays NULL. */
 void causal_span_fields_init(causal_trace *t, const gt_causal_options *opt);
 /* Where t->fields has room: the fields of spans [lo, hi) copied into it
  * and the pages wholly inside their table given back, as the graph's
