@@ -186,6 +186,10 @@ from_index() { # label, trace
 			check "$1: from its index = from the JSON, by $by, $run" cmp -s "$tmp/x_json.json" "$tmp/x_gtx.json"
 		done
 	done
+	# other parents than the index's are written in a copy of its span table
+	"$bin" critical-path --path --top 0 -q --parents nesting "$2" | grep -v '"source"' >"$tmp/x_json.json"
+	"$bin" critical-path --path --top 0 -q --parents nesting "$tmp/x.gtx" | grep -v '"source"' >"$tmp/x_gtx.json"
+	check "$1: from its index = from the JSON, --parents nesting" cmp -s "$tmp/x_json.json" "$tmp/x_gtx.json"
 	"$bin" critical-path -f text -q "$2" | sed 1d >"$tmp/x_json.txt" # its first line names the file
 	"$bin" critical-path -f text -q "$tmp/x.gtx" | sed 1d >"$tmp/x_gtx.txt"
 	check "$1: from its index = from the JSON, text" cmp -s "$tmp/x_json.txt" "$tmp/x_gtx.txt"

@@ -438,6 +438,11 @@ static void set_parent_mode(gt_model *m, int mode, unsigned threads, bool fresh)
 
 void gt_model_set_parent_mode(gt_model *m, int mode)
 {
+	/* the parents are written in the span table: an index's mapping is
+	 * copied first, as nothing may write there (gt_model_release_spans
+	 * gives its pages back to the file); out of memory, the mode stays */
+	if (gt_model_own(m) < 0)
+		return;
 	set_parent_mode(m, mode, 1, false);
 }
 

@@ -29,9 +29,10 @@ int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_
 void gt_model_read_distributed_info(gt_model *m);
 
 /* Recomputes parents for another mode (spans' parent, depth are per mode;
- * lanes are not affected since they come from nesting). Out of memory leaves
- * nesting-only parents and m->parent_mode GT_PARENTS_NESTING: callers that
- * asked for flows compare parent_mode. */
+ * lanes are not affected since they come from nesting); a span table in an
+ * index's mapping is copied first (gt_model_own). Out of memory leaves
+ * nesting-only parents and m->parent_mode GT_PARENTS_NESTING, or (no copy)
+ * the model as it was: callers compare parent_mode with the mode asked. */
 void gt_model_set_parent_mode(gt_model *m, int mode);
 
 #endif
