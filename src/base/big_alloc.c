@@ -87,6 +87,16 @@ void *gt_big_calloc(size_t n, size_t size)
 	return p;
 }
 
+void *gt_big_realloc(void *p, size_t n, size_t size)
+{
+	if (gt_fault_hit("alloc"))
+		return NULL;
+	n = n ? n : 1;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return realloc(p, n * size);
+}
+
 void gt_big_free(void *p)
 {
 	if (!p)

@@ -17,6 +17,9 @@
 /* n elements of size bytes (at least one element): uninitialised, or zeroed. */
 void *gt_big_malloc(size_t n, size_t size);
 void *gt_big_calloc(size_t n, size_t size);
+/* p (NULL, or from these) grown or shrunk to n elements, its contents kept
+ * up to the smaller size; NULL out of memory, p then unchanged. */
+void *gt_big_realloc(void *p, size_t n, size_t size);
 /* free(p), or keeps p for reuse when it is large (NULL: nothing). */
 void gt_big_free(void *p);
 /* Frees the kept blocks: at the end of a piece of work. */

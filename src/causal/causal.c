@@ -190,7 +190,9 @@ static void build_graph(batch *b, uint32_t i)
 	uint32_t w = b->first + i;
 	/* one window alone has the threads for its tracks */
 	unsigned threads = b->count == 1 ? b->threads : 1;
-	causal_graph_build(b->t, w, threads, &b->graphs[i], &b->out[w], &b->errs[w]);
+	/* the trace's only window: the build drops its inputs as it goes */
+	causal_trace *alone = b->count == 1 && b->last && b->last->window_count == 1 ? b->last : NULL;
+	causal_graph_build(b->t, w, threads, alone, &b->graphs[i], &b->out[w], &b->errs[w]);
 }
 
 /* The hops, once the window's result no longer reads them, where the

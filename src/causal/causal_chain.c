@@ -530,7 +530,7 @@ static int count_track_points(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err)
+int causal_make_chains(causal_graph *g, uint32_t **local_track, unsigned threads, gt_error *err)
 {
 	uint32_t *track_first = NULL, *track_spans = NULL;
 	g->chain = alloc(g->n, sizeof *g->chain);
@@ -540,8 +540,10 @@ int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned th
 	int rc = -1;
 	unsigned count_threads = threads < CAUSAL_SPLIT_THREADS ? 1 : threads;
 	if (!g->chain || !g->chain_start || !g->work || !g->owner_in ||
-	    causal_bucket(g->nspans, local_track, g->tracks, count_threads, &track_first, &track_spans) < 0)
+	    causal_bucket(g->nspans, *local_track, g->tracks, count_threads, &track_first, &track_spans) < 0)
 		goto done;
+	gt_big_free(*local_track);
+	*local_track = NULL;
 	track_points tp = {g, track_spans, track_first};
 	gt_parallel_ranges(g->nspans, causal_range_min(), count_threads, count_track_points, &tp);
 	for (uint32_t k = 0; k < g->tracks; k++)

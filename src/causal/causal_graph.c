@@ -597,6 +597,8 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv);
 	uint64_t n = first_points(g, ndep, threads);
 	gt_big_free(ndep);
+	if (t->fields) /* the peak is next: nothing kept for reuse (causal_graph_build) */
+		gt_big_trim();
 	if (n > GT_CP_MAX_ROWS)
 		return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
 	g->n = (uint32_t)n;
@@ -661,10 +663,11 @@ static int flow_edge_range(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static int make_cross_edges(const causal_trace *t, const window_edges *e, const causal_handoff_edges *ho,
-			    unsigned threads, causal_graph *g, gt_error *err)
+/* The cross edges but the hand-offs (which come from the chains). */
+static int make_cross_edges(const causal_trace *t, const window_edges *e, unsigned threads, causal_graph *g,
+			    gt_error *err)
 {
-	uint64_t m = (uint64_t)e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw + ho->n;
+	uint64_t m = (uint64_t)e->nflows + e->nwaits + e->ncoll + e->nrsw + e->nsw;
 	if (m > UINT32_MAX - 1)
 		return gt_fail(err, GT_EINPUT, "a window holds %llu edges, more than 2^32 - 2", (unsigned long long)m);
 	g->m = (uint32_t)m;
@@ -704,12 +707,34 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, const 
 		g->edge_ref[k] = e->sw_d[i];
 	}
 	g->first_handoff = k;
-	for (uint32_t i = 0; i < ho->n; i++, k++) {
+	return 0;
+}
+
+/* The hand-off edges appended to the cross edges. */
+static int add_handoffs(const causal_handoff_edges *ho, causal_graph *g, gt_error *err)
+{
+	if (!ho->n)
+		return 0;
+	uint64_t m = (uint64_t)g->m + ho->n;
+	if (m > UINT32_MAX - 1)
+		return gt_fail(err, GT_EINPUT, "a window holds %llu edges, more than 2^32 - 2", (unsigned long long)m);
+	uint32_t *src = gt_big_realloc(g->edge_src, m, sizeof *src);
+	g->edge_src = src ? src : g->edge_src;
+	uint32_t *dst = gt_big_realloc(g->edge_dst, m, sizeof *dst);
+	g->edge_dst = dst ? dst : g->edge_dst;
+	uint8_t *kind = gt_big_realloc(g->edge_kind, m, sizeof *kind);
+	g->edge_kind = kind ? kind : g->edge_kind;
+	uint32_t *ref = gt_big_realloc(g->edge_ref, m, sizeof *ref);
+	g->edge_ref = ref ? ref : g->edge_ref;
+	if (!src || !dst || !kind || !ref)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's %llu edges", (unsigned long long)m);
+	for (uint32_t i = 0, k = g->m; i < ho->n; i++, k++) {
 		g->edge_src[k] = ho->src[i];
 		g->edge_dst[k] = ho->dst[i];
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = ho->ref[i];
 	}
+	g->m = (uint32_t)m;
 	return 0;
 }
 
@@ -754,8 +779,8 @@ static int rank_walls(const causal_trace *t, const causal_graph *g, gt_causal_wi
 	return 0;
 }
 
-int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
-		       gt_causal_window *win, gt_error *err)
+int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_trace *alone,
+		       causal_graph *g, gt_causal_window *win, gt_error *err)
 {
 	memset(g, 0, sizeof *g);
 	window_edges e = {0};
@@ -763,12 +788,18 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	int64_t *dep_time = NULL;
 	uint64_t t0 = causal_times_now();
 	int rc = find_edges(t, w, threads, win, &e, err);
+	/* a whole trace's span table is resident until its points are made:
+	 * its analysis peaks there, without the blocks the edges leave */
+	if (t->fields)
+		gt_big_trim();
 	causal_times_add(CAUSAL_T_G_EDGES, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
 		rc = choose_spans(t, w, threads, &e, g, &local_track, win, err);
 	if (rc == 0 && win->ranks) /* before the points: the span table may go with them */
 		rc = rank_walls(t, g, win, err);
+	if (alone)
+		causal_trace_drop_members(alone);
 	causal_times_add(CAUSAL_T_G_SPANS, t0);
 	t0 = causal_times_now();
 	/* a whole trace whose span table goes once the points are made peaks
@@ -781,19 +812,25 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	if (rc == 0) /* what reads the spans after the points reads t->fields */
 		causal_release_spans(t);
 	causal_times_add(CAUSAL_T_G_POINTS, t0);
+	/* the cross edges before the chains: where the window is the trace's
+	 * only one, what they read last goes before the chains' scratch comes */
 	t0 = causal_times_now();
 	if (rc == 0)
-		rc = causal_make_chains(g, local_track, threads, err);
+		rc = make_cross_edges(t, &e, threads, g, err);
+	if (alone)
+		causal_trace_drop_edge_inputs(alone);
+	causal_times_add(CAUSAL_T_G_CROSS, t0);
+	t0 = causal_times_now();
+	if (rc == 0)
+		rc = causal_make_chains(g, &local_track, threads, err);
 	causal_times_add(CAUSAL_T_G_CHAINS, t0);
 	t0 = causal_times_now();
 	causal_handoff_edges ho = {0};
 	if (rc == 0)
 		rc = causal_handoffs(t, g, threads, &ho, err);
-	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
-	t0 = causal_times_now();
 	if (rc == 0)
-		rc = make_cross_edges(t, &e, &ho, threads, g, err);
-	causal_times_add(CAUSAL_T_G_CROSS, t0);
+		rc = add_handoffs(&ho, g, err);
+	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
 	uint32_t handoffs = ho.n;
 	causal_handoffs_free(&ho);
 	gt_big_free(local_track);

@@ -129,6 +129,7 @@ typedef struct causal_trace {
 	uint32_t step_count;
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
 	bool handoffs;             /* opt->handoffs */
+	bool rows;                 /* opt->rows: the results read local_of */
 	/* recorded waits: E(rec_src[i]) -> B(rec_dst[i]) (rec_kind 0) or
 	 * E(rec_dst[i]) (1, an event sync), global spans, by the dst's window
 	 * (rec_first: window_count + 1 offsets; NULL without markers) */
@@ -203,6 +204,14 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
  * windows' members, the collective and recorded edges):
  * once the last graph is built, before the graph steps' arrays. */
 void causal_trace_drop_graph_inputs(causal_trace *t);
+/* Where a window is the trace's only one, its graph frees these as it
+ * reads them last: the windows' members and the collective and recorded
+ * edges once its spans are chosen; then, its cross edges made, the flows'
+ * departures, local_of (kept for the rows) and the flow table's resident
+ * pages where they are an index's mapping (the results fault in the few
+ * the path's flow hops read). */
+void causal_trace_drop_members(causal_trace *t);
+void causal_trace_drop_edge_inputs(causal_trace *t);
 void causal_trace_free(causal_trace *t);
 /* The rank of span i in a job (ranks own consecutive ranges of spans). */
 uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
@@ -294,12 +303,15 @@ static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
 }
 
 /* causal_chain.c: the chains (chain, chain_start, work, owner_in) of a
- * graph whose points are made, local_track[l] the local track of span l. */
-int causal_make_chains(causal_graph *g, const uint32_t *local_track, unsigned threads, gt_error *err);
+ * graph whose points are made, (*local_track)[l] the local track of span
+ * l: freed, and NULL, once read (before the chains' scratch comes). */
+int causal_make_chains(causal_graph *g, uint32_t **local_track, unsigned threads, gt_error *err);
 
-/* Builds window w's graph and fills its counters (w->points ... flags). */
-int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_graph *g,
-		       gt_causal_window *win, gt_error *err);
+/* Builds window w's graph and fills its counters (w->points ... flags).
+ * alone: the trace, where w is its only window (what only the graph
+ * reads is dropped from it as the build goes), else NULL. */
+int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_trace *alone,
+		       causal_graph *g, gt_causal_window *win, gt_error *err);
 void causal_graph_free(causal_graph *g);
 
 /* --- causal_handoff.c ----------------------------------------------- */

@@ -442,6 +442,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	t->m = m;
 	t->stream_wait_slack = opt->stream_wait_slack_ns > 0 ? opt->stream_wait_slack_ns : 0;
 	t->handoffs = opt->handoffs;
+	t->rows = opt->rows;
 	t->collective_name = opt->collective_name;
 	unsigned threads = gt_thread_count(opt->threads, GT_MAX_JOBS);
 	uint64_t t0 = causal_times_now();
@@ -500,18 +501,34 @@ int causal_trace_windows(causal_trace *t, const gt_model *m, const gt_causal_opt
 	return place(t, threads, err);
 }
 
-void causal_trace_drop_graph_inputs(causal_trace *t)
+void causal_trace_drop_members(causal_trace *t)
 {
-	gt_big_free(t->departure);
 	gt_big_free(t->spans_by_window);
 	gt_big_free(t->flows_by_window);
 	free(t->coll_src), free(t->coll_dst), free(t->coll_first);
 	free(t->rec_src), free(t->rec_dst), free(t->rec_first), free(t->rec_kind);
-	t->departure = NULL;
 	t->spans_by_window = t->flows_by_window = NULL;
 	t->coll_src = t->coll_dst = t->coll_first = NULL;
 	t->rec_src = t->rec_dst = t->rec_first = NULL;
 	t->rec_kind = NULL;
+}
+
+void causal_trace_drop_edge_inputs(causal_trace *t)
+{
+	gt_big_free(t->departure);
+	t->departure = NULL;
+	if (!t->rows) {
+		gt_big_free(t->local_of);
+		t->local_of = NULL;
+	}
+	gt_model_release_flows(t->m);
+}
+
+void causal_trace_drop_graph_inputs(causal_trace *t)
+{
+	causal_trace_drop_members(t);
+	gt_big_free(t->departure);
+	t->departure = NULL;
 }
 
 void causal_trace_free(causal_trace *t)

@@ -158,6 +158,12 @@ void gt_model_release_spans(const gt_model *m)
 		gt_drop_pages(m->spans, (size_t)m->span_count * sizeof *m->spans);
 }
 
+void gt_model_release_flows(const gt_model *m)
+{
+	if (gt_model_borrows(m, m->flows))
+		gt_drop_pages(m->flows, (size_t)m->flow_count * sizeof *m->flows);
+}
+
 size_t gt_model_bytes(const gt_model *m)
 {
 	return (size_t)m->span_count * sizeof *m->spans + (size_t)m->track_count * sizeof *m->tracks +

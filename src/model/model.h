@@ -295,6 +295,8 @@ int gt_model_own(gt_model *m);
  * The spans stay readable; the next read of one faults its page in again.
  * Nothing for a model in its own memory. */
 void gt_model_release_spans(const gt_model *m);
+/* The same for the flow table. */
+void gt_model_release_flows(const gt_model *m);
 
 /* Counts a warning and keeps it as an example while fewer than
  * GT_WARN_EXAMPLES of its kind are kept: text[0..len) is excerpted,
