@@ -149,7 +149,7 @@ typedef struct batch {
 	/* the union being filled in: its first graph, the union, its steps */
 	uint32_t at;
 	const causal_union *u;
-	const causal_steps *s;
+	causal_steps *s;
 	/* on a device, the union of the graphs built (those before the first
 	 * that failed) is made beside the steps of the batch before too */
 	bool union_beside, union_made;
@@ -210,8 +210,16 @@ static void fill_path(batch *b, uint32_t i)
 	uint32_t w = b->first + b->at + i;
 	unsigned threads = b->u->count == 1 ? b->threads : 1; /* one window alone has the threads */
 	causal_steps view;
-	if (causal_union_view(b->u, b->s, i, true, threads, &view, &b->errs[w]) == 0 &&
-	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
+	if (causal_union_view(b->u, b->s, i, true, threads, &view, &b->errs[w]) != 0)
+		return;
+	/* a whole trace without rows: only the summary read the durations;
+	 * they go back to the system before the path's hops come, its peak */
+	if (b->t->window_count == 1 && !b->opt->rows) {
+		gt_big_free(b->s->rows.path_duration);
+		b->s->rows.path_duration = view.rows.path_duration = NULL;
+		gt_big_trim();
+	}
+	if (causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
 	    !b->opt->rows)
 		done_with_hops(b, &b->out[w]);
 }

@@ -33,6 +33,7 @@ void causal_graph_free(causal_graph *g)
 /* The flows and waits of a window that become edges. */
 typedef struct window_edges {
 	uint32_t *flows; /* flows kept and not backward: flow edges */
+	uint32_t *flow_src, *flow_dst; /* their spans (global): the flow table is not read after */
 	uint32_t nflows;
 	uint32_t *wait_k, *wait_w; /* wait edges E(k) -> E(W), global spans */
 	uint32_t nwaits;
@@ -48,6 +49,8 @@ typedef struct window_edges {
 static void window_edges_free(window_edges *e)
 {
 	gt_big_free(e->flows);
+	gt_big_free(e->flow_src);
+	gt_big_free(e->flow_dst);
 	gt_big_free(e->wait_k);
 	gt_big_free(e->wait_w);
 	gt_big_free(e->coll_j);
@@ -127,7 +130,7 @@ typedef struct flow_range {
 	const causal_trace *t;
 	uint32_t w;
 	const uint32_t *fl;
-	uint32_t *flows, *cand;
+	uint32_t *flows, *src, *dst, *cand;
 	uint32_t a, b;
 	uint32_t nflows, ncand, backward;
 	uint32_t left_out[GT_CAUSAL_LEFT_OUT_COUNT];
@@ -138,7 +141,7 @@ static void *judge_flows(void *arg)
 	flow_range *r = arg;
 	const causal_trace *t = r->t;
 	const gt_model *m = t->m;
-	uint32_t *flows = r->flows + r->a, *cand = r->cand + r->a;
+	uint32_t *flows = r->flows + r->a, *src = r->src + r->a, *dst = r->dst + r->a, *cand = r->cand + r->a;
 	for (uint32_t i = r->a; i < r->b; i++) {
 		uint32_t id = r->fl[i];
 		const gt_flow *f = &m->flows[id];
@@ -153,10 +156,12 @@ static void *judge_flows(void *arg)
 			 * clocks put the kernel before its launch */
 			if (t->span_class[f->dst] & CAUSAL_DEVICE)
 				cand[r->ncand++] = id;
-			if (t->departure[id] > m->spans[f->dst].ts_ns)
+			if (t->departure[id] > m->spans[f->dst].ts_ns) {
 				r->backward++;
-			else
+			} else {
+				src[r->nflows] = f->src, dst[r->nflows] = f->dst;
 				flows[r->nflows++] = id;
+			}
 		}
 	}
 	return NULL;
@@ -171,12 +176,14 @@ static void judge_window_flows(const causal_trace *t, uint32_t w, unsigned threa
 	unsigned k = causal_range_jobs(nf, threads);
 	flow_range r[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		r[j] = (flow_range){.t = t, .w = w, .fl = fl, .flows = e->flows, .cand = cand,
+		r[j] = (flow_range){.t = t, .w = w, .fl = fl, .flows = e->flows, .src = e->flow_src, .dst = e->flow_dst, .cand = cand,
 				    .a = (uint32_t)((uint64_t)nf * j / k), .b = (uint32_t)((uint64_t)nf * (j + 1) / k)};
 	gt_run_jobs(judge_flows, r, sizeof *r, k);
 	*nc = 0;
 	for (unsigned j = 0; j < k; j++) { /* each slice's kept ones move down, never past the next slice */
 		memmove(e->flows + e->nflows, e->flows + r[j].a, (size_t)r[j].nflows * sizeof *e->flows);
+		memmove(e->flow_src + e->nflows, e->flow_src + r[j].a, (size_t)r[j].nflows * sizeof *e->flow_src);
+		memmove(e->flow_dst + e->nflows, e->flow_dst + r[j].a, (size_t)r[j].nflows * sizeof *e->flow_dst);
 		memmove(cand + *nc, cand + r[j].a, (size_t)r[j].ncand * sizeof *cand);
 		e->nflows += r[j].nflows, *nc += r[j].ncand;
 		win->backward_edges += r[j].backward;
@@ -205,13 +212,15 @@ static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_ca
 	/* zeroed: the compiler cannot see that only filled entries are read */
 	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0, *waits = NULL;
 	e->flows = alloc(nf, sizeof *e->flows);
+	e->flow_src = alloc(nf, sizeof *e->flow_src);
+	e->flow_dst = alloc(nf, sizeof *e->flow_dst);
 	wait_spans ws = {t, sp};
 	int rc = causal_select(ns, threads, guessed_wait, &ws, &waits, &nw);
 	uint32_t nrec = t->rec_first ? t->rec_first[w + 1] - t->rec_first[w] : 0;
 	uint32_t *target = alloc(nw, sizeof *target);
 	e->wait_k = alloc((size_t)nw + nrec, sizeof *e->wait_k);
 	e->wait_w = alloc((size_t)nw + nrec, sizeof *e->wait_w);
-	if (rc < 0 || !cand || !e->flows || !target || !e->wait_k || !e->wait_w) {
+	if (rc < 0 || !cand || !e->flows || !e->flow_src || !e->flow_dst || !target || !e->wait_k || !e->wait_w) {
 		gt_big_free(cand), gt_big_free(waits), gt_big_free(target);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u flows", nf);
 	}
@@ -260,12 +269,11 @@ static int mark_tracks(void *ctx, uint64_t a, uint64_t b)
 
 enum { HAS_SPANS = 1, HAS_EDGE = 2 }; /* a track's marks */
 
-/* The tracks an edge list touches, on threads (a whole trace's flows are
- * millions): flows by id, or pairs of spans. */
+/* The tracks an edge list touches, pairs of spans, on threads (a whole
+ * trace's flows are millions). */
 typedef struct edge_marks {
 	const causal_trace *t;
 	uint8_t *mark;
-	const uint32_t *flows;  /* NULL: the pairs below */
 	const uint32_t *a, *b;
 } edge_marks;
 
@@ -280,18 +288,16 @@ static int mark_edges(void *ctx, uint64_t lo, uint64_t hi)
 	const edge_marks *em = ctx;
 	const gt_model *m = em->t->m;
 	for (uint64_t i = lo; i < hi; i++) {
-		const gt_flow *f = em->flows ? &m->flows[em->flows[i]] : NULL;
-		uint32_t src = f ? f->src : em->a[i], dst = f ? f->dst : em->b[i];
-		mark_edge(&em->mark[m->spans[src].track]);
-		mark_edge(&em->mark[m->spans[dst].track]);
+		mark_edge(&em->mark[m->spans[em->a[i]].track]);
+		mark_edge(&em->mark[m->spans[em->b[i]].track]);
 	}
 	return 0;
 }
 
-static void mark_edge_tracks(const causal_trace *t, uint8_t *mark, const uint32_t *flows, const uint32_t *a,
-			     const uint32_t *b, uint32_t n, unsigned threads)
+static void mark_edge_tracks(const causal_trace *t, uint8_t *mark, const uint32_t *a, const uint32_t *b, uint32_t n,
+			     unsigned threads)
 {
-	edge_marks em = {t, mark, flows, a, b};
+	edge_marks em = {t, mark, a, b};
 	gt_parallel_ranges(n, causal_range_min(), threads, mark_edges, &em);
 }
 
@@ -336,11 +342,11 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 		for (uint32_t i = 0; i < ns; i++)
 			mark[m->spans[sp[i]].track] |= HAS_SPANS;
 	}
-	mark_edge_tracks(t, mark, e->flows, NULL, NULL, e->nflows, threads);
-	mark_edge_tracks(t, mark, NULL, e->wait_k, e->wait_w, e->nwaits, threads);
-	mark_edge_tracks(t, mark, NULL, e->coll_j, e->coll_r, e->ncoll, threads);
-	mark_edge_tracks(t, mark, NULL, e->sw_k, e->sw_d, e->nsw, threads);
-	mark_edge_tracks(t, mark, NULL, e->rsw_k, e->rsw_d, e->nrsw, threads);
+	mark_edge_tracks(t, mark, e->flow_src, e->flow_dst, e->nflows, threads);
+	mark_edge_tracks(t, mark, e->wait_k, e->wait_w, e->nwaits, threads);
+	mark_edge_tracks(t, mark, e->coll_j, e->coll_r, e->ncoll, threads);
+	mark_edge_tracks(t, mark, e->sw_k, e->sw_d, e->nsw, threads);
+	mark_edge_tracks(t, mark, e->rsw_k, e->rsw_d, e->nrsw, threads);
 	bool any = e->nflows + e->nwaits + e->ncoll + e->nsw + e->nrsw > 0;
 	if (!any)
 		win->flags |= GT_CAUSAL_NO_DEPENDENCIES;
@@ -457,10 +463,11 @@ typedef struct inner_departures {
 	int64_t base;
 } inner_departures;
 
-static bool leaves_inside(const causal_trace *t, uint32_t flow)
+/* Whether flow edge i leaves from strictly inside its source. */
+static bool leaves_inside(const causal_trace *t, const window_edges *e, uint32_t i)
 {
-	const gt_span *s = &t->m->spans[t->m->flows[flow].src];
-	int64_t d = t->departure[flow];
+	const gt_span *s = &t->m->spans[e->flow_src[i]];
+	int64_t d = t->departure[e->flows[i]];
 	return d > s->ts_ns && d < causal_end(s);
 }
 
@@ -469,7 +476,7 @@ static void *count_inner(void *arg)
 	inner_departures *r = arg;
 	uint32_t n = 0;
 	for (uint32_t i = r->a; i < r->b; i++)
-		n += leaves_inside(r->t, r->e->flows[i]);
+		n += leaves_inside(r->t, r->e, i);
 	r->count = n;
 	return NULL;
 }
@@ -480,11 +487,10 @@ static void *write_inner(void *arg)
 	const causal_trace *t = r->t;
 	int64_t base = INT64_MAX;
 	for (uint32_t i = r->a, k = r->at; i < r->b; i++) {
-		uint32_t f = r->e->flows[i];
-		if (!leaves_inside(t, f))
+		if (!leaves_inside(t, r->e, i))
 			continue;
-		int64_t d = t->departure[f];
-		r->val[k] = t->local_of[t->m->flows[f].src];
+		int64_t d = t->departure[r->e->flows[i]];
+		r->val[k] = t->local_of[r->e->flow_src[i]];
 		r->key[k++] = (uint64_t)d;
 		base = d < base ? d : base;
 	}
@@ -620,9 +626,9 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 
 /* The point a flow leaves from: B or E of its source when the departure is
  * at (or clamped to) an end, else the departure point of that time. */
-static uint32_t departure_point(const causal_trace *t, const causal_graph *g, uint32_t flow)
+static uint32_t departure_point(const causal_trace *t, const causal_graph *g, uint32_t flow, uint32_t src)
 {
-	uint32_t l = t->local_of[t->m->flows[flow].src];
+	uint32_t l = t->local_of[src];
 	uint32_t b = g->first_point[l], e = causal_graph_e(g, l);
 	int64_t d = t->departure[flow];
 	if (d >= g->time[e])
@@ -655,8 +661,8 @@ static int flow_edge_range(void *ctx, uint64_t a, uint64_t b)
 	causal_graph *g = fe->g;
 	for (uint32_t k = (uint32_t)a; k < b; k++) {
 		uint32_t f = fe->e->flows[k];
-		g->edge_src[k] = departure_point(t, g, f);
-		g->edge_dst[k] = g->first_point[t->local_of[t->m->flows[f].dst]];
+		g->edge_src[k] = departure_point(t, g, f, fe->e->flow_src[k]);
+		g->edge_dst[k] = g->first_point[t->local_of[fe->e->flow_dst[k]]];
 		g->edge_kind[k] = GT_CPM_EDGE_FLOW;
 		g->edge_ref[k] = f;
 	}
@@ -792,6 +798,10 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	 * its analysis peaks there, without the blocks the edges leave */
 	if (t->fields)
 		gt_big_trim();
+	if (alone) { /* nothing reads the flow table after the edges: they hold their ends */
+		causal_keep_queues(alone, threads);
+		gt_model_release_flows(t->m);
+	}
 	causal_times_add(CAUSAL_T_G_EDGES, t0);
 	t0 = causal_times_now();
 	if (rc == 0)

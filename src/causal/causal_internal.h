@@ -107,6 +107,7 @@ typedef struct causal_trace {
 	uint32_t *window_of;    /* per span: its window, GT_NONE */
 	uint32_t *local_of;     /* per span: its index in its window's graph (scratch) */
 	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
+	uint32_t *queue_behind; /* per flow: causal_keep_queues', or NULL */
 	uint32_t window_count;
 	gt_causal_window *windows; /* bounds and step_span set */
 	uint32_t *opening;      /* --step: the spans that open a step, by id (classify's;
@@ -221,6 +222,21 @@ uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
 /* t->prev_device: the previous device span of each device span on its
  * track, in track order (start, longer first, id); -1 with err. */
 int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *err);
+/* Where a window is the trace's only one, once its graph is built: what
+ * each flow's target queued behind (t->queue_behind), the only use of
+ * prev_device and window_of left; they go. Out of memory, they stay. */
+void causal_keep_queues(causal_trace *t, unsigned threads);
+
+/* The span of another window that flow's target queued behind on its
+ * device track (the stream busy past the launch), or GT_NONE. */
+static inline uint32_t causal_queued_behind(const causal_trace *t, uint32_t flow)
+{
+	if (t->queue_behind)
+		return t->queue_behind[flow];
+	uint32_t dst = t->m->flows[flow].dst;
+	uint32_t prev = t->prev_device && dst != GT_NONE ? t->prev_device[dst] : GT_NONE;
+	return prev != GT_NONE && t->window_of[prev] != t->window_of[dst] ? prev : GT_NONE;
+}
 
 /* --- causal_collective.c --------------------------------------------- */
 

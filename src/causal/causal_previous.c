@@ -132,3 +132,28 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
 	return 0;
 }
+
+/* --- what a flow's target queued behind ------------------------------ */
+
+static int queue_range(void *ctx, uint64_t a, uint64_t b)
+{
+	causal_trace *t = ctx;
+	for (uint64_t f = a; f < b; f++) {
+		uint32_t dst = t->m->flows[f].dst;
+		uint32_t prev = dst != GT_NONE ? t->prev_device[dst] : GT_NONE;
+		t->queue_behind[f] = prev != GT_NONE && t->window_of[prev] != t->window_of[dst] ? prev : GT_NONE;
+	}
+	return 0;
+}
+
+void causal_keep_queues(causal_trace *t, unsigned threads)
+{
+	if (!t->prev_device || !t->m->flow_count)
+		return;
+	t->queue_behind = gt_big_malloc(t->m->flow_count, sizeof *t->queue_behind);
+	if (!t->queue_behind) /* the per-span arrays stay */
+		return;
+	gt_parallel_ranges(t->m->flow_count, causal_range_min(), threads, queue_range, t);
+	gt_big_free(t->prev_device), gt_big_free(t->window_of);
+	t->prev_device = t->window_of = NULL;
+}

@@ -34,8 +34,8 @@ static uint32_t flow_hops(const causal_trace *t, const causal_graph *g, uint32_t
 	uint32_t track = causal_span_track(t, f->dst);
 	h[0] = (gt_causal_hop){point_of(g, u), point_of(g, v), GT_CAUSAL_FLOW, f->src, track, flow,
 			       g->time[v] - g->time[u], 0, 0};
-	uint32_t prev = t->prev_device ? t->prev_device[f->dst] : GT_NONE;
-	if (prev == GT_NONE || t->window_of[prev] == t->window_of[f->dst])
+	uint32_t prev = causal_queued_behind(t, flow);
+	if (prev == GT_NONE)
 		return 1;
 	int64_t end = causal_end(&m->spans[prev]);
 	if (end <= g->time[u])

@@ -521,7 +521,6 @@ void causal_trace_drop_edge_inputs(causal_trace *t)
 		gt_big_free(t->local_of);
 		t->local_of = NULL;
 	}
-	gt_model_release_flows(t->m);
 }
 
 void causal_trace_drop_graph_inputs(causal_trace *t)
@@ -540,6 +539,7 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->window_of);
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
+	gt_big_free(t->queue_behind);
 	free(t->steps);
 	free(t->step_window);
 	gt_big_free(t->windows);
