@@ -997,6 +997,44 @@ static void add(text *t, const char *fmt, ...)
 	t->n += (size_t)k;
 }
 
+/* A thread nested 200 deep, twice in a row (the walk's stack grows past
+ * its first room; on threads each nest is a piece of its own), the second
+ * nest with a span that outlives the two innermost (the general walk):
+ * span i of a nest is [10i, 4000 - 10i] us from the nest's start, so
+ * every span owns 10 us at each end; in the second, x [2000, 2025] is the
+ * latest started from 2000 to its end, and span 197 owns 2025-2030. */
+START_TEST(deep_nesting)
+{
+	text t = {0};
+	for (int nest = 0; nest < 2; nest++) {
+		int base = nest * 5000;
+		for (int i = 0; i < 200; i++)
+			add(&t, "{\"ph\":\"X\",\"name\":\"s%d_%d\",\"cat\":\"op\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}",
+			    nest, i, base + 10 * i, 4000 - 20 * i);
+	}
+	add(&t, "{\"ph\":\"X\",\"name\":\"x\",\"cat\":\"op\",\"pid\":1,\"tid\":1,\"ts\":7000,\"dur\":25}");
+	gt_model m = load_events(t.s);
+	free(t.s);
+	for (uint32_t threads = 1; threads <= 3; threads += 2) {
+		gt_causal_options o = options();
+		o.threads = threads;
+		gt_causal_result r;
+		analyze_ok(&m, &o, &r);
+		check_result(&m, &r);
+		const gt_causal_window *w = &r.windows[0];
+		ck_assert_int_eq(w->path_duration_ns, 9000000);
+		for (uint32_t i = 0; i < 200; i++) {
+			ck_assert_int_eq(row_of(w, i)->critical_ns, 20000);
+			int64_t second = i == 197 ? 15000 : i >= 198 ? 10000 : 20000;
+			ck_assert_int_eq(row_of(w, 200 + i)->critical_ns, second);
+		}
+		ck_assert_int_eq(row_of(w, 400)->critical_ns, 25000);
+		gt_causal_result_free(&r);
+	}
+	gt_model_free(&m);
+}
+END_TEST
+
 typedef struct rspan {
 	int pid, tid;
 	int ts, dur;
@@ -1802,6 +1840,7 @@ int main(void)
 		GT_TEST(nesting_chain_owners),
 		GT_TEST(idle_gaps_and_float),
 		GT_TEST(improper_nesting),
+		GT_TEST(deep_nesting),
 		GT_TEST(departure_points),
 		GT_TEST(v1_clamping),
 		GT_TEST(v2_flows),

@@ -13,6 +13,32 @@ static void *alloc(size_t n, size_t size)
 	return gt_big_malloc(n, size);
 }
 
+/* The walk's open spans, innermost last: each with its next departure
+ * point. As deep as the nesting (a few dozen), grown where it is deeper. */
+typedef struct open_span {
+	uint32_t i, next; /* dense index; the next departure point to write */
+} open_span;
+
+typedef struct span_stack {
+	open_span *at;
+	uint32_t cap;
+} span_stack;
+
+/* Room for one more above top; false out of memory. The walks keep top
+ * and the entries' address in locals (the chain's writes could alias
+ * them), taking them back from st after a push that grew it. */
+static bool stack_room(span_stack *st, uint32_t top)
+{
+	if (top < st->cap)
+		return true;
+	uint32_t cap = st->cap ? 2 * st->cap : 64;
+	open_span *at = gt_fault_hit("alloc") ? NULL : realloc(st->at, (size_t)cap * sizeof *at);
+	if (!at)
+		return false;
+	st->at = at, st->cap = cap;
+	return true;
+}
+
 /* One track's spans gathered into dense arrays (dense index i = the i-th
  * span of the track by id), so that ordering, walking and owners read
  * them in sequence instead of chasing point ids through the window. */
@@ -25,25 +51,31 @@ typedef struct track_scratch {
 	int64_t *time;      /* the walk: times */
 	uint64_t *key, *tk; /* sort scratch */
 	uint32_t *tv, *tv2;
-	uint32_t *stack;
+	span_stack stack;   /* the walk's, then the owners' */
 	uint8_t *closed;
-	uint32_t *next;     /* per dense span: its next departure point */
 	/* the arrays by span are sized for the range's largest track's spans;
-	 * the sort's and the general walk's, by point, on first use (most
-	 * tracks come sorted and properly nested: they need neither) */
+	 * the sort's on first use, by span, grown by point for the general
+	 * walk's, also on first use (most tracks come sorted and properly
+	 * nested: they need neither) */
 	uint32_t most_spans, most_points;
+	uint32_t sort_room; /* entries the sort's arrays hold */
 	bool failed;        /* out of memory for a lazy array */
 } track_scratch;
 
 enum { TAG_B = 0, TAG_D = 1, TAG_E = 2 };
 
-/* The sort's arrays, by point (the general walk sorts points): false,
- * with x->failed, when out of memory. */
-static bool sort_scratch(track_scratch *x)
+/* The sort's arrays for n entries: by span to order the spans, by point
+ * for the general walk (rarer, and twice as long): false, with
+ * x->failed, when out of memory. */
+static bool sort_scratch(track_scratch *x, uint32_t n)
 {
-	if (!x->key) {
-		x->key = alloc(x->most_points, 8), x->tk = alloc(x->most_points, 8);
-		x->tv = alloc(x->most_points, 4), x->tv2 = alloc(x->most_points, 4);
+	if (x->failed)
+		return false;
+	if (x->sort_room < n) {
+		gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2);
+		x->key = alloc(n, 8), x->tk = alloc(n, 8);
+		x->tv = alloc(n, 4), x->tv2 = alloc(n, 4);
+		x->sort_room = n;
 	}
 	x->failed |= !x->key || !x->tk || !x->tv || !x->tv2;
 	return !x->failed;
@@ -57,7 +89,7 @@ static bool walk_scratch(track_scratch *x)
 		x->time = alloc(x->most_points, 8), x->closed = alloc(x->most_spans, 1);
 	}
 	x->failed |= !x->out || !x->tag || !x->time || !x->closed;
-	return !x->failed && sort_scratch(x);
+	return !x->failed && sort_scratch(x, x->most_points);
 }
 
 /* Whether span (b1, e1) may follow (b0, e0) in track order: start, then
@@ -76,7 +108,7 @@ static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 		x->ord[i] = i;
 	for (uint32_t i = 1; i < n && sorted; i++)
 		sorted = track_order(x->b[i - 1], x->e[i - 1], x->b[i], x->e[i]);
-	if (sorted || !sort_scratch(x))
+	if (sorted || !sort_scratch(x, x->most_spans))
 		return;
 	for (uint32_t i = 0; i < n; i++)
 		x->key[i] = UINT64_MAX - (uint64_t)(x->e[i] - x->b[i]);
@@ -95,12 +127,12 @@ static uint32_t emit(track_scratch *x, uint32_t k, uint32_t point, uint32_t tag,
 }
 
 /* Emits a popped span's remaining departure points and its E. */
-static uint32_t close_span(const causal_graph *g, track_scratch *x, uint32_t i, uint32_t k)
+static uint32_t close_span(const causal_graph *g, track_scratch *x, open_span s, uint32_t k)
 {
-	uint32_t e = causal_graph_e(g, x->span[i]);
-	for (uint32_t p = x->next[i]; p < e; p++)
-		k = emit(x, k, p, i << 2 | TAG_D, g->time[p]);
-	return emit(x, k, e, i << 2 | TAG_E, x->e[i]);
+	uint32_t e = causal_graph_e(g, x->span[s.i]);
+	for (uint32_t p = s.next; p < e; p++)
+		k = emit(x, k, p, s.i << 2 | TAG_D, g->time[p]);
+	return emit(x, k, e, s.i << 2 | TAG_E, x->e[s.i]);
 }
 
 /* The depth-first walk of the nesting forest (spans in track order, a span
@@ -109,22 +141,28 @@ static uint32_t close_span(const causal_graph *g, track_scratch *x, uint32_t i, 
  * starting at its time), E(p). Returns the points written. */
 static uint32_t walk_forest(const causal_graph *g, track_scratch *x, uint32_t n)
 {
+	open_span *at = x->stack.at;
 	uint32_t top = 0, k = 0;
 	for (uint32_t o = 0; o < n; o++) {
 		uint32_t i = x->ord[o];
-		while (top && x->e[x->stack[top - 1]] < x->e[i])
-			k = close_span(g, x, x->stack[--top], k);
+		while (top && x->e[at[top - 1].i] < x->e[i])
+			k = close_span(g, x, at[--top], k);
 		if (top) {
-			uint32_t q = x->stack[top - 1], qe = causal_graph_e(g, x->span[q]);
-			for (; x->next[q] < qe && g->time[x->next[q]] <= x->b[i]; x->next[q]++)
-				k = emit(x, k, x->next[q], q << 2 | TAG_D, g->time[x->next[q]]);
+			open_span *q = &at[top - 1];
+			uint32_t qe = causal_graph_e(g, x->span[q->i]);
+			for (; q->next < qe && g->time[q->next] <= x->b[i]; q->next++)
+				k = emit(x, k, q->next, q->i << 2 | TAG_D, g->time[q->next]);
 		}
 		k = emit(x, k, g->first_point[x->span[i]], i << 2 | TAG_B, x->b[i]);
-		x->next[i] = g->first_point[x->span[i]] + 1;
-		x->stack[top++] = i;
+		if (!stack_room(&x->stack, top)) {
+			x->failed = true;
+			return k;
+		}
+		at = x->stack.at;
+		at[top++] = (open_span){i, g->first_point[x->span[i]] + 1};
 	}
 	while (top)
-		k = close_span(g, x, x->stack[--top], k);
+		k = close_span(g, x, at[--top], k);
 	return k;
 }
 
@@ -134,18 +172,25 @@ static uint32_t walk_forest(const causal_graph *g, track_scratch *x, uint32_t n)
  * owner_in[v]: the owner of the gap from v's chain predecessor to v. */
 static void find_owners(causal_graph *g, track_scratch *x, uint32_t start, uint32_t n)
 {
+	open_span *at = x->stack.at;
 	uint32_t top = 0, owner = GT_NONE;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t p = x->out[k], i = x->tag[k] >> 2;
 		g->chain[start + k] = p;
 		g->owner_in[p] = owner;
-		if ((x->tag[k] & 3) == TAG_B)
-			x->stack[top++] = i;
-		else if ((x->tag[k] & 3) == TAG_E)
+		if ((x->tag[k] & 3) == TAG_B) {
+			if (!stack_room(&x->stack, top)) {
+				x->failed = true;
+				return;
+			}
+			at = x->stack.at;
+			at[top++] = (open_span){i, 0};
+		} else if ((x->tag[k] & 3) == TAG_E) {
 			x->closed[i] = 1;
-		while (top && x->closed[x->stack[top - 1]])
+		}
+		while (top && x->closed[at[top - 1].i])
 			top--;
-		owner = top && k + 1 < n ? x->span[x->stack[top - 1]] : GT_NONE;
+		owner = top && k + 1 < n ? x->span[at[top - 1].i] : GT_NONE;
 		g->work[start + k] = owner != GT_NONE;
 	}
 }
@@ -175,41 +220,50 @@ static inline void put(direct *d, uint32_t p, int64_t time, uint32_t owner_after
 	g->work[d->at++] = d->owner != GT_NONE;
 }
 
-static inline void close_direct(direct *d, const track_scratch *x, const uint32_t *stack, uint32_t i, uint32_t top)
+/* Writes popped span s's remaining departures and its E; the owner after
+ * is the span open below it. */
+static inline void close_direct(direct *d, const track_scratch *x, const open_span *at, uint32_t top, open_span s)
 {
 	const causal_graph *g = d->g;
-	uint32_t e = causal_graph_e(g, x->span[i]);
-	for (uint32_t p = x->next[i]; p < e; p++)
-		put(d, p, g->time[p], x->span[i]);
-	put(d, e, x->e[i], top ? x->span[stack[top - 1]] : GT_NONE);
+	uint32_t e = causal_graph_e(g, x->span[s.i]);
+	for (uint32_t p = s.next; p < e; p++)
+		put(d, p, g->time[p], x->span[s.i]);
+	put(d, e, x->e[s.i], top ? x->span[at[top - 1].i] : GT_NONE);
 }
 
 /* walk_forest's order over the spans ord[o0 .. o1) (a whole track, or a
  * piece of one that no earlier span overlaps), written as chain, owner_in
  * and work from d->at; false where it went back in time (the arrays then
- * hold garbage). stack: room for o1 - o0 spans. */
-static bool walk_direct(direct *d, track_scratch *x, uint32_t o0, uint32_t o1, uint32_t *stack)
+ * hold garbage) or st could not grow (*no_memory then set). */
+static bool walk_direct(direct *d, const track_scratch *x, uint32_t o0, uint32_t o1, span_stack *st,
+			bool *no_memory)
 {
 	causal_graph *g = d->g;
+	open_span *at = st->at;
 	uint32_t top = 0;
 	for (uint32_t o = o0; o < o1 && d->sorted; o++) {
 		uint32_t i = x->ord[o];
-		while (top && x->e[stack[top - 1]] < x->e[i]) {
+		while (top && x->e[at[top - 1].i] < x->e[i]) {
 			top--;
-			close_direct(d, x, stack, stack[top], top);
+			close_direct(d, x, at, top, at[top]);
 		}
 		if (top) {
-			uint32_t q = stack[top - 1], qe = causal_graph_e(g, x->span[q]);
-			for (; x->next[q] < qe && g->time[x->next[q]] <= x->b[i]; x->next[q]++)
-				put(d, x->next[q], g->time[x->next[q]], x->span[q]);
+			open_span *q = &at[top - 1];
+			uint32_t qe = causal_graph_e(g, x->span[q->i]);
+			for (; q->next < qe && g->time[q->next] <= x->b[i]; q->next++)
+				put(d, q->next, g->time[q->next], x->span[q->i]);
 		}
 		put(d, g->first_point[x->span[i]], x->b[i], x->span[i]);
-		x->next[i] = g->first_point[x->span[i]] + 1;
-		stack[top++] = i;
+		if (!stack_room(st, top)) {
+			*no_memory = true;
+			return false;
+		}
+		at = st->at;
+		at[top++] = (open_span){i, g->first_point[x->span[i]] + 1};
 	}
 	while (top && d->sorted) {
 		top--;
-		close_direct(d, x, stack, stack[top], top);
+		close_direct(d, x, at, top, at[top]);
 	}
 	return d->sorted;
 }
@@ -222,6 +276,8 @@ static void walk_general(causal_graph *g, track_scratch *x, uint32_t ns, uint32_
 		return;
 	memset(x->closed, 0, ns);
 	walk_forest(g, x, ns);
+	if (x->failed)
+		return;
 	/* improper nesting and departures of outer spans leave the walk out of
 	 * time order: a stable sort by time keeps the walk's order for ties */
 	bool sorted = true;
@@ -260,14 +316,15 @@ static void walk_track(causal_graph *g, uint32_t ns, uint32_t k, track_scratch *
 	uint32_t start = g->chain_start[k], n = g->chain_start[k + 1] - start;
 	order_spans(x, ns, g->first_time);
 	direct d = {g, start, start + n, GT_NONE, INT64_MIN, true};
-	if (!x->failed && !walk_direct(&d, x, 0, ns, x->stack))
+	if (!x->failed && !walk_direct(&d, x, 0, ns, &x->stack, &x->failed))
 		walk_general(g, x, ns, start, n);
 }
 
 static void scratch_free(track_scratch *x)
 {
 	gt_big_free(x->b), gt_big_free(x->e), gt_big_free(x->ord), gt_big_free(x->out), gt_big_free(x->tag), gt_big_free(x->time);
-	gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2), gt_big_free(x->stack), gt_big_free(x->closed), gt_big_free(x->next);
+	gt_big_free(x->key), gt_big_free(x->tk), gt_big_free(x->tv), gt_big_free(x->tv2), gt_big_free(x->closed);
+	free(x->stack.at);
 }
 
 /* The arrays by span, for tracks of at most `spans` spans and `points`
@@ -277,8 +334,7 @@ static bool scratch_init(track_scratch *x, uint32_t spans, uint32_t points)
 	*x = (track_scratch){0};
 	x->most_spans = spans, x->most_points = points;
 	x->b = alloc(spans, 8), x->e = alloc(spans, 8), x->ord = alloc(spans, 4);
-	x->stack = alloc(spans, 4), x->next = alloc(spans, 4);
-	x->failed = !x->b || !x->e || !x->ord || !x->stack || !x->next;
+	x->failed = !x->b || !x->e || !x->ord;
 	return !x->failed;
 }
 
@@ -342,6 +398,7 @@ typedef struct wide_range {
 	uint32_t end;      /* dense, past the piece */
 	uint32_t start, track_end; /* chain positions */
 	bool sorted;       /* walk_direct's answer */
+	bool no_memory;    /* its stack could not grow */
 	int64_t last;      /* the time of the piece's last point */
 } wide_range;
 
@@ -446,7 +503,9 @@ static void *wide_walk(void *arg)
 {
 	wide_range *r = arg;
 	direct d = {r->g, r->start, r->track_end, GT_NONE, INT64_MIN, true};
-	r->sorted = walk_direct(&d, r->x, r->cut, r->end, r->x->stack + r->cut);
+	span_stack st = {0};
+	r->sorted = walk_direct(&d, r->x, r->cut, r->end, &st, &r->no_memory);
+	free(st.at);
 	r->last = d.last;
 	return NULL;
 }
@@ -495,8 +554,10 @@ static int wide_chain(causal_graph *g, const uint32_t *spans, uint32_t ns, uint3
 		/* one walk goes back in time where a piece does, or where a piece
 		 * starts before the one before it ends its last point */
 		done = true;
-		for (unsigned p = 0; p < np; p++)
+		for (unsigned p = 0; p < np; p++) {
 			done &= r[p].sorted && (p == 0 || r[p - 1].last <= x.b[x.ord[r[p].cut]]);
+			x.failed |= r[p].no_memory;
+		}
 	}
 	/* else the walk on one thread, the general way where it must */
 	if (!done)
