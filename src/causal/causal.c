@@ -219,7 +219,8 @@ static void fill_path(batch *b, uint32_t i)
 		b->s->rows.path_duration = view.rows.path_duration = NULL;
 		gt_big_trim();
 	}
-	if (causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
+	if (causal_point_spans(&b->graphs[b->at + i], threads, &b->errs[w]) == 0 &&
+	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
 	    !b->opt->rows)
 		done_with_hops(b, &b->out[w]);
 }

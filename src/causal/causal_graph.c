@@ -46,6 +46,7 @@ typedef struct window_edges {
 	uint32_t nsyncs; /* of the wait edges, those from Event Sync markers */
 } window_edges;
 
+/* The edges' arrays (their counts stay, for the window's counters). */
 static void window_edges_free(window_edges *e)
 {
 	gt_big_free(e->flows);
@@ -59,6 +60,8 @@ static void window_edges_free(window_edges *e)
 	gt_big_free(e->sw_d);
 	gt_big_free(e->rsw_k);
 	gt_big_free(e->rsw_d);
+	e->flows = e->flow_src = e->flow_dst = e->wait_k = e->wait_w = NULL;
+	e->coll_j = e->coll_r = e->sw_k = e->sw_d = e->rsw_k = e->rsw_d = NULL;
 }
 
 /* The window's recorded waits whose spans both take part in it: stream
@@ -393,8 +396,8 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 	return 0;
 }
 
-/* The points' times and spans, spans [a, b): span l's departure times
- * follow those of the spans before it, 2 points (B and E) a span aside. */
+/* The points' times, spans [a, b): span l's departure times follow those
+ * of the spans before it, 2 points (B and E) a span aside. */
 typedef struct point_fill {
 	const causal_trace *t;
 	causal_graph *g;
@@ -412,13 +415,9 @@ static void fill_span_points(point_fill *pf, uint32_t a, uint32_t b, int64_t *fi
 		uint32_t p = g->first_point[l], e_id = g->first_point[l + 1] - 1;
 		const int64_t *dt = pf->dep_time + (p - 2 * (uint64_t)l);
 		g->time[p] = s->ts_ns;
-		g->point_span[p] = l;
-		for (p++; p < e_id; p++) {
+		for (p++; p < e_id; p++)
 			g->time[p] = *dt++;
-			g->point_span[p] = l;
-		}
 		g->time[e_id] = causal_end(s);
-		g->point_span[e_id] = l;
 		first = s->ts_ns < first ? s->ts_ns : first;
 		last = causal_end(s) > last ? causal_end(s) : last;
 	}
@@ -549,6 +548,26 @@ static uint64_t first_points(causal_graph *g, const uint32_t *ndep, unsigned thr
 	return n;
 }
 
+static int span_of_points(void *ctx, uint64_t a, uint64_t b)
+{
+	causal_graph *g = ctx;
+	for (uint32_t l = (uint32_t)a; l < b; l++)
+		for (uint32_t p = g->first_point[l]; p < g->first_point[l + 1]; p++)
+			g->point_span[p] = l;
+	return 0;
+}
+
+int causal_point_spans(causal_graph *g, unsigned threads, gt_error *err)
+{
+	if (g->point_span)
+		return 0;
+	g->point_span = alloc(g->n, sizeof *g->point_span);
+	if (!g->point_span)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u points", g->n);
+	gt_parallel_ranges(g->nspans, causal_range_min(), threads, span_of_points, g);
+	return 0;
+}
+
 /* Departure points: per span, the distinct times strictly inside it where
  * its flows leave, ascending; and the points' ids and times. */
 static int make_points(const causal_trace *t, unsigned threads, const window_edges *e, causal_graph *g,
@@ -609,8 +628,7 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 		return gt_fail(err, GT_EINPUT, "a window holds more than %u points", GT_CP_MAX_ROWS);
 	g->n = (uint32_t)n;
 	g->time = alloc(n, sizeof *g->time);
-	g->point_span = alloc(n, sizeof *g->point_span);
-	if (!g->time || !g->point_span)
+	if (!g->time)
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's %u points", g->n);
 	point_fill pf = {t, g, times, INT64_MAX, INT64_MIN};
 	if (threads > 1)
@@ -827,19 +845,28 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	t0 = causal_times_now();
 	if (rc == 0)
 		rc = make_cross_edges(t, &e, threads, g, err);
+	window_edges_free(&e); /* read last by the cross edges */
 	if (alone)
 		causal_trace_drop_edge_inputs(alone);
 	causal_times_add(CAUSAL_T_G_CROSS, t0);
 	t0 = causal_times_now();
 	if (rc == 0)
 		rc = causal_make_chains(g, &local_track, threads, err);
+	if (t->fields) /* the chains' scratch: what follows peaks again */
+		gt_big_trim();
 	causal_times_add(CAUSAL_T_G_CHAINS, t0);
 	t0 = causal_times_now();
 	causal_handoff_edges ho = {0};
 	if (rc == 0)
+		rc = causal_point_spans(g, threads, err);
+	if (rc == 0)
 		rc = causal_handoffs(t, g, threads, &ho, err);
 	if (rc == 0)
 		rc = add_handoffs(&ho, g, err);
+	if (alone) { /* the binding and the path peak without them; the results make them again */
+		gt_big_free(g->point_span);
+		g->point_span = NULL;
+	}
 	causal_times_add(CAUSAL_T_G_HANDOFFS, t0);
 	uint32_t handoffs = ho.n;
 	causal_handoffs_free(&ho);

@@ -294,7 +294,9 @@ typedef struct causal_graph {
 	uint32_t *first_point;  /* nspans + 1 */
 	uint32_t n;             /* points */
 	int64_t *time;          /* n, absolute */
-	uint32_t *point_span;   /* n: local span */
+	uint32_t *point_span;   /* n: local span (causal_point_spans; NULL from the
+	                         * points until the chains, and on a trace's only
+	                         * window from the hand-offs until the results) */
 	uint32_t tracks;
 	uint32_t *track;        /* local -> global track */
 	uint32_t *chain;        /* n point ids, track after track */
@@ -329,6 +331,8 @@ int causal_make_chains(causal_graph *g, uint32_t **local_track, unsigned threads
 int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, causal_trace *alone,
 		       causal_graph *g, gt_causal_window *win, gt_error *err);
 void causal_graph_free(causal_graph *g);
+/* g->point_span from first_point, where it is NULL; -1 (err) out of memory. */
+int causal_point_spans(causal_graph *g, unsigned threads, gt_error *err);
 
 /* --- causal_handoff.c ----------------------------------------------- */
 

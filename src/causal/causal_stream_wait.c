@@ -125,9 +125,7 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 	d.key = gt_big_malloc(n, sizeof *d.key), d.val = gt_big_malloc(n, sizeof *d.val);
 	uint64_t *tk = gt_big_malloc(n, sizeof *tk);
 	uint32_t *tv = gt_big_malloc(n, sizeof *tv);
-	b->span = gt_big_malloc(n, sizeof *b->span), b->end = gt_big_malloc(n, sizeof *b->end);
-	b->proc = gt_big_malloc(n, sizeof *b->proc);
-	int rc = d.key && d.val && tk && tv && b->span && b->end && b->proc ? 0 : -1;
+	int rc = d.key && d.val && tk && tv ? 0 : -1;
 	if (rc == 0 && n) {
 		gt_parallel_ranges(n, causal_range_min(), threads, range_of_ends, &d);
 		d.base = d.lo;
@@ -138,9 +136,17 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 			gt_parallel_ranges(n, causal_range_min(), threads, process_keys, &d);
 			gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		}
-		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
 	}
-	gt_big_free(pos), gt_big_free(d.key), gt_big_free(d.val), gt_big_free(tk), gt_big_free(tv);
+	/* the sort's arrays go first: the unpacked ones take their blocks */
+	gt_big_free(pos), gt_big_free(d.key), gt_big_free(tk), gt_big_free(tv);
+	if (rc == 0) {
+		b->span = gt_big_malloc(n, sizeof *b->span), b->end = gt_big_malloc(n, sizeof *b->end);
+		b->proc = gt_big_malloc(n, sizeof *b->proc);
+		rc = b->span && b->end && b->proc ? 0 : -1;
+	}
+	if (rc == 0 && n)
+		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
+	gt_big_free(d.val);
 	return rc;
 }
 
@@ -161,8 +167,7 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 	b->n = n;
 	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
 	uint32_t *val = alloc(n, sizeof *val), *tv = alloc(n, sizeof *tv), *dev = alloc(n, sizeof *dev);
-	b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->proc = alloc(n, sizeof *b->proc);
-	int rc = key && tk && val && tv && dev && b->span && b->end && b->proc ? 0 : -1;
+	int rc = key && tk && val && tv && dev ? 0 : -1;
 	if (rc == 0) {
 		n = 0;
 		for (uint32_t i = 0; i < ns; i++)
@@ -183,6 +188,14 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 				key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
 			gt_radix_sort_u64(key, val, n, tk, tv);
 		}
+	}
+	/* the sort's arrays go first: the unpacked ones take their blocks */
+	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
+	if (rc == 0) {
+		b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->proc = alloc(n, sizeof *b->proc);
+		rc = b->span && b->end && b->proc ? 0 : -1;
+	}
+	if (rc == 0) {
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t s = dev[val[i]];
 			b->span[i] = s;
@@ -190,7 +203,7 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 			b->proc[i] = m->tracks[m->spans[s].track].process;
 		}
 	}
-	gt_big_free(key), gt_big_free(tk), gt_big_free(val), gt_big_free(tv), gt_big_free(dev);
+	gt_big_free(val), gt_big_free(dev);
 	return rc;
 }
 
