@@ -668,7 +668,7 @@ int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err)
 		return -1;
 	m->map = g->map, m->map_len = g->map_len;
 	/* the checksums read the whole file: keep resident only the tables in
-	 * use (not yet written, so dropping loses nothing) */
+	 * use (the mapping is read-only: dropping loses nothing) */
 	const void *used[4] = {m->spans, m->flows, m->series, m->syncs};
 	uint64_t from[4], to[4];
 	int n = 0;

@@ -89,7 +89,7 @@ int gt_gtx_open_model(gt_gtx *g, const char *path, const void *data, size_t len,
 /* Copies the span model out of an open index file. */
 int gt_gtx_model(const gt_gtx *g, gt_model *m, gt_error *err);
 /* The same without copying the span, flow and series tables: g must be open
- * over a private mapping made writable (gt_input_take_map), which on success
+ * over a read-only private mapping (gt_input_take_map), which on success
  * the model owns (m->map) and unmaps in gt_model_free; on failure the caller
  * keeps it. */
 int gt_gtx_model_in_place(const gt_gtx *g, gt_model *m, gt_error *err);

@@ -490,8 +490,7 @@ bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
 
 bool gt_input_take_map(gt_input *in, void **data, size_t *size)
 {
-	if (!in->map || in->released ||
-	    mprotect((void *)in->map, (size_t)in->file_size, PROT_READ | PROT_WRITE) != 0)
+	if (!in->map || in->released)
 		return false;
 	/* used for the rest of the run in any order, not read once through */
 	madvise((void *)in->map, (size_t)in->file_size, MADV_NORMAL);

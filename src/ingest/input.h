@@ -34,9 +34,11 @@ const unsigned char *gt_input_head(const gt_input *in, size_t *n);
 /* Plain regular files are memory-mapped: then this gives the whole text
  * and gt_input_read is not used. */
 bool gt_input_map(gt_input *in, const char **data, uint64_t *size);
-/* Hands that mapping to the caller, made writable (private: writes copy the
- * page, never reach the file); the caller munmaps it, gt_input_close no
- * longer does. False, keeping it, when there is none or mprotect fails. */
+/* Hands that mapping to the caller, read-only as made (so that its pages
+ * can be given back and read again from the file: a write there faults at
+ * once instead of changing a page a release would revert); the caller
+ * munmaps it, gt_input_close no longer does. False, keeping it, when there
+ * is none. */
 bool gt_input_take_map(gt_input *in, void **data, size_t *size);
 /* Tells the input that bytes before upto will not be read again. */
 void gt_input_release(gt_input *in, uint64_t upto);

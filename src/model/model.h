@@ -250,11 +250,11 @@ typedef struct gt_model {
 	 * a single file (no rank column). */
 	struct gt_rank_part *ranks;
 	uint32_t rank_count;
-	/* A model loaded from an index file owns the file's private mapping
-	 * and uses its span, flow and series tables in place: arrays inside it
-	 * are never written (what would write them copies them first,
-	 * gt_model_own), freed or grown, and gt_model_free unmaps it. NULL:
-	 * every array is the model's own. */
+	/* A model loaded from an index file owns the file's private, read-only
+	 * mapping and uses its span, flow and series tables in place: arrays
+	 * inside it are never written (what would write them copies them
+	 * first, gt_model_own), freed or grown, and gt_model_free unmaps it.
+	 * NULL: every array is the model's own. */
 	void *map;
 	size_t map_len;
 } gt_model;
