@@ -816,7 +816,9 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	 * its analysis peaks there, without the blocks the edges leave */
 	if (t->fields)
 		gt_big_trim();
-	if (alone) { /* nothing reads the flow table after the edges: they hold their ends */
+	/* the edges hold their flows' ends: the flow table is read again only
+	 * by the results, on the path's flow hops (their pages fault back in) */
+	if (alone) {
 		causal_keep_queues(alone, threads);
 		gt_model_release_flows(t->m);
 	}

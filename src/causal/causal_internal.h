@@ -104,8 +104,11 @@ typedef struct causal_trace {
 	uint8_t *span_class;    /* per span: CAUSAL_* bits */
 	uint8_t *track_device;  /* per track: 1 when it holds a device span */
 	int64_t *departure;     /* per flow: its departure, clamped into a bound source */
-	uint32_t *window_of;    /* per span: its window, GT_NONE */
-	uint32_t *local_of;     /* per span: its index in its window's graph (scratch) */
+	uint32_t *window_of;    /* per span: its window, GT_NONE (NULL once a trace's only
+	                         * window has kept its queues: causal_keep_queues) */
+	uint32_t *local_of;     /* per span: its index in its window's graph (scratch;
+	                         * NULL after a trace's only window's cross edges,
+	                         * unless the rows read it) */
 	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
 	uint32_t *queue_behind; /* per flow: causal_keep_queues', or NULL */
 	uint32_t window_count;
@@ -208,9 +211,8 @@ void causal_trace_drop_graph_inputs(causal_trace *t);
 /* Where a window is the trace's only one, its graph frees these as it
  * reads them last: the windows' members and the collective and recorded
  * edges once its spans are chosen; then, its cross edges made, the flows'
- * departures, local_of (kept for the rows) and the flow table's resident
- * pages where they are an index's mapping (the results fault in the few
- * the path's flow hops read). */
+ * departures and local_of (kept for the rows). (The flow table's resident
+ * pages go earlier, once its edges are found: causal_graph_build.) */
 void causal_trace_drop_members(causal_trace *t);
 void causal_trace_drop_edge_inputs(causal_trace *t);
 void causal_trace_free(causal_trace *t);
@@ -222,9 +224,11 @@ uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
 /* t->prev_device: the previous device span of each device span on its
  * track, in track order (start, longer first, id); -1 with err. */
 int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *err);
-/* Where a window is the trace's only one, once its graph is built: what
- * each flow's target queued behind (t->queue_behind), the only use of
- * prev_device and window_of left; they go. Out of memory, they stay. */
+/* Where a window is the trace's only one, once its edges are found (their
+ * stream waits, recorded and collective edges and flows read prev_device
+ * and window_of last): what each flow's target queued behind
+ * (t->queue_behind), the only use of them left, for the results; they go.
+ * Out of memory, they stay. */
 void causal_keep_queues(causal_trace *t, unsigned threads);
 
 /* The span of another window that flow's target queued behind on its
