@@ -255,7 +255,7 @@ static const char *const bind_kernel_names[BK_COUNT] = {"cpm_mark_tracks", "cpm_
 enum { BB_CHAIN, BB_FLAGS, BB_TIME, BB_STARTS, BB_IN_START, BB_IN_SRC, BB_IN_EDGE, BB_IN_KIND, BB_PARENT,
        BB_GAP, BB_KIND, BB_EDGE, BB_COUNT };
 
-static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t, cl_kernel *k, cl_mem *b,
+static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_kernel *k, cl_mem *b,
 			  gt_cpm_binding *out, cpm_after_bind after, void *ctx)
 {
 	uint64_t n = g->n, m = g->m;
@@ -290,6 +290,12 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, const by_target *t,
 	uint64_t bytes = n * (4 + 1 + 4 + 8 + 8 + 8 + 17) + m * (4 + 4 + 1 + 8);
 	if (cpm_launch(r, k[BK_BIND], "cpm_bind", n, r->local, bytes) < 0)
 		return -1;
+	/* the edges by target, copied and read: they go before the results
+	 * land in the caller's arrays (a whole trace peaks there) */
+	if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0)
+		return -1;
+	by_target_free(t);
+	*t = (by_target){0};
 	/* the results go back while the step after runs (the queue is in
 	 * order: its blocking reads wait for these too) */
 	if (cpm_download(r, b[BB_PARENT], out->parent, sizes[BB_PARENT], false) < 0 ||
