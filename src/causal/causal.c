@@ -255,15 +255,27 @@ static unsigned bind_threads(const batch *b, const gt_cpm_graph *g)
 }
 
 /* Without the float nothing reads the union's chains and cross edges once
- * bound: they go before the path's durations come. On one window (a whole
- * trace, where the analysis peaks) they go back to the system, else they
- * stay for the other batches' reuse. */
+ * bound. On one window (a whole trace, where the analysis peaks) they go
+ * back to the system, else they stay for the other batches' reuse. */
+typedef struct bound_graphs {
+	const batch *b;
+	causal_union *u;
+	uint32_t at, count;
+} bound_graphs;
+
+static void drop_bound(void *arg)
+{
+	bound_graphs *d = arg;
+	causal_union_drop_bound(d->u, d->b->graphs + d->at, d->count);
+	if (d->b->t->window_count == 1)
+		gt_big_trim();
+}
+
+/* The host's binding read them: they go before the path's durations come. */
 static int steps_durations(const batch *b, causal_union *u, uint32_t at, uint32_t count, causal_steps *s,
 			   gt_error *err)
 {
-	causal_union_drop_bound(u, b->graphs + at, count);
-	if (b->t->window_count == 1)
-		gt_big_trim();
+	drop_bound(&(bound_graphs){b, u, at, count});
 	s->rows.path_duration = gt_big_malloc(u->cpm.n, sizeof *s->rows.path_duration);
 	return s->rows.path_duration ? 0 : gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", u->cpm.n);
 }
@@ -279,7 +291,13 @@ static int bind_and_path(const batch *b, causal_union *u, uint32_t at, uint32_t 
 	int rc;
 	uint64_t t0 = causal_times_now();
 	if (e && e->bind_path_durations) {
-		rc = e->bind_path_durations(e->ctx, cg, &s->bind, s->rows.path_duration, err);
+		/* an engine's binding tells when it has read them: they go before
+		 * its results land. A union of several windows keeps them, as each
+		 * window runs again alone where the union fails. */
+		bound_graphs d = {b, u, at, count};
+		gt_cpm_read_hook hook = {drop_bound, &d};
+		bool drop = count == 1 && !b->opt->rows;
+		rc = e->bind_path_durations(e->ctx, cg, &s->bind, s->rows.path_duration, drop ? &hook : NULL, err);
 		causal_times_add(CAUSAL_T_BIND, t0);
 		t0 = causal_times_now();
 		if (rc == 1)

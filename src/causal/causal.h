@@ -222,9 +222,11 @@ typedef struct gt_causal_engine {
 			      int64_t *path_duration, gt_error *err);
 	/* bind, then path_durations, in one: where the engine keeps the bound
 	 * graph for the path (out->gap is NULL: the steps fill the gaps where
-	 * a cycle needs them). Taken over bind and path_durations when set. */
+	 * a cycle needs them). Taken over bind and path_durations when set.
+	 * read (NULL: none) is called once, as soon as the engine no longer
+	 * reads the chains and cross edges. */
 	int (*bind_path_durations)(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
-				   gt_error *err);
+				   const gt_cpm_read_hook *read, gt_error *err);
 } gt_causal_engine;
 
 typedef struct gt_causal_options {

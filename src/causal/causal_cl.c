@@ -48,12 +48,12 @@ static int path_durations_step(void *ctx, const uint32_t *parent, const int64_t 
 }
 
 static int bind_path_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
-			  gt_error *err)
+			  const gt_cpm_read_hook *read, gt_error *err)
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
 	gt_cpm_cl_stats st = {0};
 	uint64_t t0 = gt_clock_ns();
-	int rc = causal_bind_path_cl(e->cl, g, out, path_duration, &st, err);
+	int rc = causal_bind_path_cl(e->cl, g, out, path_duration, read, &st, err);
 	e->stats.bind_wall_ns += gt_clock_ns() - t0;
 	e->stats.bind_ns += st.kernel_ns;
 	e->stats.launches += st.launches;

@@ -399,7 +399,7 @@ int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint3
  * filled, path_duration untouched). For the driver's graphs: only their
  * ranges are checked (gt_cpm_check_range), as on the host. */
 int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
-			gt_cpm_cl_stats *stats, gt_error *err);
+			const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err);
 
 /* What the graph steps gave: for the union, and as a window's view of it.
  * Of the rows only path_duration is read (the others may be NULL). */

@@ -126,7 +126,7 @@ static int durations_after_bind(cpm_run *r, cl_mem parent, cl_mem time, uint32_t
 }
 
 int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
-			gt_cpm_cl_stats *stats, gt_error *err)
+			const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err)
 {
-	return cpm_bind_cl_then(cl, g, true, out, durations_after_bind, path_duration, stats, err);
+	return cpm_bind_cl_then(cl, g, true, out, durations_after_bind, path_duration, read, stats, err);
 }

@@ -70,6 +70,15 @@ typedef struct gt_cpm_graph {
 	const int64_t *horizon_of_chain; /* NULL, or tracks entries: T per chain */
 } gt_cpm_graph;
 
+/* What a step that has read the graph's chains and cross edges (chain,
+ * work, edge_src, edge_dst) for the last time tells its caller: read(arg)
+ * may free them (and clear them from the graph) before the step's results
+ * land in the caller's arrays. */
+typedef struct gt_cpm_read_hook {
+	void (*read)(void *arg);
+	void *arg;
+} gt_cpm_read_hook;
+
 /* T of chain k. */
 static inline int64_t gt_cpm_horizon(const gt_cpm_graph *g, uint32_t k)
 {

@@ -256,7 +256,7 @@ enum { BB_CHAIN, BB_FLAGS, BB_TIME, BB_STARTS, BB_IN_START, BB_IN_SRC, BB_IN_EDG
        BB_GAP, BB_KIND, BB_EDGE, BB_COUNT };
 
 static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_kernel *k, cl_mem *b,
-			  gt_cpm_binding *out, cpm_after_bind after, void *ctx)
+			  gt_cpm_binding *out, cpm_after_bind after, void *ctx, const gt_cpm_read_hook *read)
 {
 	uint64_t n = g->n, m = g->m;
 	const uint64_t sizes[BB_COUNT] = {
@@ -290,12 +290,15 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_ke
 	uint64_t bytes = n * (4 + 1 + 4 + 8 + 8 + 8 + 17) + m * (4 + 4 + 1 + 8);
 	if (cpm_launch(r, k[BK_BIND], "cpm_bind", n, r->local, bytes) < 0)
 		return -1;
-	/* the edges by target, copied and read: they go before the results
-	 * land in the caller's arrays (a whole trace peaks there) */
+	/* the edges by target and the caller's graph, copied and read: they go
+	 * before the results land in the caller's arrays (a whole trace peaks
+	 * there); only n and the graph's times (on the device) are read after */
 	if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0)
 		return -1;
 	by_target_free(t);
 	*t = (by_target){0};
+	if (read)
+		read->read(read->arg);
 	/* the results go back while the step after runs (the queue is in
 	 * order: its blocking reads wait for these too) */
 	if (cpm_download(r, b[BB_PARENT], out->parent, sizes[BB_PARENT], false) < 0 ||
@@ -312,7 +315,7 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_ke
 }
 
 int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_binding *out, cpm_after_bind after,
-		     void *ctx, gt_cpm_cl_stats *stats, gt_error *err)
+		     void *ctx, const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err)
 {
 	if (stats)
 		memset(stats, 0, sizeof *stats);
@@ -334,7 +337,7 @@ int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_
 	if (cpm_get_kernels(&r, bind_kernel_names, k, BK_COUNT) < 0 || cpm_choose_local(&r, k, BK_COUNT, 0) < 0)
 		goto done;
 	causal_times_add(CAUSAL_T_D_BUFFERS, t0);
-	rc = bind_on_device(&r, g, &t, k, b, out, after, ctx);
+	rc = bind_on_device(&r, g, &t, k, b, out, after, ctx, read);
 	if (rc >= 0)
 		cpm_fill_stats(&r, stats);
 done:
@@ -349,7 +352,7 @@ done:
 
 int gt_cpm_bind_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_cpm_cl_stats *stats, gt_error *err)
 {
-	return cpm_bind_cl_then(cl, g, false, out, NULL, NULL, stats, err);
+	return cpm_bind_cl_then(cl, g, false, out, NULL, NULL, NULL, stats, err);
 }
 
 int gt_cpm_bind_run(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, gt_error *err)

@@ -56,9 +56,11 @@ typedef int (*cpm_after_bind)(cpm_run *r, cl_mem parent, cl_mem time, uint32_t n
  * NULL: not read back. Returns after's 1 with the binding filled.
  * shape_known: g is in shape by construction (the causal driver's), so
  * only gt_cpm_check_range runs, not the full check (a pass over every
- * point and edge: longer than the device's kernels). */
+ * point and edge: longer than the device's kernels). read (NULL: none):
+ * told once the binding's kernel has run, before its results are read
+ * back; g's chains and cross edges are not read after. */
 int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_binding *out, cpm_after_bind after,
-		     void *ctx, gt_cpm_cl_stats *stats, gt_error *err);
+		     void *ctx, const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err);
 /* gt_cpm_float_cl, with shape_known as above. */
 int cpm_float_cl(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, int64_t *lt, gt_cpm_float_stats *fs,
 		 gt_cpm_cl_stats *stats, gt_error *err);
