@@ -191,7 +191,7 @@ static void build_graph(batch *b, uint32_t i)
 	/* one window alone has the threads for its tracks */
 	unsigned threads = b->count == 1 ? b->threads : 1;
 	/* the trace's only window: the build drops its inputs as it goes */
-	causal_trace *alone = b->count == 1 && b->last && b->last->window_count == 1 ? b->last : NULL;
+	causal_trace *alone = b->last && b->last->window_count == 1 ? b->last : NULL;
 	causal_graph_build(b->t, w, threads, alone, &b->graphs[i], &b->out[w], &b->errs[w]);
 }
 

@@ -24,19 +24,20 @@ typedef struct span_stack {
 	uint32_t cap;
 } span_stack;
 
-/* Room for one more above top; false out of memory. The walks keep top
- * and the entries' address in locals (the chain's writes could alias
- * them), taking them back from st after a push that grew it. */
-static bool stack_room(span_stack *st, uint32_t top)
+/* Writes v at position top, growing st where it is full: the entries'
+ * address (it moves where st grows), NULL out of memory. The walks keep
+ * top and that address in locals: the chain's writes could alias them. */
+static open_span *stack_push(span_stack *st, uint32_t top, open_span v)
 {
-	if (top < st->cap)
-		return true;
-	uint32_t cap = st->cap ? 2 * st->cap : 64;
-	open_span *at = gt_fault_hit("alloc") ? NULL : realloc(st->at, (size_t)cap * sizeof *at);
-	if (!at)
-		return false;
-	st->at = at, st->cap = cap;
-	return true;
+	if (top == st->cap) {
+		uint32_t cap = st->cap ? 2 * st->cap : 64;
+		open_span *at = gt_fault_hit("alloc") ? NULL : realloc(st->at, (size_t)cap * sizeof *at);
+		if (!at)
+			return NULL;
+		st->at = at, st->cap = cap;
+	}
+	st->at[top] = v;
+	return st->at;
 }
 
 /* One track's spans gathered into dense arrays (dense index i = the i-th
@@ -154,12 +155,10 @@ static uint32_t walk_forest(const causal_graph *g, track_scratch *x, uint32_t n)
 				k = emit(x, k, q->next, q->i << 2 | TAG_D, g->time[q->next]);
 		}
 		k = emit(x, k, g->first_point[x->span[i]], i << 2 | TAG_B, x->b[i]);
-		if (!stack_room(&x->stack, top)) {
+		if (!(at = stack_push(&x->stack, top++, (open_span){i, g->first_point[x->span[i]] + 1}))) {
 			x->failed = true;
 			return k;
 		}
-		at = x->stack.at;
-		at[top++] = (open_span){i, g->first_point[x->span[i]] + 1};
 	}
 	while (top)
 		k = close_span(g, x, at[--top], k);
@@ -179,12 +178,10 @@ static void find_owners(causal_graph *g, track_scratch *x, uint32_t start, uint3
 		g->chain[start + k] = p;
 		g->owner_in[p] = owner;
 		if ((x->tag[k] & 3) == TAG_B) {
-			if (!stack_room(&x->stack, top)) {
+			if (!(at = stack_push(&x->stack, top++, (open_span){i, 0}))) {
 				x->failed = true;
 				return;
 			}
-			at = x->stack.at;
-			at[top++] = (open_span){i, 0};
 		} else if ((x->tag[k] & 3) == TAG_E) {
 			x->closed[i] = 1;
 		}
@@ -254,12 +251,10 @@ static bool walk_direct(direct *d, const track_scratch *x, uint32_t o0, uint32_t
 				put(d, q->next, g->time[q->next], x->span[q->i]);
 		}
 		put(d, g->first_point[x->span[i]], x->b[i], x->span[i]);
-		if (!stack_room(st, top)) {
+		if (!(at = stack_push(st, top++, (open_span){i, g->first_point[x->span[i]] + 1}))) {
 			*no_memory = true;
 			return false;
 		}
-		at = st->at;
-		at[top++] = (open_span){i, g->first_point[x->span[i]] + 1};
 	}
 	while (top && d->sorted) {
 		top--;

@@ -232,14 +232,19 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 void causal_keep_queues(causal_trace *t, unsigned threads);
 
 /* The span of another window that flow's target queued behind on its
- * device track (the stream busy past the launch), or GT_NONE. */
-static inline uint32_t causal_queued_behind(const causal_trace *t, uint32_t flow)
+ * device track (the stream busy past the launch), or GT_NONE: from
+ * prev_device and window_of while they are there. */
+static inline uint32_t causal_queue_of(const causal_trace *t, uint32_t flow)
 {
-	if (t->queue_behind)
-		return t->queue_behind[flow];
 	uint32_t dst = t->m->flows[flow].dst;
 	uint32_t prev = t->prev_device && dst != GT_NONE ? t->prev_device[dst] : GT_NONE;
 	return prev != GT_NONE && t->window_of[prev] != t->window_of[dst] ? prev : GT_NONE;
+}
+
+/* The same, kept per flow where they have gone. */
+static inline uint32_t causal_queued_behind(const causal_trace *t, uint32_t flow)
+{
+	return t->queue_behind ? t->queue_behind[flow] : causal_queue_of(t, flow);
 }
 
 /* --- causal_collective.c --------------------------------------------- */

@@ -138,11 +138,8 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 static int queue_range(void *ctx, uint64_t a, uint64_t b)
 {
 	causal_trace *t = ctx;
-	for (uint64_t f = a; f < b; f++) {
-		uint32_t dst = t->m->flows[f].dst;
-		uint32_t prev = dst != GT_NONE ? t->prev_device[dst] : GT_NONE;
-		t->queue_behind[f] = prev != GT_NONE && t->window_of[prev] != t->window_of[dst] ? prev : GT_NONE;
-	}
+	for (uint64_t f = a; f < b; f++)
+		t->queue_behind[f] = causal_queue_of(t, (uint32_t)f);
 	return 0;
 }
 

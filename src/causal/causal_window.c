@@ -513,10 +513,15 @@ void causal_trace_drop_members(causal_trace *t)
 	t->rec_kind = NULL;
 }
 
-void causal_trace_drop_edge_inputs(causal_trace *t)
+static void drop_departures(causal_trace *t)
 {
 	gt_big_free(t->departure);
 	t->departure = NULL;
+}
+
+void causal_trace_drop_edge_inputs(causal_trace *t)
+{
+	drop_departures(t);
 	if (!t->rows) {
 		gt_big_free(t->local_of);
 		t->local_of = NULL;
@@ -526,8 +531,7 @@ void causal_trace_drop_edge_inputs(causal_trace *t)
 void causal_trace_drop_graph_inputs(causal_trace *t)
 {
 	causal_trace_drop_members(t);
-	gt_big_free(t->departure);
-	t->departure = NULL;
+	drop_departures(t);
 }
 
 void causal_trace_free(causal_trace *t)
