@@ -47,9 +47,21 @@ static bool beats(long t, uchar k, uint u, uint e, long bt, uchar bk, uint bu, u
 	return e < be;
 }
 
+/* Each target's cross in-edges as a list through next[], in whatever order
+ * the atomics leave them: the binding's key is a total order (the edge
+ * index breaks every tie), so the best edge does not depend on it. head[]
+ * starts at NONE. */
+__kernel void cpm_link_in_edges(uint m, __global const uint *edge_dst, __global uint *head, __global uint *next)
+{
+	uint e = (uint)get_global_id(0);
+	if (e >= m)
+		return;
+	next[e] = atomic_xchg(&head[edge_dst[e]], e);
+}
+
 __kernel void cpm_bind(uint n, __global const uint *chain, __global const uchar *pos_flags,
-		       __global const long *time, __global const uint *in_start, __global const uint *in_src,
-		       __global const uint *in_edge, __global const uchar *in_kind, __global uint *parent,
+		       __global const long *time, __global const uint *in_head, __global const uint *in_next,
+		       __global const uint *edge_src, __global const uchar *edge_kind, __global uint *parent,
 		       __global long *gap, __global uchar *kind, __global uint *edge)
 {
 	uint i = (uint)get_global_id(0);
@@ -64,10 +76,9 @@ __kernel void cpm_bind(uint n, __global const uint *chain, __global const uchar 
 		bk = EDGE_CHAIN;
 		bt = time[bu];
 	}
-	uint end = in_start[v + 1];
-	for (uint s = in_start[v]; s < end; s++) {
-		uint u = in_src[s], e = in_edge[s];
-		uchar k = in_kind[s];
+	for (uint e = in_head[v]; e != NONE; e = in_next[e]) {
+		uint u = edge_src[e];
+		uchar k = edge_kind[e];
 		long t = time[u];
 		if (bu == NONE || beats(t, k, u, e, bt, bk, bu, be)) {
 			bu = u;

@@ -8,7 +8,7 @@
 #include "base/base.h"
 
 static const char *const stage_names[CAUSAL_T_COUNT] = {
-	"classify", "windows", "place", "previous", "collectives", "strings", "recorded", "backward", "graphs", "g_edges", "g_stream_waits", "g_spans", "g_points", "g_chains", "g_handoffs", "g_cross", "union", "bind", "path", "results", "float_wait", "rows", "d_prep", "d_buffers", "d_upload", "d_steps", "d_free"};
+	"classify", "windows", "place", "previous", "collectives", "strings", "recorded", "backward", "graphs", "g_edges", "g_stream_waits", "g_spans", "g_points", "g_chains", "g_handoffs", "g_cross", "union", "bind", "path", "results", "float_wait", "rows", "d_buffers", "d_upload", "d_steps", "d_free"};
 
 static _Atomic uint64_t stage_ns[CAUSAL_T_COUNT];
 static atomic_int enabled = -1; /* -1: not read yet */

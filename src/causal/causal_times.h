@@ -29,7 +29,6 @@ enum causal_stage {
 	CAUSAL_T_RESULTS,    /* each window's hops and breakdown */
 	CAUSAL_T_FLOAT_WAIT, /* waiting on the float once the paths are done */
 	CAUSAL_T_ROWS,
-	CAUSAL_T_D_PREP,     /* a device's binding: the edges by target, on the host */
 	CAUSAL_T_D_BUFFERS,  /* its buffers and kernels */
 	CAUSAL_T_D_UPLOAD,   /* the graph's copies enqueued */
 	CAUSAL_T_D_STEPS,    /* the kernels, the step after and the copies back, to the end */

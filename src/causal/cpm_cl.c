@@ -1,12 +1,13 @@
 /* Binding and CPM float on an OpenCL device (kernels/cpm.cl).
  *
- * Binding. The host sorts the cross edges by target (a counting sort,
- * O(n + m), stable, so each target's edges keep their input order). One
- * work-item per chain position i takes point v = chain[i], starts from its
- * chain predecessor chain[i-1] (unless i heads its track) and keeps the
- * best of its cross in-edges by the contract's key (latest source, chain <
- * flow < wait, lowest source, lowest edge index). Launches: mark the track
- * heads and tails, bind.
+ * Binding. The device links each point's cross in-edges into a list (one
+ * atomic exchange per edge, in no fixed order). One work-item per chain
+ * position i takes point v = chain[i], starts from its chain predecessor
+ * chain[i-1] (unless i heads its track) and keeps the best of its cross
+ * in-edges by the contract's key (latest source, chain < flow < wait,
+ * lowest source, lowest edge index): a total order, so the list's order
+ * does not matter. Launches: link the in-edges, mark the track heads and
+ * tails, bind.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -159,47 +160,7 @@ int cpm_choose_local(cpm_run *r, const cl_kernel *k, int nk, size_t per_item)
 	return 0;
 }
 
-/* --- host-side preparation: counting sorts --------------------------------------- */
-
-/* Cross edges by target point, stable: slot s holds edge in_edge[s]. */
-typedef struct {
-	uint32_t *start; /* n + 1 */
-	uint32_t *src, *edge;
-	uint8_t *kind;
-} by_target;
-
-static void by_target_free(by_target *t)
-{
-	free(t->start);
-	free(t->src);
-	free(t->edge);
-	free(t->kind);
-}
-
-static int by_target_build(const gt_cpm_graph *g, by_target *t, gt_error *err)
-{
-	size_t m = g->m ? g->m : 1;
-	t->start = gt_fault_hit("alloc") ? NULL : calloc((size_t)g->n + 1, sizeof *t->start);
-	t->src = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *t->src);
-	t->edge = gt_fault_hit("alloc") ? NULL : malloc(m * sizeof *t->edge);
-	t->kind = gt_fault_hit("alloc") ? NULL : malloc(m);
-	if (!t->start || !t->src || !t->edge || !t->kind)
-		return gt_fail(err, GT_EDEVICE, "out of memory sorting %u cross edges for the device", g->m);
-	for (uint32_t e = 0; e < g->m; e++)
-		t->start[g->edge_dst[e] + 1]++;
-	for (uint32_t v = 0; v < g->n; v++)
-		t->start[v + 1] += t->start[v];
-	for (uint32_t e = 0; e < g->m; e++) {
-		uint32_t s = t->start[g->edge_dst[e]]++;
-		t->src[s] = g->edge_src[e];
-		t->edge[s] = e;
-		t->kind[s] = g->edge_kind[e];
-	}
-	/* The scatter advanced each start to the next one's: shift back. */
-	memmove(t->start + 1, t->start, (size_t)g->n * sizeof *t->start);
-	t->start[0] = 0;
-	return 0;
-}
+/* --- host-side preparation: a counting sort --------------------------------------- */
 
 void cpm_by_source_free(by_source *s)
 {
@@ -249,20 +210,20 @@ int cpm_mark_tracks(cpm_run *r, cl_kernel k, const gt_cpm_graph *g, cl_mem chain
 
 /* --- binding ----------------------------------------------------------------------- */
 
-enum { BK_MARK, BK_BIND, BK_COUNT };
-static const char *const bind_kernel_names[BK_COUNT] = {"cpm_mark_tracks", "cpm_bind"};
+enum { BK_LINK, BK_MARK, BK_BIND, BK_COUNT };
+static const char *const bind_kernel_names[BK_COUNT] = {"cpm_link_in_edges", "cpm_mark_tracks", "cpm_bind"};
 
-enum { BB_CHAIN, BB_FLAGS, BB_TIME, BB_STARTS, BB_IN_START, BB_IN_SRC, BB_IN_EDGE, BB_IN_KIND, BB_PARENT,
-       BB_GAP, BB_KIND, BB_EDGE, BB_COUNT };
+enum { BB_CHAIN, BB_FLAGS, BB_TIME, BB_STARTS, BB_EDGE_SRC, BB_EDGE_DST, BB_EDGE_KIND, BB_IN_HEAD, BB_IN_NEXT,
+       BB_PARENT, BB_GAP, BB_KIND, BB_EDGE, BB_COUNT };
 
-static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_kernel *k, cl_mem *b,
-			  gt_cpm_binding *out, cpm_after_bind after, void *ctx, const gt_cpm_read_hook *read)
+static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, cl_kernel *k, cl_mem *b, gt_cpm_binding *out,
+			  cpm_after_bind after, void *ctx, const gt_cpm_read_hook *read)
 {
 	uint64_t n = g->n, m = g->m;
 	const uint64_t sizes[BB_COUNT] = {
 		[BB_CHAIN] = 4 * n, [BB_FLAGS] = n, [BB_TIME] = 8 * n, [BB_STARTS] = 4ull * (g->tracks + 1),
-		[BB_IN_START] = 4 * (n + 1), [BB_IN_SRC] = 4 * m, [BB_IN_EDGE] = 4 * m, [BB_IN_KIND] = m,
-		[BB_PARENT] = 4 * n, [BB_GAP] = 8 * n, [BB_KIND] = n, [BB_EDGE] = 4 * n,
+		[BB_EDGE_SRC] = 4 * m, [BB_EDGE_DST] = 4 * m, [BB_EDGE_KIND] = m, [BB_IN_HEAD] = 4 * n,
+		[BB_IN_NEXT] = 4 * m, [BB_PARENT] = 4 * n, [BB_GAP] = 8 * n, [BB_KIND] = n, [BB_EDGE] = 4 * n,
 	};
 	uint64_t t0 = causal_times_now();
 	if (cpm_create_buffers(r, sizes, b, BB_COUNT, "binding", g->n) < 0)
@@ -270,35 +231,45 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, by_target *t, cl_ke
 	causal_times_add(CAUSAL_T_D_BUFFERS, t0);
 	t0 = causal_times_now();
 	const void *src[BB_COUNT] = {
-		[BB_CHAIN] = g->chain, [BB_FLAGS] = g->work, [BB_TIME] = g->time, [BB_STARTS] = g->chain_start,
-		[BB_IN_START] = t->start, [BB_IN_SRC] = t->src, [BB_IN_EDGE] = t->edge, [BB_IN_KIND] = t->kind,
+		[BB_CHAIN] = g->chain,	      [BB_FLAGS] = g->work,	  [BB_TIME] = g->time,
+		[BB_STARTS] = g->chain_start, [BB_EDGE_SRC] = g->edge_src, [BB_EDGE_DST] = g->edge_dst,
+		[BB_EDGE_KIND] = g->edge_kind,
 	};
-	for (int i = 0; i <= BB_IN_KIND; i++)
+	for (int i = 0; i <= BB_EDGE_KIND; i++)
 		if (cpm_upload(r, b[i], src[i], sizes[i]) < 0)
 			return -1;
+	const cl_uint none = 0xffffffffu;
+	if (gt_cl_check(r->cl, clEnqueueFillBuffer(r->q, b[BB_IN_HEAD], &none, sizeof none, 0, sizes[BB_IN_HEAD], 0,
+						   NULL, NULL),
+			"clEnqueueFillBuffer", r->err) < 0)
+		return -1;
 	causal_times_add(CAUSAL_T_D_UPLOAD, t0);
 	t0 = causal_times_now();
+	cl_uint um = g->m;
+	if (cpm_set_args(r, k[BK_LINK], "cpm_link_in_edges", 4, ARG(um), ARG(b[BB_EDGE_DST]), ARG(b[BB_IN_HEAD]),
+			 ARG(b[BB_IN_NEXT])) < 0 ||
+	    cpm_launch(r, k[BK_LINK], "cpm_link_in_edges", m, r->local, m * (4 + 4 + 4)) < 0)
+		return -1;
 	if (cpm_mark_tracks(r, k[BK_MARK], g, b[BB_STARTS], b[BB_FLAGS]) < 0)
 		return -1;
 	cl_uint un = g->n;
 	if (cpm_set_args(r, k[BK_BIND], "cpm_bind", 12, ARG(un), ARG(b[BB_CHAIN]), ARG(b[BB_FLAGS]), ARG(b[BB_TIME]),
-		     ARG(b[BB_IN_START]), ARG(b[BB_IN_SRC]), ARG(b[BB_IN_EDGE]), ARG(b[BB_IN_KIND]),
-		     ARG(b[BB_PARENT]), ARG(b[BB_GAP]), ARG(b[BB_KIND]), ARG(b[BB_EDGE])) < 0)
+			 ARG(b[BB_IN_HEAD]), ARG(b[BB_IN_NEXT]), ARG(b[BB_EDGE_SRC]), ARG(b[BB_EDGE_KIND]),
+			 ARG(b[BB_PARENT]), ARG(b[BB_GAP]), ARG(b[BB_KIND]), ARG(b[BB_EDGE])) < 0)
 		return -1;
-	/* chain, flags, predecessor and both times, the in-edge range, the
-	 * outputs; per edge its slot and source time */
-	uint64_t bytes = n * (4 + 1 + 4 + 8 + 8 + 8 + 17) + m * (4 + 4 + 1 + 8);
+	/* chain, flags, predecessor and both times, the list's head, the
+	 * outputs; per edge its link, source, kind and source time */
+	uint64_t bytes = n * (4 + 1 + 4 + 8 + 8 + 4 + 17) + m * (4 + 4 + 1 + 8);
 	if (cpm_launch(r, k[BK_BIND], "cpm_bind", n, r->local, bytes) < 0)
 		return -1;
-	/* the edges by target and the caller's graph, copied and read: they go
-	 * before the results land in the caller's arrays (a whole trace peaks
-	 * there); only n and the graph's times (on the device) are read after */
-	if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0)
-		return -1;
-	by_target_free(t);
-	*t = (by_target){0};
-	if (read)
+	/* the caller's graph, copied and read: it may go before the results
+	 * land in the caller's arrays (a whole trace peaks there); only n and
+	 * the graph's times (on the device) are read after */
+	if (read) {
+		if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0)
+			return -1;
 		read->read(read->arg);
+	}
 	/* the results go back while the step after runs (the queue is in
 	 * order: its blocking reads wait for these too) */
 	if (cpm_download(r, b[BB_PARENT], out->parent, sizes[BB_PARENT], false) < 0 ||
@@ -327,17 +298,12 @@ int cpm_bind_cl_then(gt_cl *cl, const gt_cpm_graph *g, bool shape_known, gt_cpm_
 	cpm_run r = {.cl = cl, .q = gt_cl_queue(cl), .err = err};
 	cl_kernel k[BK_COUNT] = {0};
 	cl_mem b[BB_COUNT] = {0};
-	by_target t = {0};
 	int rc = -1;
 	uint64_t t0 = causal_times_now();
-	if (by_target_build(g, &t, err) < 0)
-		goto done;
-	causal_times_add(CAUSAL_T_D_PREP, t0);
-	t0 = causal_times_now();
 	if (cpm_get_kernels(&r, bind_kernel_names, k, BK_COUNT) < 0 || cpm_choose_local(&r, k, BK_COUNT, 0) < 0)
 		goto done;
 	causal_times_add(CAUSAL_T_D_BUFFERS, t0);
-	rc = bind_on_device(&r, g, &t, k, b, out, after, ctx, read);
+	rc = bind_on_device(&r, g, k, b, out, after, ctx, read);
 	if (rc >= 0)
 		cpm_fill_stats(&r, stats);
 done:
@@ -345,7 +311,6 @@ done:
 		clFinish(r.q); /* nothing may still use the caller's arrays */
 	t0 = causal_times_now();
 	cpm_run_free(&r, b, BB_COUNT, k, BK_COUNT);
-	by_target_free(&t);
 	causal_times_add(CAUSAL_T_D_FREE, t0);
 	return rc;
 }
