@@ -175,25 +175,72 @@ static int check_model_options(const struct gt_command *cmd, const struct gt_com
 	return 0;
 }
 
-/* Runs the causal analysis on cl's device (host when cl is NULL); -v
- * tells each device step's time end to end (the float's beside the
- * others). */
-static int causal_analyze(const struct gt_common *c, gt_cl *cl, const gt_model *m, const gt_causal_options *o,
-			  gt_causal_result *r, uint64_t *kernel_ns, gt_error *err)
+/* Runs the causal analysis through dev (the host when NULL); -v tells each
+ * device step's time end to end (the float's beside the others). */
+static int causal_analyze(const struct gt_common *c, gt_causal_cl_engine *dev, const gt_model *m,
+			  const gt_causal_options *o, gt_causal_result *r, uint64_t *kernel_ns, gt_error *err)
 {
-	gt_causal_cl_engine dev;
 	*kernel_ns = 0;
-	if (!cl)
+	if (!dev)
 		return gt_causal_analyze(m, o, NULL, r, err);
-	gt_causal_cl_engine_init(&dev, cl);
-	int rc = gt_causal_analyze(m, o, &dev.engine, r, err);
-	const gt_causal_cl_stats *s = &dev.stats;
+	int rc = gt_causal_analyze(m, o, &dev->engine, r, err);
+	const gt_causal_cl_stats *s = &dev->stats;
 	*kernel_ns = s->bind_ns + s->path_ns + s->float_ns;
 	if (rc == 0)
 		gt_verbose(c, "device steps: bind %.3f s (kernels %.3f), path %.3f s (kernels %.3f), float %.3f s "
 			   "(kernels %.3f, beside the others)",
 			   s->bind_wall_ns * 1e-9, s->bind_ns * 1e-9, s->path_wall_ns * 1e-9, s->path_ns * 1e-9,
 			   s->float_wall_ns * 1e-9, s->float_ns * 1e-9);
+	return rc;
+}
+
+/* A named --device opens at the analysis' first device step, so that its
+ * driver starts while the host builds the first graphs. */
+struct deferred_device {
+	const struct gt_common *c;
+	uint64_t spans;
+	char chosen[512];
+};
+
+static int open_deferred(void *arg, gt_cl **cl, gt_error *err)
+{
+	struct deferred_device *d = arg;
+	return gt_cli_device_open(d->c, GT_WORK_CAUSAL_PATH, d->spans, cl, d->chosen, sizeof d->chosen, err);
+}
+
+/* The analysis on the device --device chooses, or on the host; *cl is the
+ * device it ran on (NULL: the host), the caller's to close. */
+static int analyze_on_device(const struct gt_common *c, const gt_model *m, const gt_causal_options *o,
+			     struct gt_stages *st, gt_causal_result *r, gt_cl **cl, uint64_t *kernel_ns, gt_error *err)
+{
+	struct deferred_device later = {.c = c, .spans = m->span_count};
+	gt_causal_cl_engine dev;
+	bool deferred = gt_cli_device_named(c);
+	*cl = NULL;
+	if (deferred) {
+		gt_causal_cl_engine_defer(&dev, open_deferred, &later);
+	} else {
+		char chosen[512];
+		if (gt_cli_device_open(c, GT_WORK_CAUSAL_PATH, m->span_count, cl, chosen, sizeof chosen, err) < 0)
+			return -1;
+		gt_device_notice(c, chosen);
+		if (*cl)
+			gt_causal_cl_engine_init(&dev, *cl);
+	}
+	gt_stages_mark(st, GT_STAGE_SETUP);
+	int rc = causal_analyze(c, deferred || *cl ? &dev : NULL, m, o, r, kernel_ns, err);
+	if (deferred) {
+		/* an analysis with no device step (no window) still names its
+		 * device, or fails as it would have at the start */
+		if (rc == 0 && gt_causal_cl_engine_device(&dev, cl, err) < 0) {
+			gt_causal_result_free(r);
+			rc = -1;
+		}
+		*cl = dev.cl;
+		if (*cl)
+			gt_device_notice(c, later.chosen);
+		gt_causal_cl_engine_fini(&dev);
+	}
 	return rc;
 }
 
@@ -218,17 +265,12 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 		o.has_window = true;
 	}
 	gt_error err = {0};
-	char chosen[512];
 	gt_cl *cl = NULL;
-	if (gt_cli_device_open(c, GT_WORK_CAUSAL_PATH, m->span_count, &cl, chosen, sizeof chosen, &err) < 0)
-		return gt_report(&err);
-	gt_device_notice(c, chosen);
-	char device[300];
-	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
-	gt_stages_mark(st, GT_STAGE_SETUP);
 	gt_causal_result r;
 	uint64_t kernel_ns;
-	int rc = causal_analyze(c, cl, m, &o, &r, &kernel_ns, &err);
+	int rc = analyze_on_device(c, m, &o, st, &r, &cl, &kernel_ns, &err);
+	char device[300];
+	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	double took = gt_stages_mark(st, GT_STAGE_COMPUTE);
 	if (rc == 0 && (double)kernel_ns * 1e-9 <= took) {
 		st->s[GT_STAGE_KERNELS] += (double)kernel_ns * 1e-9; /* transfers stay in compute */

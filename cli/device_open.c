@@ -56,6 +56,12 @@ static bool is_auto(const struct gt_common *c)
 	return strcasecmp(device_spec(c), "auto") == 0;
 }
 
+bool gt_cli_device_named(const struct gt_common *c)
+{
+	const char *spec = device_spec(c);
+	return strcasecmp(spec, "host") != 0 && strcasecmp(spec, "auto") != 0 && strcasecmp(spec, "gpu") != 0;
+}
+
 static struct {
 	bool started;
 	pthread_t thread;

@@ -40,6 +40,12 @@ void gt_cli_device_prefetch(const struct gt_common *c, enum gt_gpu_work work);
 int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_t spans, gt_cl **cl,
 		       char *chosen, size_t chosen_len, gt_error *err);
 
+/* Whether c->device names a device, which opens or fails: not host, auto or
+ * gpu, which may come out as the host path. Work that can start on the
+ * host may then open it at its first use (gt_cli_device_open), behind that
+ * work. */
+bool gt_cli_device_named(const struct gt_common *c);
+
 /* Waits for a prefetch nobody took and closes its device: before exit, so
  * no driver start-up is still running while the process ends. */
 void gt_cli_device_settle(void);

@@ -113,6 +113,7 @@
 #ifndef GT_CAUSAL_H
 #define GT_CAUSAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -389,12 +390,32 @@ typedef struct gt_causal_cl_stats {
 	uint32_t float_launches, float_rounds;
 } gt_causal_cl_stats;
 
+/* Opens the engine's device: 0 with *cl set (never NULL), or -1 with err
+ * set. */
+typedef int (*gt_causal_cl_opener)(void *arg, gt_cl **cl, gt_error *err);
+
 typedef struct gt_causal_cl_engine {
 	gt_causal_engine engine; /* pass &engine to gt_causal_analyze */
 	gt_cl *cl;
 	gt_causal_cl_stats stats;
+	/* a device opened at the first step (gt_causal_cl_engine_defer) */
+	gt_causal_cl_opener open;
+	void *open_arg;
+	pthread_mutex_t open_lock;
+	int open_rc; /* 1: not tried yet */
+	gt_error open_err;
 } gt_causal_cl_engine;
 
 void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl);
+
+/* An engine whose device opens at the first step that needs it, once,
+ * from whichever thread comes first: a driver's start-up (a quarter of a
+ * second or more) then runs while the host builds the first graphs. A
+ * failed open fails that step and every later one with the same error.
+ * gt_causal_cl_engine_device() opens it when no step did; _fini releases
+ * the lock (the device stays the caller's). */
+void gt_causal_cl_engine_defer(gt_causal_cl_engine *e, gt_causal_cl_opener open, void *arg);
+int gt_causal_cl_engine_device(gt_causal_cl_engine *e, gt_cl **cl, gt_error *err);
+void gt_causal_cl_engine_fini(gt_causal_cl_engine *e);
 
 #endif
