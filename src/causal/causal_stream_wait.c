@@ -131,6 +131,8 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 		d.base = d.lo;
 		d.one = (uint64_t)(d.hi - d.lo) < (1ull << 40) && d.top < (1u << 24);
 		gt_parallel_ranges(n, causal_range_min(), threads, end_keys, &d);
+		gt_big_free(pos); /* the keys hold the spans now: the sort peaks without it */
+		pos = NULL, d.pos = NULL;
 		gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		if (!d.one) {
 			gt_parallel_ranges(n, causal_range_min(), threads, process_keys, &d);
@@ -245,25 +247,27 @@ static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uin
 	return best == GT_NONE ? GT_NONE : b->span[best];
 }
 
-/* The window's spans sp[a, b): each one's holder into held (GT_NONE: none). */
+/* The window's device spans' holders: held[j] for the span at position j
+ * of b (GT_NONE: none), 4 bytes a device span rather than a window span. */
 typedef struct holders {
 	const causal_trace *t;
 	const by_end *b;
 	const uint32_t *sp;
-	uint32_t *held;
+	uint32_t *held;   /* b->n, by position in b */
 	int64_t *arrival; /* b->n, by position in b: INT64_MIN none */
 	const uint32_t *flows;
 } holders;
 
 /* Each device span's slot: its position in b, kept in t->local_of (free
  * until the window's spans are numbered; no other window has these
- * spans), and no arrival yet. */
+ * spans), no arrival and no holder yet. */
 static int arrival_slots(void *ctx, uint64_t a, uint64_t b)
 {
 	holders *h = ctx;
 	for (uint64_t j = a; j < b; j++) {
 		h->t->local_of[h->b->span[j]] = (uint32_t)j;
 		h->arrival[j] = INT64_MIN;
+		h->held[j] = GT_NONE;
 	}
 	return 0;
 }
@@ -290,10 +294,10 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	uint32_t seg = UINT32_MAX, lo = 0, hi = 0, hint = 0; /* the last process's positions */
 	for (uint32_t i = (uint32_t)from; i < to; i++) {
 		uint32_t s = h->sp[i];
-		h->held[i] = GT_NONE;
 		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
 			continue; /* a recorded wait is not guessed */
-		int64_t ready = ready_at(t, s, h->arrival[t->local_of[s]]);
+		uint32_t j = t->local_of[s];
+		int64_t ready = ready_at(t, s, h->arrival[j]);
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */
 		uint32_t p = m->tracks[m->spans[s].track].process;
@@ -302,7 +306,7 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 			lo = first_of(h->b, p), hi = p == UINT32_MAX ? h->b->n : first_of(h->b, p + 1);
 			hint = 0;
 		}
-		h->held[i] = held_by(t, h->b, lo, hi, s, ready, &hint);
+		h->held[j] = held_by(t, h->b, lo, hi, s, ready, &hint);
 	}
 	return 0;
 }
@@ -320,26 +324,38 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 		by_end_free(&b);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
-	uint32_t *k = alloc(b.n, sizeof *k), *d = alloc(b.n, sizeof *d), n = 0;
-	uint32_t *held = alloc(ns, sizeof *held);
+	uint32_t *held = alloc(b.n, sizeof *held);
 	int64_t *arrival = alloc(b.n, sizeof *arrival);
-	if (!k || !d || !held || !arrival) {
-		by_end_free(&b), gt_big_free(k), gt_big_free(d), gt_big_free(held), gt_big_free(arrival);
+	if (!held || !arrival) {
+		by_end_free(&b), gt_big_free(held), gt_big_free(arrival);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
 	holders h = {t, &b, sp, held, arrival, flows};
+	uint32_t n = 0;
 	if (b.n > 1) {
 		gt_parallel_ranges(b.n, causal_range_min(), threads, arrival_slots, &h);
 		gt_parallel_ranges(nflows, causal_range_min(), threads, flow_arrivals, &h);
 		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
+		for (uint32_t j = 0; j < b.n; j++)
+			n += held[j] != GT_NONE;
 	}
-	for (uint32_t i = 0; i < ns && b.n > 1; i++)
-		if (held[i] != GT_NONE) {
-			k[n] = held[i];
-			d[n++] = sp[i];
-		}
+	/* the order and the arrivals go before the edges come: exactly as
+	 * many as were found, in the window's span order */
 	by_end_free(&b);
-	gt_big_free(held), gt_big_free(arrival);
+	gt_big_free(arrival);
+	uint32_t *k = alloc(n, sizeof *k), *d = alloc(n, sizeof *d);
+	if (!k || !d) {
+		gt_big_free(k), gt_big_free(d), gt_big_free(held);
+		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
+	}
+	for (uint32_t i = 0, e = 0; e < n; i++) {
+		uint32_t s = sp[i];
+		if ((t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(t, s) && held[t->local_of[s]] != GT_NONE) {
+			k[e] = held[t->local_of[s]];
+			d[e++] = s;
+		}
+	}
+	gt_big_free(held);
 	*k_out = k, *d_out = d, *n_out = n;
 	return 0;
 }
