@@ -311,6 +311,15 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* Whether the window's span at position i was found held. */
+static bool was_held(void *ctx, uint32_t i)
+{
+	const holders *h = ctx;
+	uint32_t s = h->sp[i];
+	return (h->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(h->t, s) &&
+	       h->held[h->t->local_of[s]] != GT_NONE;
+}
+
 int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows, uint32_t nflows, unsigned threads,
 			uint32_t **k_out, uint32_t **d_out, uint32_t *n_out, gt_error *err)
 {
@@ -331,29 +340,26 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
 	holders h = {t, &b, sp, held, arrival, flows};
-	uint32_t n = 0;
-	if (b.n > 1) {
+	bool any = b.n > 1;
+	if (any) {
 		gt_parallel_ranges(b.n, causal_range_min(), threads, arrival_slots, &h);
 		gt_parallel_ranges(nflows, causal_range_min(), threads, flow_arrivals, &h);
 		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
-		for (uint32_t j = 0; j < b.n; j++)
-			n += held[j] != GT_NONE;
 	}
 	/* the order and the arrivals go before the edges come: exactly as
 	 * many as were found, in the window's span order */
 	by_end_free(&b);
 	gt_big_free(arrival);
-	uint32_t *k = alloc(n, sizeof *k), *d = alloc(n, sizeof *d);
-	if (!k || !d) {
-		gt_big_free(k), gt_big_free(d), gt_big_free(held);
+	uint32_t *d = NULL, *k = NULL, n = 0;
+	int rc = any ? causal_select(ns, threads, was_held, &h, &d, &n) : 0;
+	k = rc == 0 && n ? alloc(n, sizeof *k) : NULL;
+	if (rc < 0 || (n && !k)) {
+		gt_big_free(d), gt_big_free(held);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
-	for (uint32_t i = 0, e = 0; e < n; i++) {
-		uint32_t s = sp[i];
-		if ((t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(t, s) && held[t->local_of[s]] != GT_NONE) {
-			k[e] = held[t->local_of[s]];
-			d[e++] = s;
-		}
+	for (uint32_t e = 0; e < n; e++) {
+		d[e] = sp[d[e]]; /* positions to spans */
+		k[e] = held[t->local_of[d[e]]];
 	}
 	gt_big_free(held);
 	*k_out = k, *d_out = d, *n_out = n;
