@@ -860,12 +860,11 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	t0 = causal_times_now();
 	causal_handoff_edges ho = {0};
 	if (rc == 0)
-		rc = causal_point_spans(g, threads, err);
-	if (rc == 0)
 		rc = causal_handoffs(t, g, threads, &ho, err);
 	if (rc == 0)
 		rc = add_handoffs(&ho, g, err);
-	if (alone) { /* the binding and the path peak without them; the results make them again */
+	if (alone) { /* the binding and the path peak without the points' spans (where the
+		      * hand-offs made them); the results make them again */
 		gt_big_free(g->point_span);
 		g->point_span = NULL;
 	}

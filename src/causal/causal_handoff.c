@@ -301,7 +301,7 @@ static int join_in_pieces(const causal_trace *t, const causal_graph *g, const ui
 	return rc;
 }
 
-int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threads, causal_handoff_edges *h,
+int causal_handoffs(const causal_trace *t, causal_graph *g, unsigned threads, causal_handoff_edges *h,
 		    gt_error *err)
 {
 	memset(h, 0, sizeof *h);
@@ -313,6 +313,10 @@ int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threa
 	bool any = false;
 	for (uint32_t l = 0; l < g->nspans && !any; l++)
 		any = bwd[l];
+	if (any && causal_point_spans(g, threads, err) < 0) {
+		gt_big_free(bwd);
+		return -1;
+	}
 	int rc = 0;
 	if (any && threads > 1) {
 		rc = join_in_pieces(t, g, bwd, threads, h);

@@ -358,8 +358,9 @@ typedef struct causal_handoff_edges {
 void causal_handoffs_free(causal_handoff_edges *h);
 /* Finds the hand-off edges (causal.h) of the window of g, whose points
  * and chains are made, into h (empty when t->handoffs is off); pairs of
- * tracks, in pieces, on up to `threads` threads. */
-int causal_handoffs(const causal_trace *t, const causal_graph *g, unsigned threads, causal_handoff_edges *h,
+ * tracks, in pieces, on up to `threads` threads. Makes g->point_span
+ * where a track holds backward work (only then are they read). */
+int causal_handoffs(const causal_trace *t, causal_graph *g, unsigned threads, causal_handoff_edges *h,
 		    gt_error *err);
 
 /* --- causal_union.c -------------------------------------------------- */
