@@ -77,19 +77,24 @@ static int forest_path(gt_cl *cl, struct side *s)
 	return 0;
 }
 
+/* A trace's error names the trace; a device's (one opened at the first
+ * device step) does not. */
+static int analysis_failed(const struct side *s, const gt_error *err)
+{
+	return err->status == GT_EINPUT ? gt_report_input(s->input, err) : gt_report(err);
+}
+
 /* The causal path over the whole trace (one window): each span's time on
  * it, for the per-key cp_ns. */
-static int causal_path(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, struct side *s)
+static int causal_path(gt_causal_cl_engine *dev, const struct gt_common *c, const struct gt_causal_edges *edges,
+		       struct side *s)
 {
 	gt_error err = {0};
 	gt_causal_options o = {.rows = true, .threads = c->threads, .hop_count_only = true};
 	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
-	gt_causal_cl_engine dev;
-	if (cl)
-		gt_causal_cl_engine_init(&dev, cl);
-	if (gt_causal_analyze(&s->m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
-		return gt_report_input(s->input, &err);
+	if (gt_causal_analyze(&s->m, &o, dev ? &dev->engine : NULL, &r, &err) < 0)
+		return analysis_failed(s, &err);
 	uint32_t n = s->m.span_count;
 	s->on_path = calloc(n ? n : 1, 1);
 	s->critical_ns = calloc(n ? n : 1, sizeof *s->critical_ns);
@@ -116,19 +121,16 @@ static int causal_path(gt_cl *cl, const struct gt_common *c, const struct gt_cau
 }
 
 /* The per-step values of one side: the causal model's --step windows. */
-static int step_windows(gt_cl *cl, const struct gt_common *c, const struct gt_causal_edges *edges, const char *glob,
-			gt_compare *cmp, int side, const struct side *s)
+static int step_windows(gt_causal_cl_engine *dev, const struct gt_common *c, const struct gt_causal_edges *edges,
+			const char *glob, gt_compare *cmp, int side, const struct side *s)
 {
 	const gt_model *m = &s->m;
 	gt_error err = {0};
 	gt_causal_options o = {.rows = true, .threads = c->threads, .step_glob = glob, .hop_count_only = true};
 	gt_causal_edges_apply(edges, &o);
 	gt_causal_result r;
-	gt_causal_cl_engine dev;
-	if (cl)
-		gt_causal_cl_engine_init(&dev, cl);
-	if (gt_causal_analyze(m, &o, cl ? &dev.engine : NULL, &r, &err) < 0)
-		return gt_report_input(s->input, &err);
+	if (gt_causal_analyze(m, &o, dev ? &dev->engine : NULL, &r, &err) < 0)
+		return analysis_failed(s, &err);
 	int rc = gt_compare_steps(cmp, side, m, &r, &err) < 0 ? gt_report(&err) : 0;
 	gt_causal_result_free(&r);
 	return rc;
@@ -617,25 +619,44 @@ static int run_compare(const struct gt_command *cmd, int argc, char **argv)
 		rc = gt_cli_load(&c, st.operands[k], &s[k].m);
 	}
 	gt_cl *cl = NULL;
-	if (rc == 0) {
+	gt_causal_cl_engine dev, *eng = NULL;
+	uint64_t spans = (uint64_t)s[0].m.span_count > s[1].m.span_count ? s[0].m.span_count : s[1].m.span_count;
+	/* a named --device for the causal model opens at the first device
+	 * step: its driver starts while the host builds the first graphs */
+	gt_cli_deferred_device later = {.c = &c, .work = GT_WORK_CAUSAL_PATH, .spans = spans};
+	bool deferred = rc == 0 && !forest_model && gt_cli_device_named(&c);
+	if (deferred) {
+		gt_causal_cl_engine_defer(&dev, gt_cli_device_open_deferred, &later);
+		eng = &dev;
+	} else if (rc == 0) {
 		gt_error err = {0};
 		char chosen[512] = "";
-		uint64_t spans = (uint64_t)s[0].m.span_count > s[1].m.span_count ? s[0].m.span_count : s[1].m.span_count;
 		if (gt_cli_device_open(&c, forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH, spans, &cl, chosen,
 				       sizeof chosen, &err) < 0)
 			rc = gt_report(&err);
 		else
 			gt_device_notice(&c, chosen);
+		if (cl && !forest_model)
+			gt_causal_cl_engine_init(&dev, cl), eng = &dev;
 	}
 	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(cl, &c, &edges, &s[k]);
+		rc = forest_model ? forest_path(cl, &s[k]) : causal_path(eng, &c, &edges, &s[k]);
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_run(&cmp, &s[0].m, &s[0].cp, &s[1].m, &s[1].cp, by, &err) < 0)
 			rc = gt_report(&err);
 	}
 	for (int k = 0; rc == 0 && step && k < 2; k++)
-		rc = step_windows(cl, &c, &edges, step, &cmp, k, &s[k]);
+		rc = step_windows(eng, &c, &edges, step, &cmp, k, &s[k]);
+	if (deferred) { /* opened by now, unless no analysis had a device step */
+		gt_error err = {0};
+		if (rc == 0 && gt_causal_cl_engine_device(&dev, &cl, &err) < 0)
+			rc = gt_report(&err);
+		cl = dev.cl;
+		if (cl)
+			gt_device_notice(&c, later.chosen);
+		gt_causal_cl_engine_fini(&dev);
+	}
 	if (rc == 0) {
 		gt_error err = {0};
 		if (gt_compare_steps_whole(&cmp, &err) < 0)

@@ -194,31 +194,19 @@ static int causal_analyze(const struct gt_common *c, gt_causal_cl_engine *dev, c
 	return rc;
 }
 
-/* A named --device opens at the analysis' first device step, so that its
- * driver starts while the host builds the first graphs. */
-struct deferred_device {
-	const struct gt_common *c;
-	uint64_t spans;
-	char chosen[512];
-};
-
-static int open_deferred(void *arg, gt_cl **cl, gt_error *err)
-{
-	struct deferred_device *d = arg;
-	return gt_cli_device_open(d->c, GT_WORK_CAUSAL_PATH, d->spans, cl, d->chosen, sizeof d->chosen, err);
-}
-
 /* The analysis on the device --device chooses, or on the host; *cl is the
  * device it ran on (NULL: the host), the caller's to close. */
 static int analyze_on_device(const struct gt_common *c, const gt_model *m, const gt_causal_options *o,
 			     struct gt_stages *st, gt_causal_result *r, gt_cl **cl, uint64_t *kernel_ns, gt_error *err)
 {
-	struct deferred_device later = {.c = c, .spans = m->span_count};
+	/* a named --device opens at the first device step: its driver starts
+	 * while the host builds the first graphs */
+	gt_cli_deferred_device later = {.c = c, .work = GT_WORK_CAUSAL_PATH, .spans = m->span_count};
 	gt_causal_cl_engine dev;
 	bool deferred = gt_cli_device_named(c);
 	*cl = NULL;
 	if (deferred) {
-		gt_causal_cl_engine_defer(&dev, open_deferred, &later);
+		gt_causal_cl_engine_defer(&dev, gt_cli_device_open_deferred, &later);
 	} else {
 		char chosen[512];
 		if (gt_cli_device_open(c, GT_WORK_CAUSAL_PATH, m->span_count, cl, chosen, sizeof chosen, err) < 0)

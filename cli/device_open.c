@@ -150,6 +150,12 @@ int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_
 	return pending.rc;
 }
 
+int gt_cli_device_open_deferred(void *deferred, gt_cl **cl, gt_error *err)
+{
+	gt_cli_deferred_device *d = deferred;
+	return gt_cli_device_open(d->c, d->work, d->spans, cl, d->chosen, sizeof d->chosen, err);
+}
+
 void gt_cli_device_settle(void)
 {
 	if (!pending.started)

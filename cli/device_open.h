@@ -46,6 +46,19 @@ int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_
  * work. */
 bool gt_cli_device_named(const struct gt_common *c);
 
+/* A named device to open at the first step that needs it: pass
+ * gt_cli_device_open_deferred and a pointer to this as an engine's opener
+ * (gt_causal_cl_engine_defer); chosen then holds what gt_cli_device_open
+ * tells. */
+typedef struct gt_cli_deferred_device {
+	const struct gt_common *c;
+	enum gt_gpu_work work;
+	uint64_t spans;
+	char chosen[512];
+} gt_cli_deferred_device;
+
+int gt_cli_device_open_deferred(void *deferred, gt_cl **cl, gt_error *err);
+
 /* Waits for a prefetch nobody took and closes its device: before exit, so
  * no driver start-up is still running while the process ends. */
 void gt_cli_device_settle(void);
