@@ -41,8 +41,16 @@
  *   --sync-markers       after each launch to the side stream, the compute
  *                        stream waits for it: cudaEventRecord and
  *                        cudaStreamWaitEvent calls and Kineto's cuda_sync
- *                        marker (three more spans each, not counted in N) */
+ *                        marker (three more spans each, not counted in N)
+ *
+ * --kineto-order writes the same events in the order Kineto's exporter does:
+ * the profiler's CPU ops (cpu_op, python_function, user_annotation) of the
+ * whole trace first, then the activities (runtime calls, flows, GPU work,
+ * markers). A host thread's spans then come as two runs, each in time order,
+ * the second starting back at the trace's beginning. The trace is generated
+ * twice from the seed, each pass writing one of the two kinds. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +293,13 @@ static const char *slow_kernel;   /* --slow-kernel S:PCT: the substring, */
 static uint64_t slow_pct;         /* and how much longer */
 static uint64_t slow_step, slow_factor = 1; /* --slow-step K:F */
 static int wrapper;               /* --wrapper */
+/* --kineto-order: the pass writes only the events of its kind (the others
+ * are drawn and counted alike, then taken back out of the buffer) */
+enum event_kind { CPU_OP_EVENT = 1, ACTIVITY_EVENT = 2 };
+static int kineto_order;
+static enum event_kind pass_kind = CPU_OP_EVENT;
+static int dropping, drop_first;
+static size_t drop_at;
 
 /* Claims ev events holding sp spans, or nothing if the budget is short. */
 static inline int take2(uint64_t ev, uint64_t sp)
@@ -298,9 +313,26 @@ static inline int take2(uint64_t ev, uint64_t sp)
 }
 static inline int take(uint64_t ev) { return take2(ev, ev); }
 
-static inline void open_event(void)
+/* The event being written is taken back out where its pass does not
+ * write its kind. */
+static inline void end_drop(void)
 {
+	if (dropping) {
+		O.len = drop_at;
+		first_event = drop_first;
+		dropping = 0;
+	}
+}
+
+static inline void open_event_of(enum event_kind kind)
+{
+	end_drop();
 	reserve();
+	if (kineto_order && kind != pass_kind) {
+		dropping = 1;
+		drop_at = O.len;
+		drop_first = first_event;
+	}
 	if (first_event) {
 		PUTS("\n  {\n");
 		first_event = 0;
@@ -308,6 +340,8 @@ static inline void open_event(void)
 		PUTS(",\n  {\n");
 	}
 }
+
+static inline void open_event(void) { open_event_of(CPU_OP_EVENT); }
 
 static inline void ids(uint64_t pid, uint64_t tid)
 {
@@ -327,7 +361,8 @@ static inline void times(uint64_t ts, uint64_t dur)
 
 static void x_head(const char *cat, const char *name, uint64_t pid, uint64_t tid, uint64_t ts, uint64_t dur)
 {
-	open_event();
+	bool cpu = !strcmp(cat, "cpu_op") || !strcmp(cat, "python_function") || !strcmp(cat, "user_annotation");
+	open_event_of(cpu ? CPU_OP_EVENT : ACTIVITY_EVENT);
 	PUTS("    \"ph\": \"X\", \"cat\": \"");
 	put_cstr(cat);
 	PUTS("\", \"name\": \"");
@@ -340,7 +375,7 @@ static void x_head(const char *cat, const char *name, uint64_t pid, uint64_t tid
 
 static void flow(char ph, uint64_t id, uint64_t pid, uint64_t tid, uint64_t ts)
 {
-	open_event();
+	open_event_of(ACTIVITY_EVENT);
 	PUTS("    \"ph\": \"");
 	put(&ph, 1);
 	PUTS("\", \"id\": ");
@@ -737,6 +772,7 @@ static void header(int ranks)
 
 static void trailer(uint64_t seed)
 {
+	end_drop();
 	reserve();
 	PUTS("\n  ],\n  \"traceName\": \"gen_trace_seed");
 	put_u64(seed);
@@ -759,12 +795,49 @@ static uint64_t parse_u64(const char *opt, const char *v)
 	return x;
 }
 
+/* Every event of the trace from the seed, with the metadata first. */
+static void generate(struct rank *rk, uint64_t events, uint64_t seed)
+{
+	uint64_t sm = seed;
+	for (int i = 0; i < 4; i++)
+		S[i] = splitmix(&sm);
+	next_corr = 1000, next_ext = 1, nccl_delay = nccl_extend = 0;
+	memset(rk, 0, (size_t)nrk * sizeof *rk);
+	uint64_t t0 = 1694128201545123456ull + below(1000000000);
+	for (int i = 0; i < nrk; i++) {
+		struct rank *r = &rk[i];
+		int id = only_rank >= 0 ? only_rank : i; /* its ids; its draws are every rank's */
+		r->pid = 59811 + (uint64_t)id * 173;
+		r->tid_main = r->pid;
+		r->tid_bwd = r->pid + 165;
+		r->tid_load = r->pid + 171;
+		r->device = (uint32_t)id;
+		r->t = t0 + below(200000);
+		r->step = 1;
+		r->seq = 100;
+	}
+	left = events;
+	metadata(rk, t0 - 1000000);
+	while (left)
+		for (int i = 0; i < nrk && left; i++)
+			step(&rk[i]);
+	if (wrapper) {
+		/* over everything, beginning before the first step */
+		uint64_t end = 0;
+		for (int i = 0; i < nrk; i++)
+			end = rk[i].t > end ? rk[i].t : end;
+		x_head("user_annotation", "wrapper", rk[0].pid, rk[0].pid + 200, t0 - 1000, end - t0 + 2000);
+		PUTS("\n  }");
+		n_events++;
+	}
+}
+
 static void usage(void)
 {
 	fputs("usage: gen_trace --events N|--spans N --seed S [--ranks N [--rank R [--straggler R:DELAY[:STEP]]]] [--level L]\n"
 	      "                 [-o FILE.json|.json.gz|.json.zst]\n"
 	      "                 [--repeat-steps] [--slow-kernel SUBSTRING:PCT] [--slow-step K:FACTOR] [--wrapper]\n"
-	      "                 [--sync-markers] [--zstd-frame MB]\n", stderr);
+	      "                 [--sync-markers] [--zstd-frame MB] [--kineto-order]\n", stderr);
 	exit(2);
 }
 
@@ -775,7 +848,8 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (i + 1 >= argc && strcmp(a, "--repeat-steps") && strcmp(a, "--wrapper"))
+		if (i + 1 >= argc && strcmp(a, "--repeat-steps") && strcmp(a, "--wrapper") && strcmp(a, "--sync-markers") &&
+		    strcmp(a, "--kineto-order"))
 			usage();
 		const char *v = argv[++i];
 		if (!strcmp(a, "--events"))
@@ -813,6 +887,8 @@ int main(int argc, char **argv)
 			path = v;
 		else if (!strcmp(a, "--sync-markers"))
 			sync_markers = 1, i--; /* a flag */
+		else if (!strcmp(a, "--kineto-order"))
+			kineto_order = 1, i--;
 		else if (!strcmp(a, "--repeat-steps"))
 			step_seeds = 1, i--; /* a flag */
 		else if (!strcmp(a, "--wrapper"))
@@ -881,41 +957,16 @@ int main(int argc, char **argv)
 	}
 
 	base_seed = seed;
-	uint64_t sm = seed;
-	for (int i = 0; i < 4; i++)
-		S[i] = splitmix(&sm);
-
 	struct rank *rk = calloc((size_t)nrk, sizeof *rk);
 	if (!rk)
 		die("out of memory for", "ranks");
-	uint64_t t0 = 1694128201545123456ull + below(1000000000);
-	for (int i = 0; i < nrk; i++) {
-		struct rank *r = &rk[i];
-		int id = only_rank >= 0 ? only_rank : i; /* its ids; its draws are every rank's */
-		r->pid = 59811 + (uint64_t)id * 173;
-		r->tid_main = r->pid;
-		r->tid_bwd = r->pid + 165;
-		r->tid_load = r->pid + 171;
-		r->device = (uint32_t)id;
-		r->t = t0 + below(200000);
-		r->step = 1;
-		r->seq = 100;
-	}
-
-	left = events;
 	header(nranks);
-	metadata(rk, t0 - 1000000);
-	while (left)
-		for (int i = 0; i < nrk && left; i++)
-			step(&rk[i]);
-	if (wrapper) {
-		/* over everything, beginning before the first step */
-		uint64_t end = 0;
-		for (int i = 0; i < nrk; i++)
-			end = rk[i].t > end ? rk[i].t : end;
-		x_head("user_annotation", "wrapper", rk[0].pid, rk[0].pid + 200, t0 - 1000, end - t0 + 2000);
-		PUTS("\n  }");
-		n_events++;
+	generate(rk, events, seed);
+	if (kineto_order) { /* the same draws again, the activities written this time */
+		uint64_t counted[3] = {n_events, n_spans, n_flows};
+		pass_kind = ACTIVITY_EVENT;
+		generate(rk, events, seed);
+		n_events = counted[0], n_spans = counted[1], n_flows = counted[2];
 	}
 	trailer(seed);
 	flush_out(1);
