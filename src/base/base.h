@@ -5,7 +5,8 @@
  * arrays on huge pages (big_alloc.h), jobs on threads (jobs.h),
  * little-endian integers in byte buffers (le_bytes.h), shares rounded
  * to millionths (share.h), a comparison sort on threads (par_sort.h),
- * stable radix sorts of (key, value) pairs (radix_sort.h),
+ * stable radix sorts of (key, value) pairs (radix_sort.h), a few
+ * sorted runs merged (merge_runs.h),
  * the monotonic clock (clock.h), gzip's CRC-32 (crc32.h) and unmapping
  * on threads (unmap.h). It includes nothing of the project's. */
 #ifndef GT_BASE_H
@@ -20,6 +21,7 @@
 #include "splitmix.h"
 #include "jobs.h"
 #include "le_bytes.h"
+#include "merge_runs.h"
 #include "share.h"
 #include "par_sort.h"
 #include "radix_sort.h"

@@ -100,61 +100,29 @@ static bool track_order(int64_t b0, int64_t e0, int64_t b1, int64_t e1)
 	return b0 < b1 || (b0 == b1 && e0 - b0 >= e1 - b1);
 }
 
-/* Whether dense span `later` (of a later run) goes before `earlier` in
- * track order; on equal keys the earlier run's goes first (ids ascend). */
-static bool goes_before(const track_scratch *x, uint32_t later, uint32_t earlier)
+/* Dense span i before j in track order: start, longer first, then the
+ * lower index (the lower id). */
+static bool in_track_order(const void *ctx, uint32_t i, uint32_t j)
 {
-	int64_t bl = x->b[later], be = x->b[earlier];
-	return bl < be || (bl == be && x->e[later] - bl > x->e[earlier] - be);
+	const track_scratch *x = ctx;
+	if (x->b[i] != x->b[j])
+		return x->b[i] < x->b[j];
+	if (x->e[i] - x->b[i] != x->e[j] - x->b[j])
+		return x->e[i] - x->b[i] > x->e[j] - x->b[j];
+	return i < j;
 }
-
-/* Runs of the track, each in track order, merged pairwise until one is
- * left: ord ping-pongs with x->tv. */
-static void merge_runs(track_scratch *x, uint32_t *run, uint32_t runs, uint32_t n)
-{
-	uint32_t *src = x->ord, *dst = x->tv;
-	while (runs > 1) {
-		uint32_t k = 0;
-		for (uint32_t r = 0; r < runs; r += 2) {
-			uint32_t lo = run[r], mid = run[r + 1], hi = r + 1 < runs ? run[r + 2] : mid, i = lo, j = mid, o = lo;
-			while (i < mid && j < hi)
-				dst[o++] = goes_before(x, src[j], src[i]) ? src[j++] : src[i++];
-			while (i < mid)
-				dst[o++] = src[i++];
-			while (j < hi)
-				dst[o++] = src[j++];
-			run[k++] = lo;
-		}
-		run[k] = n;
-		runs = k;
-		uint32_t *t = src;
-		src = dst, dst = t;
-	}
-	if (src != x->ord)
-		memcpy(x->ord, src, (size_t)n * sizeof *src);
-}
-
-/* Tracks of at most this many runs in track order are merged, others
- * sorted. Kineto writes a host thread's ops, then its runtime calls: two
- * runs, each in time order. */
-#define MERGED_RUNS 16
 
 /* The track's spans in (start, longer first, id) order, the order the
  * nesting forest is read in. */
 static void order_spans(track_scratch *x, uint32_t n, int64_t base)
 {
-	uint32_t run[MERGED_RUNS + 2], runs = 1;
-	run[0] = 0;
 	for (uint32_t i = 0; i < n; i++)
 		x->ord[i] = i;
-	for (uint32_t i = 1; i < n && runs <= MERGED_RUNS; i++)
-		if (!track_order(x->b[i - 1], x->e[i - 1], x->b[i], x->e[i]))
-			run[runs++] = i;
+	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs(x->ord, n, in_track_order, x, run);
 	if (runs == 1 || !sort_scratch(x, x->most_spans))
 		return;
-	if (runs <= MERGED_RUNS) {
-		run[runs] = n;
-		merge_runs(x, run, runs, n);
+	if (runs <= GT_MERGE_RUNS_MAX) { /* Kineto's: a host thread's ops, then its runtime calls */
+		gt_merge_runs(x->ord, x->tv, n, run, runs, in_track_order, x);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++)

@@ -29,6 +29,11 @@ static int before(const gt_span *s, uint32_t a, uint32_t b)
 	return a < b;
 }
 
+static bool in_order(const void *spans, uint32_t a, uint32_t b)
+{
+	return before(spans, a, b);
+}
+
 static int cmp_track_order(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -62,19 +67,31 @@ static void pop_ended(const gt_span *spans, u32vec *stack, const gt_span *s, uin
 	}
 }
 
-/* One track, swept whole: sorted first when it is not. */
+/* A track's spans o[0, n) in track order: as they are, merged where they
+ * come as a few runs in order (Kineto writes a thread's ops, then its
+ * runtime calls), else sorted. */
+static void order_track(const gt_model *m, uint32_t *o, uint32_t n)
+{
+	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs(o, n, in_order, m->spans, run);
+	if (runs == 1)
+		return;
+	uint32_t *tmp = runs <= GT_MERGE_RUNS_MAX && !gt_fault_hit("alloc") ? malloc((size_t)n * sizeof *tmp) : NULL;
+	if (tmp) {
+		gt_merge_runs(o, tmp, n, run, runs, in_order, m->spans);
+		free(tmp);
+		return;
+	}
+	sort_spans = m->spans;
+	qsort(o, n, sizeof *o, cmp_track_order);
+}
+
+/* One track, swept whole: put in order first when it is not. */
 static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *improper)
 {
 	gt_model *m = c->m;
 	uint32_t *o = c->order + c->first[t];
 	uint32_t n = c->first[t + 1] - c->first[t];
-	bool sorted = true;
-	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = before(m->spans, o[i - 1], o[i]);
-	if (!sorted) {
-		sort_spans = m->spans;
-		qsort(o, n, sizeof *o, cmp_track_order);
-	}
+	order_track(m, o, n);
 	uint32_t max_depth = 0;
 	stack->n = 0;
 	for (uint32_t k = 0; k < n; k++) {
