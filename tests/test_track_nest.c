@@ -1,7 +1,8 @@
 /* gt_nest_tracks cut into chunks (several threads) against one sweep per
  * track (one thread), on long tracks of every shape: a deep tree, random
  * overlapping intervals with tied starts, a flat stream, one whose ids are
- * out of time order, and short tracks between them. */
+ * out of time order, one in two runs of time order (Kineto's), and short
+ * tracks between them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,24 @@ static int64_t tree(gen *g, uint32_t track, int64_t ts, int64_t room, int depth,
 	return t;
 }
 
+/* The spans in order dealt at random into two runs, the first run's
+ * before the second's. */
+static void deal_two_runs(gen *g)
+{
+	gt_span *two = malloc((g->n ? g->n : 1) * sizeof *two);
+	ck_assert_ptr_nonnull(two);
+	uint32_t b = 0;
+	for (uint32_t i = 0; i < g->n; i++)
+		b += rnd(g, 2) == 0;
+	uint32_t second = g->n - b; /* where the second run starts */
+	for (uint32_t i = 0, x = 0, y = 0; i < g->n; i++) {
+		bool to_first = x < second && (y >= b || rnd(g, 2));
+		two[to_first ? x++ : second + y++] = g->spans[i];
+	}
+	memcpy(g->spans, two, g->n * sizeof *two);
+	free(two);
+}
+
 /* Builds the tracks, merges them into one id order (each track keeping its
  * own time order unless shuffled), then nests with `threads`. */
 static gt_model *build(uint64_t seed, uint32_t per_track)
@@ -63,7 +82,7 @@ static gt_model *build(uint64_t seed, uint32_t per_track)
 		memset(g, 0, sizeof *g);
 		g->seed = seed * 31 + t;
 		uint32_t want = t % 2 ? 1 + (uint32_t)rnd(g, 50) : per_track; /* odd tracks are short */
-		switch (t % 8) {
+		switch (t == TRACKS - 1 ? 8 : t % 8) {
 		case 0: /* deep tree */
 			for (int64_t ts = 0; g->n < want;)
 				ts = tree(g, t, ts, 1 + (int64_t)rnd(g, 1000000), 0, want);
@@ -85,6 +104,13 @@ static gt_model *build(uint64_t seed, uint32_t per_track)
 				gt_span x = g->spans[i - 1];
 				g->spans[i - 1] = g->spans[j], g->spans[j] = x;
 			}
+			break;
+		case 8: /* Kineto's order: random intervals in time order, dealt into two
+			 * runs (a thread's ops, its runtime calls), one after the other */
+			for (int64_t ts = 0; g->n < want; ts += (int64_t)rnd(g, 4))
+				add(g, t, ts, (int64_t)rnd(g, 50));
+			qsort(g->spans, g->n, sizeof *g->spans, cmp_start_longer);
+			deal_two_runs(g);
 			break;
 		default:
 			for (uint32_t i = 0; i < want; i++)
@@ -150,6 +176,23 @@ START_TEST(chunks_equal_one_sweep)
 	for (uint32_t t = 0; t < m->track_count; t++)
 		lanes[t] = m->tracks[t].lane_count;
 	ck_assert_uint_gt(one.improper, 0);
+	/* each track's spans in track order (start, longer first, id), each once */
+	uint8_t *seen = calloc(m->span_count, 1);
+	for (uint32_t t = 0; t < m->track_count; t++)
+		for (uint32_t k = one.first[t]; k < one.first[t + 1]; k++) {
+			const gt_span *a = &m->spans[one.order[k]];
+			ck_assert(a->track == t && !seen[one.order[k]]);
+			seen[one.order[k]] = 1;
+			if (k == one.first[t])
+				continue;
+			uint32_t p = one.order[k - 1];
+			const gt_span *b = &m->spans[p];
+			ck_assert_msg(b->ts_ns < a->ts_ns ||
+					      (b->ts_ns == a->ts_ns && (b->dur_ns > a->dur_ns ||
+									(b->dur_ns == a->dur_ns && p < one.order[k]))),
+				      "track %u out of order at %u", t, k - one.first[t]);
+		}
+	free(seen);
 	for (unsigned threads = 2; threads <= 16; threads *= 2) {
 		nested many = nest(m, threads);
 		ck_assert_uint_eq(many.improper, one.improper);

@@ -294,6 +294,11 @@ int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t 
 	uint64_t chunk = threads > 1 ? m->span_count / ((uint64_t)threads * 4) : UINT32_MAX;
 	if (chunk < CHUNK_MIN)
 		chunk = CHUNK_MIN;
+	/* a long track out of order is put in order first, so that its chunks
+	 * are swept on threads rather than the track again whole */
+	for (uint32_t t = 0; t < m->track_count; t++)
+		if (first[t + 1] - first[t] >= 2 * chunk)
+			order_track(m, order + first[t], first[t + 1] - first[t]);
 	size_t n;
 	r.items = cut_items(m, first, chunk, &n);
 	if (!r.items)
