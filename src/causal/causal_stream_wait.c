@@ -23,28 +23,52 @@ static int64_t ready_at(const causal_trace *t, uint32_t d, int64_t arrival)
 	return ready;
 }
 
-/* The devices spans of the window, sorted: order[] by (process, end, id),
- * end[] their ends in that order. */
+/* The window's device spans that take part: by id (dev), and by (process,
+ * end, id) (span, with their ends); slot[k] is dev[k]'s position in span.
+ * Lookups by span go through dev, which the window's spans (by id) walk in
+ * step, not through a trace-wide array: a whole trace's would be touched
+ * at every device span's page, at the window's peak. */
 typedef struct by_end {
 	uint32_t n;
-	uint32_t *span;  /* n, in (process, end, id) order */
-	int64_t *end;    /* n */
-	uint32_t *proc;  /* n */
+	uint32_t *span; /* n, in (process, end, id) order */
+	int64_t *end;   /* n */
+	uint32_t *dev;  /* n, by id */
+	uint32_t *slot; /* n: dev[k]'s position in span */
 } by_end;
 
 static void by_end_free(by_end *b)
 {
-	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->proc);
+	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->dev), gt_big_free(b->slot);
+}
+
+/* The first position in b->dev of span s or a later one. */
+static uint32_t dev_from(const by_end *b, uint32_t s)
+{
+	uint32_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (b->dev[mid] < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The position in b->dev of span s, b->n when it is not there. */
+static uint32_t dev_index(const by_end *b, uint32_t s)
+{
+	uint32_t k = dev_from(b, s);
+	return k < b->n && b->dev[k] == s ? k : b->n;
 }
 
 /* The same order on threads, for one large window: the window's device
  * spans by id, then a stable radix sort on (process, end) where the two fit
  * 64 bits (ends within 2^40 ns, about 18 minutes), else by end and then,
- * stably, by process. */
+ * stably, by process. Values are indices into dev. */
 typedef struct device_spans {
 	const causal_trace *t;
-	const uint32_t *sp;
-	const uint32_t *pos; /* positions in sp of the device spans */
+	const uint32_t *dev;
 	uint64_t *key;
 	uint32_t *val;
 	int64_t base;        /* the earliest end */
@@ -54,9 +78,14 @@ typedef struct device_spans {
 	by_end *b;
 } device_spans;
 
+typedef struct device_pick {
+	const causal_trace *t;
+	const uint32_t *sp;
+} device_pick;
+
 static bool is_device(void *ctx, uint32_t i)
 {
-	device_spans *d = ctx;
+	const device_pick *d = ctx;
 	uint32_t s = d->sp[i];
 	return (d->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(d->t, s);
 }
@@ -68,7 +97,7 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	uint32_t top = 0;
 	for (uint64_t i = a; i < b; i++) {
-		uint32_t s = d->sp[d->pos[i]];
+		uint32_t s = d->dev[i];
 		int64_t e = causal_end(&m->spans[s]);
 		uint32_t p = causal_process_of(m, s);
 		lo = e < lo ? e : lo, hi = e > hi ? e : hi, top = p > top ? p : top;
@@ -86,11 +115,11 @@ static int end_keys(void *ctx, uint64_t a, uint64_t b)
 	device_spans *d = ctx;
 	const gt_model *m = d->t->m;
 	for (uint64_t i = a; i < b; i++) {
-		uint32_t s = d->sp[d->pos[i]];
+		uint32_t s = d->dev[i];
 		d->key[i] = (uint64_t)(causal_end(&m->spans[s]) - d->base);
 		if (d->one)
 			d->key[i] |= (uint64_t)causal_process_of(m, s) << 40;
-		d->val[i] = s;
+		d->val[i] = (uint32_t)i;
 	}
 	return 0;
 }
@@ -99,7 +128,7 @@ static int process_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	for (uint64_t i = a; i < b; i++)
-		d->key[i] = causal_process_of(d->t->m, d->val[i]);
+		d->key[i] = causal_process_of(d->t->m, d->dev[d->val[i]]);
 	return 0;
 }
 
@@ -107,21 +136,23 @@ static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	const gt_model *m = d->t->m;
-	for (uint64_t i = a; i < b; i++) {
-		uint32_t s = d->val[i];
-		d->b->span[i] = s, d->b->end[i] = causal_end(&m->spans[s]), d->b->proc[i] = causal_process_of(m, s);
+	for (uint64_t j = a; j < b; j++) {
+		uint32_t k = d->val[j], s = d->dev[k];
+		d->b->span[j] = s, d->b->end[j] = causal_end(&m->spans[s]), d->b->slot[k] = (uint32_t)j;
 	}
 	return 0;
 }
 
 static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32_t ns, unsigned threads, by_end *b)
 {
-	device_spans d = {.t = t, .sp = sp, .lo = INT64_MAX, .hi = INT64_MIN, .b = b};
-	uint32_t *pos = NULL, n = 0;
-	if (causal_select(ns, threads, is_device, &d, &pos, &n) < 0)
+	device_pick pick = {t, sp};
+	uint32_t n = 0;
+	if (causal_select(ns, threads, is_device, &pick, &b->dev, &n) < 0)
 		return -1;
-	d.pos = pos;
+	for (uint32_t i = 0; i < n; i++)
+		b->dev[i] = sp[b->dev[i]]; /* positions to spans */
 	b->n = n;
+	device_spans d = {.t = t, .dev = b->dev, .lo = INT64_MAX, .hi = INT64_MIN, .b = b};
 	d.key = gt_big_malloc(n, sizeof *d.key), d.val = gt_big_malloc(n, sizeof *d.val);
 	uint64_t *tk = gt_big_malloc(n, sizeof *tk);
 	uint32_t *tv = gt_big_malloc(n, sizeof *tv);
@@ -131,8 +162,6 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 		d.base = d.lo;
 		d.one = (uint64_t)(d.hi - d.lo) < (1ull << 40) && d.top < (1u << 24);
 		gt_parallel_ranges(n, causal_range_min(), threads, end_keys, &d);
-		gt_big_free(pos); /* the keys hold the spans now: the sort peaks without it */
-		pos = NULL, d.pos = NULL;
 		gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		if (!d.one) {
 			gt_parallel_ranges(n, causal_range_min(), threads, process_keys, &d);
@@ -140,11 +169,11 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 		}
 	}
 	/* the sort's arrays go first: the unpacked ones take their blocks */
-	gt_big_free(pos), gt_big_free(d.key), gt_big_free(tk), gt_big_free(tv);
+	gt_big_free(d.key), gt_big_free(tk), gt_big_free(tv);
 	if (rc == 0) {
 		b->span = gt_big_malloc(n, sizeof *b->span), b->end = gt_big_malloc(n, sizeof *b->end);
-		b->proc = gt_big_malloc(n, sizeof *b->proc);
-		rc = b->span && b->end && b->proc ? 0 : -1;
+		b->slot = gt_big_malloc(n, sizeof *b->slot);
+		rc = b->span && b->end && b->slot ? 0 : -1;
 	}
 	if (rc == 0 && n)
 		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
@@ -169,6 +198,7 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 	b->n = n;
 	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
 	uint32_t *val = alloc(n, sizeof *val), *tv = alloc(n, sizeof *tv), *dev = alloc(n, sizeof *dev);
+	b->dev = dev;
 	int rc = key && tk && val && tv && dev ? 0 : -1;
 	if (rc == 0) {
 		n = 0;
@@ -194,28 +224,28 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 	/* the sort's arrays go first: the unpacked ones take their blocks */
 	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
 	if (rc == 0) {
-		b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->proc = alloc(n, sizeof *b->proc);
-		rc = b->span && b->end && b->proc ? 0 : -1;
+		b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->slot = alloc(n, sizeof *b->slot);
+		rc = b->span && b->end && b->slot ? 0 : -1;
 	}
 	if (rc == 0) {
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t s = dev[val[i]];
-			b->span[i] = s;
-			b->end[i] = causal_end(&m->spans[s]);
-			b->proc[i] = m->tracks[m->spans[s].track].process;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t s = dev[val[j]];
+			b->span[j] = s;
+			b->end[j] = causal_end(&m->spans[s]);
+			b->slot[val[j]] = j;
 		}
 	}
-	gt_big_free(val), gt_big_free(dev);
+	gt_big_free(val);
 	return rc;
 }
 
 /* The first position of process p in b (b->n when it has none). */
-static uint32_t first_of(const by_end *b, uint32_t p)
+static uint32_t first_of(const gt_model *m, const by_end *b, uint32_t p)
 {
 	uint32_t lo = 0, hi = b->n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (b->proc[mid] < p)
+		if (causal_process_of(m, b->span[mid]) < p)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -258,14 +288,11 @@ typedef struct holders {
 	const uint32_t *flows;
 } holders;
 
-/* Each device span's slot: its position in b, kept in t->local_of (free
- * until the window's spans are numbered; no other window has these
- * spans), no arrival and no holder yet. */
-static int arrival_slots(void *ctx, uint64_t a, uint64_t b)
+/* No arrival and no holder yet. */
+static int clear_slots(void *ctx, uint64_t a, uint64_t b)
 {
 	holders *h = ctx;
 	for (uint64_t j = a; j < b; j++) {
-		h->t->local_of[h->b->span[j]] = (uint32_t)j;
 		h->arrival[j] = INT64_MIN;
 		h->held[j] = GT_NONE;
 	}
@@ -280,8 +307,9 @@ static int flow_arrivals(void *ctx, uint64_t a, uint64_t b)
 	const causal_trace *t = h->t;
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t f = h->flows[i], dst = t->m->flows[f].dst;
-		if (t->span_class[dst] & CAUSAL_DEVICE)
-			causal_atomic_max(&h->arrival[t->local_of[dst]], t->departure[f]);
+		uint32_t k = t->span_class[dst] & CAUSAL_DEVICE ? dev_index(h->b, dst) : h->b->n;
+		if (k < h->b->n)
+			causal_atomic_max(&h->arrival[h->b->slot[k]], t->departure[f]);
 	}
 	return 0;
 }
@@ -291,33 +319,35 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	holders *h = ctx;
 	const causal_trace *t = h->t;
 	const gt_model *m = t->m;
+	const by_end *b = h->b;
 	uint32_t seg = UINT32_MAX, lo = 0, hi = 0, hint = 0; /* the last process's positions */
+	uint32_t k = from < to ? dev_from(b, h->sp[from]) : 0; /* dev walks in step with sp */
 	for (uint32_t i = (uint32_t)from; i < to; i++) {
 		uint32_t s = h->sp[i];
-		if ((t->span_class[s] & (CAUSAL_DEVICE | CAUSAL_RECORDED)) != CAUSAL_DEVICE || !causal_takes_part(t, s))
+		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
+			continue;
+		uint32_t j = b->slot[k++]; /* s is b->dev[k] */
+		if (t->span_class[s] & CAUSAL_RECORDED)
 			continue; /* a recorded wait is not guessed */
-		uint32_t j = t->local_of[s];
 		int64_t ready = ready_at(t, s, h->arrival[j]);
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */
-		uint32_t p = m->tracks[m->spans[s].track].process;
+		uint32_t p = causal_process_of(m, s);
 		if (p != seg) {
 			seg = p;
-			lo = first_of(h->b, p), hi = p == UINT32_MAX ? h->b->n : first_of(h->b, p + 1);
+			lo = first_of(m, b, p), hi = p == UINT32_MAX ? b->n : first_of(m, b, p + 1);
 			hint = 0;
 		}
-		h->held[j] = held_by(t, h->b, lo, hi, s, ready, &hint);
+		h->held[j] = held_by(t, b, lo, hi, s, ready, &hint);
 	}
 	return 0;
 }
 
-/* Whether the window's span at position i was found held. */
-static bool was_held(void *ctx, uint32_t i)
+/* Whether the device span dev[k] was found held. */
+static bool was_held(void *ctx, uint32_t k)
 {
 	const holders *h = ctx;
-	uint32_t s = h->sp[i];
-	return (h->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(h->t, s) &&
-	       h->held[h->t->local_of[s]] != GT_NONE;
+	return h->held[h->b->slot[k]] != GT_NONE;
 }
 
 int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows, uint32_t nflows, unsigned threads,
@@ -342,26 +372,27 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 	holders h = {t, &b, sp, held, arrival, flows};
 	bool any = b.n > 1;
 	if (any) {
-		gt_parallel_ranges(b.n, causal_range_min(), threads, arrival_slots, &h);
+		gt_parallel_ranges(b.n, causal_range_min(), threads, clear_slots, &h);
 		gt_parallel_ranges(nflows, causal_range_min(), threads, flow_arrivals, &h);
 		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
 	}
 	/* the order and the arrivals go before the edges come: exactly as
-	 * many as were found, in the window's span order */
-	by_end_free(&b);
-	gt_big_free(arrival);
+	 * many as were found, in the window's span order (dev's: by id) */
+	gt_big_free(b.span), gt_big_free(b.end), gt_big_free(arrival);
+	b.span = NULL, b.end = NULL;
 	uint32_t *d = NULL, *k = NULL, n = 0;
-	int rc = any ? causal_select(ns, threads, was_held, &h, &d, &n) : 0;
+	int rc = any ? causal_select(b.n, threads, was_held, &h, &d, &n) : 0;
 	k = rc == 0 && n ? alloc(n, sizeof *k) : NULL;
 	if (rc < 0 || (n && !k)) {
-		gt_big_free(d), gt_big_free(held);
+		gt_big_free(d), gt_big_free(held), by_end_free(&b);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
 	for (uint32_t e = 0; e < n; e++) {
-		d[e] = sp[d[e]]; /* positions to spans */
-		k[e] = held[t->local_of[d[e]]];
+		k[e] = held[b.slot[d[e]]];
+		d[e] = b.dev[d[e]]; /* positions to spans */
 	}
 	gt_big_free(held);
+	by_end_free(&b);
 	*k_out = k, *d_out = d, *n_out = n;
 	return 0;
 }
