@@ -75,26 +75,36 @@ static struct {
 	gt_error err;
 } pending;
 
+/* gt_cl_open on a thread that may end: a driver's start-up may give the
+ * calling thread an alternate signal stack of its own (PoCL's does); the
+ * thread's own is put back, so the thread ends with what it began with
+ * (ASan unmaps the stack it set there, and aborted on PoCL's). */
+static int open_keeping_signal_stack(gt_cl **cl, const char *spec, char *chosen, size_t chosen_len, gt_error *err)
+{
+	stack_t own;
+	bool have_own = sigaltstack(NULL, &own) == 0;
+	int rc = gt_cl_open(cl, spec, chosen, chosen_len, err);
+	if (have_own)
+		sigaltstack(&own, NULL);
+	return rc;
+}
+
 #ifndef GT_FAULT_INJECTION /* fault walks count call sites in order: no prefetch there */
 static void *open_device(void *arg)
 {
 	(void)arg;
-	/* A driver's start-up may give the calling thread an alternate signal
-	 * stack of its own (PoCL's does); this thread's stack is restored, so
-	 * the thread ends with what it began with (ASan unmaps the stack it
-	 * set there, and aborted on PoCL's). */
-	stack_t own;
-	bool have_own = sigaltstack(NULL, &own) == 0;
-	pending.rc = gt_cl_open(&pending.cl, pending.has_spec ? pending.spec : NULL, pending.chosen,
-				sizeof pending.chosen, &pending.err);
+	pending.rc = open_keeping_signal_stack(&pending.cl, pending.has_spec ? pending.spec : NULL, pending.chosen,
+					       sizeof pending.chosen, &pending.err);
 	if (pending.rc == 0 && pending.cl && pending.program[0]) {
 		/* a failure here is met again, and reported, by the analysis */
+		stack_t own;
+		bool have_own = sigaltstack(NULL, &own) == 0;
 		cl_program prog;
 		gt_error ignored = {0};
 		gt_cl_program(pending.cl, pending.program, &prog, &ignored);
+		if (have_own)
+			sigaltstack(&own, NULL);
 	}
-	if (have_own)
-		sigaltstack(&own, NULL);
 	return NULL;
 }
 #endif
@@ -137,7 +147,8 @@ int gt_cli_device_open(const struct gt_common *c, enum gt_gpu_work work, uint64_
 	}
 	if (!pending.started || !same_spec(c->device)) {
 		gt_cli_device_settle();
-		return gt_cl_open(cl, c->device, chosen, chosen_len, err);
+		/* a deferred open may come from a thread that ends (the float's) */
+		return open_keeping_signal_stack(cl, c->device, chosen, chosen_len, err);
 	}
 	pthread_join(pending.thread, NULL);
 	pending.started = false;

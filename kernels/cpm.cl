@@ -1,6 +1,6 @@
 /* Binding and CPM latest times over a dependency graph of points (contract
  * in src/causal/cpm.h, host reference in src/causal/cpm.c, the
- * algorithm in src/cl/cpm_cl.c).
+ * algorithm in src/causal/cpm_cl.c).
  *
  * Positions i are indices into chain[] (track after track). pos_flags[i]:
  * WORK (the chain edge i -> i+1 is work), HEAD (first of its track), TAIL

@@ -49,6 +49,15 @@ if ! "$bin" devices -f csv | awk -F, 'NR > 1' | grep -q ',gpu,'; then
 	check "auto -v names the host" grep -q 'device: host' "$tmp/err"
 fi
 check "unknown device" status 3 critical-path --forest "$tmp/f.csv" --device no-such-device
+# the causal model opens a named device at its first device step: the same
+# failure, one line, and no output
+check "unknown device, causal" status 3 critical-path testdata/demo/kineto_resnet50.json.gz --device no-such-device \
+	-o "$tmp/never.json"
+check "unknown device, causal: one line" test "$(wc -l < "$tmp/err")" = 1
+check "unknown device, causal: no output" test ! -e "$tmp/never.json"
+check "unknown device, compare" status 3 compare testdata/demo/kineto_resnet50.json.gz \
+	testdata/demo/kineto_resnet50.json.gz --device no-such-device -o "$tmp/never.json"
+check "unknown device, compare: no output" test ! -e "$tmp/never.json"
 check "no operand" status 2 critical-path
 check "devices lists JSON" status 0 devices
 

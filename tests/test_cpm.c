@@ -969,18 +969,20 @@ END_TEST
  * on the source's time: the device links each target's edges in whatever
  * order its atomics leave them, so only the key's last parts (the lowest
  * source, then the lowest edge index) pick the edge. Sources sit on one
- * track at one time, 40 of them, as flows and waits, with repeats. */
+ * track at one time, 40 of them, as flows and waits, with repeats; each
+ * hub heads a track of its own (no chain edge to beat them). */
 START_TEST(bind_hub_targets_ties)
 {
 	rng_state = 77;
 	const uint32_t sources = 40, hubs = 3, m = 12000, n = sources + hubs;
-	graph a = graph_new(n, 2, m);
+	graph a = graph_new(n, 1 + hubs, m);
 	for (uint32_t v = 0; v < n; v++) {
 		a.chain[v] = v;
 		a.time[v] = v < sources ? 10 : 20;
 	}
-	a.chain_start[1] = sources;
-	a.chain_start[2] = n;
+	for (uint32_t k = 1; k <= hubs; k++)
+		a.chain_start[k] = sources + k - 1;
+	a.chain_start[1 + hubs] = n;
 	for (uint32_t e = 0; e < m; e++) {
 		/* the lowest source, 0, is rare; the later the edge, the likelier */
 		a.edge_src[e] = e > m / 2 && rnd() % 500 == 0 ? 0 : 1 + (uint32_t)(rnd() % (sources - 1));

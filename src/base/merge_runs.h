@@ -20,7 +20,8 @@ typedef bool (*gt_run_order)(const void *ctx, uint32_t a, uint32_t b);
 uint32_t gt_find_runs(const uint32_t *v, uint32_t n, gt_run_order before, const void *ctx, uint32_t *run);
 
 /* v in order, from the runs gt_find_runs found (at most
- * GT_MERGE_RUNS_MAX), merged pairwise; tmp holds n items. */
+ * GT_MERGE_RUNS_MAX), merged pairwise; tmp holds n items. run[] is
+ * overwritten. */
 void gt_merge_runs(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t *run, uint32_t runs, gt_run_order before,
 		   const void *ctx);
 

@@ -13,7 +13,7 @@ int gt_causal_cl_engine_device(gt_causal_cl_engine *e, gt_cl **cl, gt_error *err
 {
 	if (!e->open) {
 		*cl = e->cl;
-		return 0;
+		return e->cl ? 0 : gt_fail(err, GT_EDEVICE, "the causal engine was given no OpenCL device");
 	}
 	pthread_mutex_lock(&e->open_lock);
 	if (e->open_rc == 1) {

@@ -286,9 +286,7 @@ int causal_wait_targets_ordered(const causal_trace *t, const uint32_t *cand, uin
 /* The inferred stream waits of window w (causal.h): E(k[i]) -> B(d[i]),
  * global spans, *n of them, by d's id; both arrays are the caller's to
  * free (gt_big_free). flows: the window's kept flows that are not
- * backward (its flow edges), which tell when each launch arrived. Writes
- * t->local_of of the window's device spans (scratch until its spans are
- * numbered). */
+ * backward (its flow edges), which tell when each launch arrived. */
 int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows, uint32_t nflows, unsigned threads,
 			uint32_t **k, uint32_t **d, uint32_t *n, gt_error *err);
 

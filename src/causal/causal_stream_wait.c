@@ -326,7 +326,7 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 		uint32_t s = h->sp[i];
 		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
 			continue;
-		uint32_t j = b->slot[k++]; /* s is b->dev[k] */
+		uint32_t j = b->slot[k++]; /* s is b->dev[k], before the step */
 		if (t->span_class[s] & CAUSAL_RECORDED)
 			continue; /* a recorded wait is not guessed */
 		int64_t ready = ready_at(t, s, h->arrival[j]);
