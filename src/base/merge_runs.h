@@ -25,4 +25,13 @@ uint32_t gt_find_runs(const uint32_t *v, uint32_t n, gt_run_order before, const 
 void gt_merge_runs(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t *run, uint32_t runs, gt_run_order before,
 		   const void *ctx);
 
+/* The same two on up to `threads` threads (gt_run_jobs), with the same
+ * results. The merge cuts the output into parts at splitters sampled from
+ * the items, finds each part's share of every run by binary search, and
+ * merges the parts side by side. */
+uint32_t gt_find_runs_threads(const uint32_t *v, uint32_t n, gt_run_order before, const void *ctx, uint32_t *run,
+			      unsigned threads);
+void gt_merge_runs_threads(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t *run, uint32_t runs, gt_run_order before,
+			   const void *ctx, unsigned threads);
+
 #endif

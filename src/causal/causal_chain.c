@@ -493,9 +493,19 @@ static int cmp_order(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* x->ord in track order on threads; -1 out of memory. */
+/* x->ord (from the identity) in track order on threads, merged where the
+ * spans come as a few runs in it (Kineto's); -1 out of memory. */
 static int wide_order(track_scratch *x, uint32_t ns, unsigned threads)
 {
+	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs_threads(x->ord, ns, in_track_order, x, run, threads);
+	if (runs <= GT_MERGE_RUNS_MAX) {
+		uint32_t *tmp = gt_big_malloc(ns, sizeof *tmp);
+		if (!tmp)
+			return -1;
+		gt_merge_runs_threads(x->ord, tmp, ns, run, runs, in_track_order, x, threads);
+		gt_big_free(tmp);
+		return 0;
+	}
 	order_record *rec = gt_big_malloc(ns, sizeof *rec);
 	if (!rec)
 		return -1;

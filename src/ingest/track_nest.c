@@ -69,15 +69,16 @@ static void pop_ended(const gt_span *spans, u32vec *stack, const gt_span *s, uin
 
 /* A track's spans o[0, n) in track order: as they are, merged where they
  * come as a few runs in order (Kineto writes a thread's ops, then its
- * runtime calls), else sorted. */
-static void order_track(const gt_model *m, uint32_t *o, uint32_t n)
+ * runtime calls), else sorted. The runs are found and merged on threads
+ * (a long track's, before its chunks are cut). */
+static void order_track(const gt_model *m, uint32_t *o, uint32_t n, unsigned threads)
 {
-	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs(o, n, in_order, m->spans, run);
+	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs_threads(o, n, in_order, m->spans, run, threads);
 	if (runs == 1)
 		return;
 	uint32_t *tmp = runs <= GT_MERGE_RUNS_MAX && !gt_fault_hit("alloc") ? malloc((size_t)n * sizeof *tmp) : NULL;
 	if (tmp) {
-		gt_merge_runs(o, tmp, n, run, runs, in_order, m->spans);
+		gt_merge_runs_threads(o, tmp, n, run, runs, in_order, m->spans, threads);
 		free(tmp);
 		return;
 	}
@@ -91,7 +92,7 @@ static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *im
 	gt_model *m = c->m;
 	uint32_t *o = c->order + c->first[t];
 	uint32_t n = c->first[t + 1] - c->first[t];
-	order_track(m, o, n);
+	order_track(m, o, n, 1);
 	uint32_t max_depth = 0;
 	stack->n = 0;
 	for (uint32_t k = 0; k < n; k++) {
@@ -298,7 +299,7 @@ int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t 
 	 * are swept on threads rather than the track again whole */
 	for (uint32_t t = 0; t < m->track_count; t++)
 		if (first[t + 1] - first[t] >= 2 * chunk)
-			order_track(m, order + first[t], first[t + 1] - first[t]);
+			order_track(m, order + first[t], first[t + 1] - first[t], threads);
 	size_t n;
 	r.items = cut_items(m, first, chunk, &n);
 	if (!r.items)
