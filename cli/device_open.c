@@ -75,17 +75,34 @@ static struct {
 	gt_error err;
 } pending;
 
-/* gt_cl_open on a thread that may end: a driver's start-up may give the
- * calling thread an alternate signal stack of its own (PoCL's does); the
- * thread's own is put back, so the thread ends with what it began with
- * (ASan unmaps the stack it set there, and aborted on PoCL's). */
+/* The calling thread's alternate signal stack, around a call into the
+ * driver from a thread that may end: a driver's start-up or compiler may
+ * give the thread a stack of its own (PoCL's does); the thread's own is
+ * put back, so it ends with what it began with (ASan unmaps the stack it
+ * set there, and aborted on PoCL's). */
+typedef struct signal_stack {
+	stack_t own;
+	bool have;
+} signal_stack;
+
+static signal_stack signal_stack_save(void)
+{
+	signal_stack s;
+	s.have = sigaltstack(NULL, &s.own) == 0;
+	return s;
+}
+
+static void signal_stack_restore(const signal_stack *s)
+{
+	if (s->have)
+		sigaltstack(&s->own, NULL);
+}
+
 static int open_keeping_signal_stack(gt_cl **cl, const char *spec, char *chosen, size_t chosen_len, gt_error *err)
 {
-	stack_t own;
-	bool have_own = sigaltstack(NULL, &own) == 0;
+	signal_stack s = signal_stack_save();
 	int rc = gt_cl_open(cl, spec, chosen, chosen_len, err);
-	if (have_own)
-		sigaltstack(&own, NULL);
+	signal_stack_restore(&s);
 	return rc;
 }
 
@@ -93,18 +110,16 @@ static int open_keeping_signal_stack(gt_cl **cl, const char *spec, char *chosen,
 static void *open_device(void *arg)
 {
 	(void)arg;
-	pending.rc = open_keeping_signal_stack(&pending.cl, pending.has_spec ? pending.spec : NULL, pending.chosen,
-					       sizeof pending.chosen, &pending.err);
+	signal_stack s = signal_stack_save();
+	pending.rc = gt_cl_open(&pending.cl, pending.has_spec ? pending.spec : NULL, pending.chosen,
+				sizeof pending.chosen, &pending.err);
 	if (pending.rc == 0 && pending.cl && pending.program[0]) {
 		/* a failure here is met again, and reported, by the analysis */
-		stack_t own;
-		bool have_own = sigaltstack(NULL, &own) == 0;
 		cl_program prog;
 		gt_error ignored = {0};
 		gt_cl_program(pending.cl, pending.program, &prog, &ignored);
-		if (have_own)
-			sigaltstack(&own, NULL);
 	}
+	signal_stack_restore(&s);
 	return NULL;
 }
 #endif

@@ -51,6 +51,20 @@ static inline uint32_t gt_search_from(const int64_t *a, uint32_t n, int64_t t, b
 #undef GT_BEFORE
 }
 
+/* The first k in [0, n) where a[k] >= x, else n; a is sorted ascending. */
+static inline uint32_t gt_lower_bound_u32(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The bucket holding position pos, where bucket b holds [first[b],
  * first[b + 1]) of count buckets (first ascending): the first b whose
  * end is past pos, count where none is. Empty buckets are passed over. */

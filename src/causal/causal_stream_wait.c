@@ -44,15 +44,7 @@ static void by_end_free(by_end *b)
 /* The first position in b->dev of span s or a later one. */
 static uint32_t dev_from(const by_end *b, uint32_t s)
 {
-	uint32_t lo = 0, hi = b->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (b->dev[mid] < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return gt_lower_bound_u32(b->dev, b->n, s);
 }
 
 /* The position in b->dev of span s, b->n when it is not there. */
@@ -62,10 +54,11 @@ static uint32_t dev_index(const by_end *b, uint32_t s)
 	return k < b->n && b->dev[k] == s ? k : b->n;
 }
 
-/* The same order on threads, for one large window: the window's device
- * spans by id, then a stable radix sort on (process, end) where the two fit
- * 64 bits (ends within 2^40 ns, about 18 minutes), else by end and then,
- * stably, by process. Values are indices into dev. */
+/* The window's device spans that take part by id, then a stable radix
+ * sort on (process, end) where the two fit 64 bits (ends within 2^40 ns,
+ * about 18 minutes), else by end and then, stably, by process. Values are
+ * indices into dev. On threads for one large window; a small one (a step)
+ * runs each pass on the caller's thread. */
 typedef struct device_spans {
 	const causal_trace *t;
 	const uint32_t *dev;
@@ -143,8 +136,10 @@ static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32_t ns, unsigned threads, by_end *b)
+static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, unsigned threads, by_end *b)
 {
+	if (threads > 1 && ns < 2 * causal_range_min())
+		threads = 1;
 	device_pick pick = {t, sp};
 	uint32_t n = 0;
 	if (causal_select(ns, threads, is_device, &pick, &b->dev, &n) < 0)
@@ -178,64 +173,6 @@ static int sort_by_end_threads(const causal_trace *t, const uint32_t *sp, uint32
 	if (rc == 0 && n)
 		gt_parallel_ranges(n, causal_range_min(), threads, unpack_range, &d);
 	gt_big_free(d.val);
-	return rc;
-}
-
-static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, unsigned threads, by_end *b)
-{
-	if (threads > 1 && ns >= 2 * causal_range_min())
-		return sort_by_end_threads(t, sp, ns, threads, b);
-	const gt_model *m = t->m;
-	uint32_t n = 0;
-	int64_t base = INT64_MAX, last = INT64_MIN;
-	for (uint32_t i = 0; i < ns; i++)
-		if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i])) {
-			n++;
-			int64_t e = causal_end(&m->spans[sp[i]]);
-			base = e < base ? e : base;
-			last = e > last ? e : last;
-		}
-	b->n = n;
-	uint64_t *key = alloc(n, sizeof *key), *tk = alloc(n, sizeof *tk);
-	uint32_t *val = alloc(n, sizeof *val), *tv = alloc(n, sizeof *tv), *dev = alloc(n, sizeof *dev);
-	b->dev = dev;
-	int rc = key && tk && val && tv && dev ? 0 : -1;
-	if (rc == 0) {
-		n = 0;
-		for (uint32_t i = 0; i < ns; i++)
-			if ((t->span_class[sp[i]] & CAUSAL_DEVICE) && causal_takes_part(t, sp[i]))
-				dev[n++] = sp[i]; /* by id */
-		/* by (process, end), stable: one sort of both when they fit 64 bits
-		 * (ends within 2^40 ns, about 18 minutes), else the minor key first */
-		bool one = n && (uint64_t)(last - base) < (1ull << 40) && m->process_count < (1u << 24);
-		for (uint32_t i = 0; i < n; i++) {
-			key[i] = (uint64_t)(causal_end(&m->spans[dev[i]]) - base);
-			if (one)
-				key[i] |= (uint64_t)m->tracks[m->spans[dev[i]].track].process << 40;
-			val[i] = i;
-		}
-		gt_radix_sort_u64(key, val, n, tk, tv);
-		if (!one) {
-			for (uint32_t i = 0; i < n; i++)
-				key[i] = m->tracks[m->spans[dev[val[i]]].track].process;
-			gt_radix_sort_u64(key, val, n, tk, tv);
-		}
-	}
-	/* the sort's arrays go first: the unpacked ones take their blocks */
-	gt_big_free(key), gt_big_free(tk), gt_big_free(tv);
-	if (rc == 0) {
-		b->span = alloc(n, sizeof *b->span), b->end = alloc(n, sizeof *b->end), b->slot = alloc(n, sizeof *b->slot);
-		rc = b->span && b->end && b->slot ? 0 : -1;
-	}
-	if (rc == 0) {
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t s = dev[val[j]];
-			b->span[j] = s;
-			b->end[j] = causal_end(&m->spans[s]);
-			b->slot[val[j]] = j;
-		}
-	}
-	gt_big_free(val);
 	return rc;
 }
 

@@ -233,15 +233,8 @@ static int rank_finders_init(rank_finders *r, const causal_trace *t)
 
 uint32_t causal_rank_of_span(const gt_model *m, uint32_t i)
 {
-	uint32_t lo = 0, hi = m->rank_count;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->ranks[mid].span_base <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	const gt_rank_part *r = gt_model_span_rank(m, i);
+	return r ? (uint32_t)(r - m->ranks) : 0;
 }
 
 static int64_t departure_of(const gt_model *m, const gt_flow *f)
