@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -53,4 +54,13 @@ void gt_drop_pages(const void *p, size_t len)
 		return;
 	if (!give_back_on_threads((unsigned char *)from, (to - from) / page, page))
 		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void gt_free_large(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + len) / page * page;
+	if (p && from < to) /* the block's own header, before p, stays */
+		give_back_on_threads((unsigned char *)from, (to - from) / page, page);
+	free(p);
 }

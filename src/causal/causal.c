@@ -134,6 +134,16 @@ static int steps_alloc(causal_steps *s, uint32_t points, bool gaps, bool floats,
 	return 0;
 }
 
+/* The first window that failed, and its error: a window's error is kept
+ * by its batch (a gt_error is a kilobyte: one per window of a trace of
+ * steps came to 1.5 bytes a span), and the earliest window's goes here
+ * once its batch is done. */
+typedef struct first_failure {
+	pthread_mutex_t lock;
+	uint32_t window; /* UINT32_MAX: none */
+	gt_error err;
+} first_failure;
+
 /* A batch of windows [first, first + count): their graphs, and where
  * each window's result and error go. */
 typedef struct batch {
@@ -145,7 +155,8 @@ typedef struct batch {
 	causal_trace *last;       /* the last batch's trace (its graph inputs freed once built), else NULL */
 	causal_graph *graphs;     /* count */
 	gt_causal_window *out;    /* every window's */
-	gt_error *errs;           /* every window's */
+	gt_error *errs;           /* the batch's windows' (count); NULL out of memory */
+	first_failure *failed;    /* the analysis' */
 	/* the union being filled in: its first graph, the union, its steps */
 	uint32_t at;
 	const causal_union *u;
@@ -192,7 +203,7 @@ static void build_graph(batch *b, uint32_t i)
 	unsigned threads = b->count == 1 ? b->threads : 1;
 	/* the trace's only window: the build drops its inputs as it goes */
 	causal_trace *alone = b->last && b->last->window_count == 1 ? b->last : NULL;
-	causal_graph_build(b->t, w, threads, alone, &b->graphs[i], &b->out[w], &b->errs[w]);
+	causal_graph_build(b->t, w, threads, alone, &b->graphs[i], &b->out[w], &b->errs[i]);
 }
 
 /* The hops, once the window's result no longer reads them, where the
@@ -208,9 +219,10 @@ static void done_with_hops(batch *b, gt_causal_window *win)
 static void fill_path(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
+	gt_error *err = &b->errs[b->at + i];
 	unsigned threads = b->u->count == 1 ? b->threads : 1; /* one window alone has the threads */
 	causal_steps view;
-	if (causal_union_view(b->u, b->s, i, true, threads, &view, &b->errs[w]) != 0)
+	if (causal_union_view(b->u, b->s, i, true, threads, &view, err) != 0)
 		return;
 	/* a whole trace without rows: only the summary read the durations;
 	 * they go back to the system before the path's hops come, its peak */
@@ -219,8 +231,8 @@ static void fill_path(batch *b, uint32_t i)
 		b->s->rows.path_duration = view.rows.path_duration = NULL;
 		gt_big_trim();
 	}
-	if (causal_point_spans(&b->graphs[b->at + i], threads, &b->errs[w]) == 0 &&
-	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], &b->errs[w]) == 0 &&
+	if (causal_point_spans(&b->graphs[b->at + i], threads, err) == 0 &&
+	    causal_result_path(b->t, &b->graphs[b->at + i], &view, b->opt, threads, &b->out[w], err) == 0 &&
 	    !b->opt->rows)
 		done_with_hops(b, &b->out[w]);
 }
@@ -228,9 +240,10 @@ static void fill_path(batch *b, uint32_t i)
 static void fill_rows(batch *b, uint32_t i)
 {
 	uint32_t w = b->first + b->at + i;
+	gt_error *err = &b->errs[b->at + i];
 	causal_steps view;
-	if (!b->errs[w].status && causal_union_view(b->u, b->s, i, false, 1, &view, &b->errs[w]) == 0 &&
-	    causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], &b->errs[w]) == 0)
+	if (!err->status && causal_union_view(b->u, b->s, i, false, 1, &view, err) == 0 &&
+	    causal_result_rows(b->t, &b->graphs[b->at + i], &view, &b->out[w], err) == 0)
 		done_with_hops(b, &b->out[w]);
 }
 
@@ -389,7 +402,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 
 static bool failed(const batch *b, uint32_t i)
 {
-	return b->errs[b->first + i].status != 0;
+	return b->errs[i].status != 0;
 }
 
 /* The graphs that built, up to the first that failed. */
@@ -409,6 +422,8 @@ static uint32_t graphs_built(const batch *b)
  * blocks a rerun would reuse. */
 static void build_batch(batch *b)
 {
+	if (!b->errs) /* out of memory: batch_done tells */
+		return;
 	uint64_t t0 = causal_times_now();
 	if (b->count == 1)
 		build_graph(b, 0);
@@ -443,24 +458,53 @@ static void free_graphs(batch *b)
  * window's as it would be one window at a time. */
 static void finish_batch(batch *b)
 {
+	if (!b->errs)
+		return;
 	uint32_t built = graphs_built(b);
 	gt_error err = {0};
 	if (built && run_union(b, 0, built, &err) < 0) {
 		if (built == 1)
-			b->errs[b->first] = err;
+			b->errs[0] = err;
 		for (uint32_t i = 0; built > 1 && i < built; i++) {
-			b->errs[b->first + i] = (gt_error){0}; /* what the union's windows had said */
-			run_union(b, i, 1, &b->errs[b->first + i]);
+			b->errs[i] = (gt_error){0}; /* what the union's windows had said */
+			run_union(b, i, 1, &b->errs[i]);
 		}
 	}
 	free_graphs(b);
 }
 
-static void analyze_batch(batch *b)
+/* The batch's first failed window, if any, to the analysis' record where
+ * it comes before the one there; the batch's errors go. True where one of
+ * its windows failed. */
+static bool batch_done(batch *b)
+{
+	uint32_t i = 0;
+	while (b->errs && i < b->count && !b->errs[i].status)
+		i++;
+	bool failed = !b->errs || i < b->count;
+	if (failed) {
+		first_failure *f = b->failed;
+		pthread_mutex_lock(&f->lock);
+		if (b->first + i < f->window) {
+			f->window = b->first + i;
+			if (b->errs)
+				f->err = b->errs[i];
+			else
+				gt_fail(&f->err, GT_EINPUT, "out of memory for the errors of %u windows", b->count);
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
+	gt_big_free(b->errs);
+	b->errs = NULL;
+	return failed;
+}
+
+static bool analyze_batch(batch *b)
 {
 	build_batch(b);
 	gt_big_trim();
 	finish_batch(b);
+	return batch_done(b);
 }
 
 /* Points a window can have at most: B and E of each span, a departure
@@ -495,25 +539,18 @@ static batch batch_at(causal_trace *t, const batch *all, uint32_t w, uint64_t bu
 	b.first = w;
 	b.count = end - w;
 	b.graphs = all->graphs + w;
+	b.errs = gt_big_calloc(b.count, sizeof *b.errs); /* NULL: batch_done tells */
 	b.last = end == t->window_count ? t : NULL; /* nothing reads its graphs' inputs after them */
 	return b;
 }
 
-/* The first error of windows [from, to): -1 with it in err, else 0. */
-static const gt_error *window_failed(const gt_error *errs, uint32_t from, uint32_t to)
+/* The first error of the windows so far: -1 with it in err, else 0. */
+static int first_error(first_failure *f, gt_error *err)
 {
-	for (uint32_t i = from; i < to; i++)
-		if (errs[i].status)
-			return &errs[i];
-	return NULL;
-}
-
-static int first_error(const gt_error *errs, uint32_t from, uint32_t to, gt_error *err)
-{
-	const gt_error *e = window_failed(errs, from, to);
-	if (e)
-		*err = *e; /* the cause too: out of device memory falls back to the host */
-	return e ? -1 : 0;
+	if (f->window == UINT32_MAX)
+		return 0;
+	*err = f->err; /* the cause too: out of device memory falls back to the host */
+	return -1;
 }
 
 /* On a device the batches go one at a time, each one engine call with the
@@ -538,10 +575,12 @@ static int device_batches(causal_trace *t, const batch *all, uint64_t budget, gt
 		finish_batch(&cur);
 		if (beside)
 			pthread_join(tid, NULL);
-		if (first_error(all->errs, cur.first, end, err) < 0) {
-			if (beside)
+		if (batch_done(&cur)) {
+			if (more) {
 				free_graphs(&next);
-			return -1;
+				gt_big_free(next.errs);
+			}
+			return first_error(all->failed, err);
 		}
 		if (!more)
 			return 0;
@@ -582,8 +621,7 @@ static void *pool_worker(void *arg)
 		b.threads = 1;
 		if (p->all->threads > 1)
 			b.last = NULL; /* the others may still be building */
-		analyze_batch(&b);
-		if (window_failed(p->all->errs, b.first, b.first + b.count)) {
+		if (analyze_batch(&b)) {
 			pthread_mutex_lock(&p->lock);
 			p->stop = true;
 			pthread_mutex_unlock(&p->lock);
@@ -612,9 +650,9 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 	unsigned threads = all->threads;
 	uint64_t share = threads == 1 ? budget : (budget + threads - 1) / threads;
 	for (uint32_t w = 0; w < t->window_count;) {
-		uint32_t from = w, end = next_alone(t, w, share);
-		batch b = batch_at(t, all, w, share);
-		if (end == w || b.first + b.count == end) { /* alone, or one batch: with every thread */
+		uint32_t end = next_alone(t, w, share);
+		if (end == w || batch_end(t, w, share) == end) { /* alone, or one batch: with every thread */
+			batch b = batch_at(t, all, w, share);
 			analyze_batch(&b);
 			w = b.first + b.count;
 		} else {
@@ -626,7 +664,7 @@ static int host_batches(causal_trace *t, const batch *all, uint64_t budget, gt_e
 			gt_run_jobs(pool_worker, jobs, sizeof *jobs, threads);
 			w = pool.next;
 		}
-		if (first_error(all->errs, from, w, err) < 0)
+		if (first_error(all->failed, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -643,18 +681,15 @@ static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const 
 			  : causal_batch_points() ? causal_batch_points()
 			  : device		    ? BATCH_POINTS_DEVICE
 						    : BATCH_POINTS_HOST;
-	gt_error *errs = gt_big_calloc(t->window_count, sizeof *errs);
 	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
-	if (!errs || !graphs) {
-		free(errs), free(graphs);
+	if (!graphs)
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
-	}
+	first_failure failed = {PTHREAD_MUTEX_INITIALIZER, UINT32_MAX, {0}};
 	batch all = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS),
-		     .first = 0, .count = t->window_count, .graphs = graphs, .out = out->windows, .errs = errs};
+		     .first = 0, .count = t->window_count, .graphs = graphs, .out = out->windows, .failed = &failed};
 	causal_span_fields_init(t, opt);
 	int rc = device ? device_batches(t, &all, budget, err) : host_batches(t, &all, budget, err);
-	free(errs);
-	free(graphs);
+	gt_big_free(graphs);
 	return rc;
 }
 

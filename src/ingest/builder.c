@@ -86,9 +86,9 @@ void gt_builder_free(gt_builder *b)
 	free(b->open);
 	free(b->unfinished.v);
 	free(b->cat_group);
-	free(b->points);
+	gt_free_large(b->points, (size_t)b->npoints * sizeof *b->points);
 	gt_big_free(b->point_order);
-	free(b->binds);
+	gt_free_large(b->binds, (size_t)b->nbinds * sizeof *b->binds);
 	free(b->scratch);
 	memset(b, 0, sizeof *b);
 }

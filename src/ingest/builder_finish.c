@@ -25,11 +25,11 @@ typedef struct track_index {
 	int64_t *starts;
 } track_index;
 
-static void track_index_free(track_index *ti)
+static void track_index_free(track_index *ti, uint32_t spans)
 {
-	free(ti->order);
+	gt_free_large(ti->order, (size_t)spans * sizeof *ti->order);
 	free(ti->first);
-	free(ti->starts);
+	gt_free_large(ti->starts, (size_t)spans * sizeof *ti->starts);
 }
 
 /* A run of span ids, counted per track, then placed: a counting sort on
@@ -676,10 +676,10 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 		rc = bind_flows(b, &ti);
 	uint64_t t2 = stage_ns(b);
 	if (rc < 0 || assign_lanes(m, b->finish_threads) < 0) {
-		track_index_free(&ti);
+		track_index_free(&ti, m->span_count);
 		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
 	}
-	track_index_free(&ti);
+	track_index_free(&ti, m->span_count);
 	uint64_t t3 = stage_ns(b);
 	set_parent_mode(m, parent_mode, b->finish_threads, true);
 	uint64_t t4 = stage_ns(b);

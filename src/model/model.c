@@ -86,11 +86,11 @@ void gt_model_free(gt_model *m)
 	if (!m)
 		return;
 	if (!gt_model_borrows(m, m->spans))
-		free(m->spans);
+		gt_free_large(m->spans, (size_t)m->span_count * sizeof *m->spans);
 	free(m->tracks);
 	free(m->processes);
 	if (!gt_model_borrows(m, m->flows))
-		free(m->flows);
+		gt_free_large(m->flows, (size_t)m->flow_count * sizeof *m->flows);
 	if (!gt_model_borrows(m, m->series))
 		free(m->series);
 	if (!gt_model_borrows(m, m->syncs))
