@@ -15,6 +15,7 @@ static void *alloc(size_t n, size_t size)
 void causal_graph_free(causal_graph *g)
 {
 	gt_big_free(g->span);
+	gt_big_free(g->local_slot);
 	gt_big_free(g->first_point);
 	gt_big_free(g->time);
 	gt_big_free(g->point_span);
@@ -316,9 +317,35 @@ static int number_spans(void *ctx, uint64_t a, uint64_t b)
 	const causal_trace *t = sm->t;
 	for (uint32_t l = (uint32_t)a; l < b; l++) {
 		uint32_t s = sm->sp[sm->pos[l]];
-		t->local_of[s] = l;
+		if (t->local_of)
+			t->local_of[s] = l;
 		sm->local_track[l] = sm->track_local[t->m->spans[s].track];
 		sm->g->span[l] = s;
+	}
+	return 0;
+}
+
+/* The graph's table of its spans' local indices (causal_local_of), where
+ * the trace has no array of them: at most half full. */
+static int local_table(const causal_trace *t, causal_graph *g)
+{
+	if (t->local_of)
+		return 0;
+	unsigned bits = 1;
+	while (bits < 31 && ((uint64_t)1 << bits) < 2 * (uint64_t)g->nspans)
+		bits++;
+	g->local_shift = 32 - bits;
+	g->local_slot = alloc((size_t)2 << bits, sizeof *g->local_slot);
+	if (!g->local_slot)
+		return -1;
+	memset(g->local_slot, 0xff, ((size_t)2 << bits) * sizeof *g->local_slot);
+	uint32_t mask = UINT32_MAX >> g->local_shift;
+	for (uint32_t l = 0; l < g->nspans; l++) {
+		uint32_t h = causal_local_hash(g->span[l], g->local_shift);
+		while (g->local_slot[2 * (size_t)h] != GT_NONE)
+			h = (h + 1) & mask;
+		g->local_slot[2 * (size_t)h] = g->span[l];
+		g->local_slot[2 * (size_t)h + 1] = l;
 	}
 	return 0;
 }
@@ -387,12 +414,15 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 			uint32_t lt = track_local[m->spans[sp[i]].track];
 			if (lt == GT_NONE)
 				continue;
-			t->local_of[sp[i]] = g->nspans;
+			if (t->local_of)
+				t->local_of[sp[i]] = g->nspans;
 			(*local_track)[g->nspans] = lt;
 			g->span[g->nspans++] = sp[i];
 		}
 	}
 	gt_big_free(mark), gt_big_free(track_local);
+	if (local_table(t, g) < 0)
+		return gt_fail(err, GT_EINPUT, "out of memory for a window of %u spans", ns);
 	return 0;
 }
 
@@ -454,6 +484,7 @@ static int fill_points(void *ctx, uint64_t a, uint64_t b)
  * at its offset as (departure, local source), with the earliest. */
 typedef struct inner_departures {
 	const causal_trace *t;
+	const causal_graph *g;
 	const window_edges *e;
 	uint32_t a, b;
 	uint32_t count, at;
@@ -489,7 +520,7 @@ static void *write_inner(void *arg)
 		if (!leaves_inside(t, r->e, i))
 			continue;
 		int64_t d = t->departure[r->e->flows[i]];
-		r->val[k] = t->local_of[r->e->flow_src[i]];
+		r->val[k] = causal_local_of(t, r->g, r->e->flow_src[i]);
 		r->key[k++] = (uint64_t)d;
 		base = d < base ? d : base;
 	}
@@ -576,7 +607,7 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 	unsigned k = causal_range_jobs(e->nflows, threads);
 	inner_departures r[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		r[j] = (inner_departures){.t = t, .e = e, .a = (uint32_t)((uint64_t)e->nflows * j / k),
+		r[j] = (inner_departures){.t = t, .g = g, .e = e, .a = (uint32_t)((uint64_t)e->nflows * j / k),
 					  .b = (uint32_t)((uint64_t)e->nflows * (j + 1) / k)};
 	gt_run_jobs(count_inner, r, sizeof *r, k);
 	uint32_t nd = 0;
@@ -646,7 +677,7 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
  * at (or clamped to) an end, else the departure point of that time. */
 static uint32_t departure_point(const causal_trace *t, const causal_graph *g, uint32_t flow, uint32_t src)
 {
-	uint32_t l = t->local_of[src];
+	uint32_t l = causal_local_of(t, g, src);
 	uint32_t b = g->first_point[l], e = causal_graph_e(g, l);
 	int64_t d = t->departure[flow];
 	if (d >= g->time[e])
@@ -680,7 +711,7 @@ static int flow_edge_range(void *ctx, uint64_t a, uint64_t b)
 	for (uint32_t k = (uint32_t)a; k < b; k++) {
 		uint32_t f = fe->e->flows[k];
 		g->edge_src[k] = departure_point(t, g, f, fe->e->flow_src[k]);
-		g->edge_dst[k] = g->first_point[t->local_of[fe->e->flow_dst[k]]];
+		g->edge_dst[k] = g->first_point[causal_local_of(t, g, fe->e->flow_dst[k])];
 		g->edge_kind[k] = GT_CPM_EDGE_FLOW;
 		g->edge_ref[k] = f;
 	}
@@ -705,28 +736,28 @@ static int make_cross_edges(const causal_trace *t, const window_edges *e, unsign
 	gt_parallel_ranges(e->nflows, causal_range_min(), threads, flow_edge_range, &fe);
 	uint32_t k = e->nflows;
 	for (uint32_t i = 0; i < e->nwaits; i++, k++) {
-		g->edge_src[k] = causal_graph_e(g, t->local_of[e->wait_k[i]]);
-		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->wait_w[i]]);
+		g->edge_src[k] = causal_graph_e(g, causal_local_of(t, g, e->wait_k[i]));
+		g->edge_dst[k] = causal_graph_e(g, causal_local_of(t, g, e->wait_w[i]));
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->wait_w[i];
 	}
 	for (uint32_t i = 0; i < e->ncoll; i++, k++) {
-		g->edge_src[k] = g->first_point[t->local_of[e->coll_j[i]]];
-		g->edge_dst[k] = causal_graph_e(g, t->local_of[e->coll_r[i]]);
+		g->edge_src[k] = g->first_point[causal_local_of(t, g, e->coll_j[i])];
+		g->edge_dst[k] = causal_graph_e(g, causal_local_of(t, g, e->coll_r[i]));
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->coll_r[i];
 	}
 	g->first_stream_wait = k;
 	for (uint32_t i = 0; i < e->nrsw; i++, k++) {
-		g->edge_src[k] = causal_graph_e(g, t->local_of[e->rsw_k[i]]);
-		g->edge_dst[k] = g->first_point[t->local_of[e->rsw_d[i]]];
+		g->edge_src[k] = causal_graph_e(g, causal_local_of(t, g, e->rsw_k[i]));
+		g->edge_dst[k] = g->first_point[causal_local_of(t, g, e->rsw_d[i])];
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->rsw_d[i];
 	}
 	g->first_inferred = k;
 	for (uint32_t i = 0; i < e->nsw; i++, k++) {
-		g->edge_src[k] = causal_graph_e(g, t->local_of[e->sw_k[i]]);
-		g->edge_dst[k] = g->first_point[t->local_of[e->sw_d[i]]];
+		g->edge_src[k] = causal_graph_e(g, causal_local_of(t, g, e->sw_k[i]));
+		g->edge_dst[k] = g->first_point[causal_local_of(t, g, e->sw_d[i])];
 		g->edge_kind[k] = GT_CPM_EDGE_WAIT;
 		g->edge_ref[k] = e->sw_d[i];
 	}

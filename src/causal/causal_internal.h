@@ -106,9 +106,9 @@ typedef struct causal_trace {
 	int64_t *departure;     /* per flow: its departure, clamped into a bound source */
 	uint32_t *window_of;    /* per span: its window, GT_NONE (NULL once a trace's only
 	                         * window has kept its queues: causal_keep_queues) */
-	uint32_t *local_of;     /* per span: its index in its window's graph (scratch;
-	                         * NULL after a trace's only window's cross edges,
-	                         * unless the rows read it) */
+	uint32_t *local_of;     /* per span: its index in its window's graph, on a trace
+	                         * of one window (else NULL: causal_local_of; scratch,
+	                         * NULL after the cross edges, unless the rows read it) */
 	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
 	uint32_t *queue_behind; /* per flow: causal_keep_queues', or NULL */
 	uint32_t window_count;
@@ -298,6 +298,10 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 typedef struct causal_graph {
 	uint32_t nspans;
 	uint32_t *span;         /* local -> global span id */
+	uint32_t *local_slot;   /* global span id -> local: (id, local) pairs, open
+	                         * addressing (causal_local_of); NULL where the
+	                         * trace has local_of */
+	unsigned local_shift;   /* the slots are 2^(32 - local_shift) */
 	uint32_t *first_point;  /* nspans + 1 */
 	uint32_t n;             /* points */
 	int64_t *time;          /* n, absolute */
@@ -325,6 +329,28 @@ typedef struct causal_graph {
 static inline uint32_t causal_graph_e(const causal_graph *g, uint32_t local)
 {
 	return g->first_point[local + 1] - 1;
+}
+
+/* The first slot of span s in a graph's table of 2^(32 - shift) slots. */
+static inline uint32_t causal_local_hash(uint32_t s, unsigned shift)
+{
+	return (uint32_t)(s * 0x9E3779B1u) >> shift;
+}
+
+/* Span s's index in its window's graph g (a span g keeps; GT_NONE for
+ * another): the trace's array where it has one (few large windows), else
+ * the graph's own table. Per step an array by span (4 bytes a span) was
+ * held through every window's build for a few lookups each. */
+static inline uint32_t causal_local_of(const causal_trace *t, const causal_graph *g, uint32_t s)
+{
+	if (t->local_of)
+		return t->local_of[s];
+	uint32_t mask = UINT32_MAX >> g->local_shift;
+	for (uint32_t h = causal_local_hash(s, g->local_shift);; h = (h + 1) & mask) {
+		const uint32_t *slot = &g->local_slot[2 * (size_t)h];
+		if (slot[0] == s || slot[0] == GT_NONE)
+			return slot[0] == s ? slot[1] : GT_NONE;
+	}
 }
 
 /* causal_chain.c: the chains (chain, chain_start, work, owner_in) of a

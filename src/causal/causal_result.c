@@ -382,7 +382,7 @@ static int make_rows(const causal_trace *t, const causal_graph *g, const causal_
 		if (h->to.point != GT_NONE)
 			win->rows[g->point_span[h->to.point]].on_path = true;
 		if (h->kind == GT_CAUSAL_WORK)
-			win->rows[t->local_of[h->owner]].critical_ns += h->duration_ns;
+			win->rows[causal_local_of(t, g, h->owner)].critical_ns += h->duration_ns;
 	}
 	attribute_waits(g, s, win->rows);
 	return 0;

@@ -365,6 +365,10 @@ static int flow_windows(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* Windows of this many spans on average or more have the array of each
+ * span's index in its graph (causal_local_of). */
+#define LOCAL_ARRAY_SPANS 65536
+
 /* Each span's window, and the window each flow is judged in. */
 static int place(causal_trace *t, unsigned threads, gt_error *err)
 {
@@ -374,10 +378,13 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	uint32_t *flow_window = alloc(m->flow_count, sizeof *flow_window);
 	t->departure = alloc(m->flow_count, sizeof *t->departure);
 	t->window_of = alloc(m->span_count, sizeof *t->window_of);
-	t->local_of = alloc(m->span_count, sizeof *t->local_of);
+	/* the spans' indices in their graphs, where windows are few and large:
+	 * a search of a window's spans per lookup costs more than the array */
+	bool local_array = t->window_count <= 1 || m->span_count / t->window_count >= LOCAL_ARRAY_SPANS;
+	t->local_of = local_array ? alloc(m->span_count, sizeof *t->local_of) : NULL;
 	rank_finders rf = {0};
 	bool by_rank = t->step_count > 0;
-	if (!placed_by || !flow_window || !t->departure || !t->window_of || !t->local_of ||
+	if (!placed_by || !flow_window || !t->departure || !t->window_of || (local_array && !t->local_of) ||
 	    finder_init(&f, t->windows, t->window_count, NULL) < 0 || (by_rank && rank_finders_init(&rf, t) < 0)) {
 		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
