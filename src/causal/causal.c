@@ -274,23 +274,36 @@ typedef struct bound_graphs {
 	const batch *b;
 	causal_union *u;
 	uint32_t at, count;
+	causal_steps *steps; /* made once they have gone, else NULL */
+	gt_error *err;
 } bound_graphs;
 
-static void drop_bound(void *arg)
+static int drop_bound(void *arg)
 {
 	bound_graphs *d = arg;
 	causal_union_drop_bound(d->u, d->b->graphs + d->at, d->count);
 	if (d->b->t->window_count == 1)
 		gt_big_trim();
+	/* an engine's binding and durations land in arrays that take the
+	 * dropped ones' place: as run_union would have made them */
+	return d->steps ? steps_alloc(d->steps, d->u->cpm.n, false, false, true, d->err) : 0;
 }
 
 /* The host's binding read them: they go before the path's durations come. */
 static int steps_durations(const batch *b, causal_union *u, uint32_t at, uint32_t count, causal_steps *s,
 			   gt_error *err)
 {
-	drop_bound(&(bound_graphs){b, u, at, count});
+	drop_bound(&(bound_graphs){b, u, at, count, NULL, err});
 	s->rows.path_duration = gt_big_malloc(u->cpm.n, sizeof *s->rows.path_duration);
 	return s->rows.path_duration ? 0 : gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", u->cpm.n);
+}
+
+/* Whether an engine's binding of count windows drops their chains and
+ * cross edges as soon as it has read them, and the steps' arrays are made
+ * only then: one window (without rows, which the float reads them for). */
+static bool steps_later(const batch *b, uint32_t count)
+{
+	return b->eng && b->eng->bind_path_durations && count == 1 && !b->opt->rows;
 }
 
 /* The binding and the path: the engine's in one call where it keeps the
@@ -305,12 +318,13 @@ static int bind_and_path(const batch *b, causal_union *u, uint32_t at, uint32_t 
 	uint64_t t0 = causal_times_now();
 	if (e && e->bind_path_durations) {
 		/* an engine's binding tells when it has read them: they go before
-		 * its results land. A union of several windows keeps them, as each
-		 * window runs again alone where the union fails. */
-		bound_graphs d = {b, u, at, count};
+		 * its results land, in arrays made then (steps_later). A union of
+		 * several windows keeps them, as each window runs again alone
+		 * where the union fails. */
+		bool drop = steps_later(b, count);
+		bound_graphs d = {b, u, at, count, drop ? s : NULL, err};
 		gt_cpm_read_hook hook = {drop_bound, &d};
-		bool drop = count == 1 && !b->opt->rows;
-		rc = e->bind_path_durations(e->ctx, cg, &s->bind, s->rows.path_duration, drop ? &hook : NULL, err);
+		rc = e->bind_path_durations(e->ctx, cg, &s->bind, &s->rows.path_duration, drop ? &hook : NULL, err);
 		causal_times_add(CAUSAL_T_BIND, t0);
 		t0 = causal_times_now();
 		if (rc == 1)
@@ -354,7 +368,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	} else {
 		rc = causal_union_build(&u, b->graphs + at, count, err);
 	}
-	if (rc == 0) /* the gaps where the engine's binding writes them */
+	if (rc == 0 && !steps_later(b, count)) /* the gaps where the engine's binding writes them */
 		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats,
 				 floats || (e && e->bind_path_durations), err);
 	/* the host steps share one check of the graph, of its ranges alone:
@@ -688,6 +702,7 @@ static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const 
 	batch all = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS),
 		     .first = 0, .count = t->window_count, .graphs = graphs, .out = out->windows, .failed = &failed};
 	causal_span_fields_init(t, opt);
+	t->eng = eng;
 	int rc = device ? device_batches(t, &all, budget, err) : host_batches(t, &all, budget, err);
 	gt_big_free(graphs);
 	return rc;

@@ -83,7 +83,7 @@ static int path_durations_step(void *ctx, const uint32_t *parent, const int64_t 
 	return rc;
 }
 
-static int bind_path_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+static int bind_path_step(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t **path_duration,
 			  const gt_cpm_read_hook *read, gt_error *err)
 {
 	gt_causal_cl_engine *e = engine_of(ctx);
@@ -133,6 +133,21 @@ void gt_causal_cl_engine_defer(gt_causal_cl_engine *e, gt_causal_cl_opener open,
 	e->open_arg = arg;
 	e->open_rc = 1;
 	pthread_mutex_init(&e->open_lock, NULL);
+}
+
+static void soon_step(void *ctx)
+{
+	gt_causal_cl_engine *e = engine_of(ctx);
+	if (e->start)
+		e->start(e->open_arg);
+}
+
+void gt_causal_cl_engine_defer_start(gt_causal_cl_engine *e, gt_causal_cl_opener open, void (*start)(void *arg),
+				     void *arg)
+{
+	gt_causal_cl_engine_defer(e, open, arg);
+	e->start = start;
+	e->engine.soon = soon_step;
 }
 
 void gt_causal_cl_engine_fini(gt_causal_cl_engine *e)

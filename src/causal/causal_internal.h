@@ -134,6 +134,7 @@ typedef struct causal_trace {
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
 	bool handoffs;             /* opt->handoffs */
 	bool rows;                 /* opt->rows: the results read local_of */
+	const gt_causal_engine *eng; /* its soon, told by a trace's only window */
 	/* recorded waits: E(rec_src[i]) -> B(rec_dst[i]) (rec_kind 0) or
 	 * E(rec_dst[i]) (1, an event sync), global spans, by the dst's window
 	 * (rec_first: window_count + 1 offsets; NULL without markers) */
@@ -428,7 +429,7 @@ int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint3
  * back (out->gap may be NULL). 1 where the binding holds a cycle (out
  * filled, path_duration untouched). For the driver's graphs: only their
  * ranges are checked (gt_cpm_check_range), as on the host. */
-int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t **path_duration,
 			const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err);
 
 /* What the graph steps gave: for the union, and as a window's view of it.

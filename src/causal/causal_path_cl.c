@@ -111,13 +111,14 @@ int causal_path_cl(gt_cl *cl, const uint32_t *parent, const int64_t *time, uint3
 	return rc;
 }
 
-/* The durations as the binding's step after (cpm_after_bind). */
+/* The durations as the binding's step after (cpm_after_bind): ctx is
+ * where the caller's array is, made once the binding's graph was read. */
 static int durations_after_bind(cpm_run *r, cl_mem parent, cl_mem time, uint32_t n, void *ctx)
 {
 	cl_kernel k[PK_COUNT] = {0};
 	cl_mem b[PB_COUNT] = {0};
 	size_t bind_local = r->local;
-	int rc = with_path_kernels(r, k) < 0 ? -1 : durations_from(r, k, b, parent, time, n, ctx);
+	int rc = with_path_kernels(r, k) < 0 ? -1 : durations_from(r, k, b, parent, time, n, *(int64_t **)ctx);
 	r->local = bind_local;
 	if (rc < 0)
 		clFinish(r->q);
@@ -125,7 +126,7 @@ static int durations_after_bind(cpm_run *r, cl_mem parent, cl_mem time, uint32_t
 	return rc;
 }
 
-int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t *path_duration,
+int causal_bind_path_cl(gt_cl *cl, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t **path_duration,
 			const gt_cpm_read_hook *read, gt_cpm_cl_stats *stats, gt_error *err)
 {
 	return cpm_bind_cl_then(cl, g, true, out, durations_after_bind, path_duration, read, stats, err);

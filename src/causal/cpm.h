@@ -73,9 +73,10 @@ typedef struct gt_cpm_graph {
 /* What a step that has read the graph's chains and cross edges (chain,
  * work, edge_src, edge_dst) for the last time tells its caller: read(arg)
  * may free them (and clear them from the graph) before the step's results
- * land in the caller's arrays. */
+ * land in the caller's arrays, and may make those arrays only then (a
+ * whole trace peaks there): -1, with its error set, where it cannot. */
 typedef struct gt_cpm_read_hook {
-	void (*read)(void *arg);
+	int (*read)(void *arg);
 	void *arg;
 } gt_cpm_read_hook;
 

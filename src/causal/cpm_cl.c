@@ -266,9 +266,8 @@ static int bind_on_device(cpm_run *r, const gt_cpm_graph *g, cl_kernel *k, cl_me
 	 * land in the caller's arrays (a whole trace peaks there); only n and
 	 * the graph's times (on the device) are read after */
 	if (read) {
-		if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0)
+		if (gt_cl_check(r->cl, clFinish(r->q), "clFinish", r->err) < 0 || read->read(read->arg) < 0)
 			return -1;
-		read->read(read->arg);
 	}
 	/* the results go back while the step after runs (the queue is in
 	 * order: its blocking reads wait for these too) */
