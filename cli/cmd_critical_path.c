@@ -194,35 +194,18 @@ static int causal_analyze(const struct gt_common *c, gt_causal_cl_engine *dev, c
 	return rc;
 }
 
-/* A named --device whose driver starts once a single window's analysis
- * is past its peak of host memory (not at the command's start): a whole
- * trace's span table is resident until its points are made. */
-static bool opens_past_peak(const struct gt_common *c, const struct cp_args *a)
-{
-	return gt_cli_device_named(c) && !a->forest && !a->forest_model && !a->step;
-}
-
-static void start_opening(void *deferred)
-{
-	gt_cli_deferred_device *d = deferred;
-	gt_cli_device_prefetch(d->c, d->work);
-}
-
 /* The analysis on the device --device chooses, or on the host; *cl is the
  * device it ran on (NULL: the host), the caller's to close. */
 static int analyze_on_device(const struct gt_common *c, const gt_model *m, const gt_causal_options *o,
-			     bool past_peak, struct gt_stages *st, gt_causal_result *r, gt_cl **cl, uint64_t *kernel_ns,
-			     gt_error *err)
+			     struct gt_stages *st, gt_causal_result *r, gt_cl **cl, uint64_t *kernel_ns, gt_error *err)
 {
 	/* a named --device opens at the first device step: its driver starts
-	 * while the host builds the first graphs, or past the peak */
+	 * while the host builds the first graphs */
 	gt_cli_deferred_device later = {.c = c, .work = GT_WORK_CAUSAL_PATH, .spans = m->span_count};
 	gt_causal_cl_engine dev;
 	bool deferred = gt_cli_device_named(c);
 	*cl = NULL;
-	if (deferred && past_peak) {
-		gt_causal_cl_engine_defer_start(&dev, gt_cli_device_open_deferred, start_opening, &later);
-	} else if (deferred) {
+	if (deferred) {
 		gt_causal_cl_engine_defer(&dev, gt_cli_device_open_deferred, &later);
 	} else {
 		char chosen[512];
@@ -273,7 +256,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 	gt_cl *cl = NULL;
 	gt_causal_result r;
 	uint64_t kernel_ns;
-	int rc = analyze_on_device(c, m, &o, opens_past_peak(c, a), st, &r, &cl, &kernel_ns, &err);
+	int rc = analyze_on_device(c, m, &o, st, &r, &cl, &kernel_ns, &err);
 	char device[300];
 	snprintf(device, sizeof device, "%s", cl ? gt_cl_device_name(cl) : "host");
 	double took = gt_stages_mark(st, GT_STAGE_COMPUTE);
@@ -351,8 +334,7 @@ static int run_critical_path(const struct gt_command *cmd, int argc, char **argv
 		return GT_EUSAGE;
 	struct gt_stages stages;
 	gt_stages_begin(&stages);
-	if (!opens_past_peak(&c, &a))
-		gt_cli_device_prefetch(&c, a.forest || a.forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH);
+	gt_cli_device_prefetch(&c, a.forest || a.forest_model ? GT_WORK_FOREST_PATH : GT_WORK_CAUSAL_PATH);
 	if (a.forest)
 		return gt_cli_forest_run(&c, NULL, a.forest, &a.forest_opt, a.with_rows, &stages);
 	gt_model m;

@@ -702,7 +702,6 @@ static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const 
 	batch all = {.t = t, .opt = opt, .eng = eng, .threads = gt_thread_count(opt->threads, GT_MAX_JOBS),
 		     .first = 0, .count = t->window_count, .graphs = graphs, .out = out->windows, .failed = &failed};
 	causal_span_fields_init(t, opt);
-	t->eng = eng;
 	int rc = device ? device_batches(t, &all, budget, err) : host_batches(t, &all, budget, err);
 	gt_big_free(graphs);
 	return rc;

@@ -229,12 +229,6 @@ typedef struct gt_causal_engine {
 	 * are read after it (it may make them). */
 	int (*bind_path_durations)(void *ctx, const gt_cpm_graph *g, gt_cpm_binding *out, int64_t **path_duration,
 				   const gt_cpm_read_hook *read, gt_error *err);
-	/* NULL, or told once a trace's only window has made its points and
-	 * given back the span table, the peak of the analysis' host memory,
-	 * before its first step: an engine that opens its device late may
-	 * start it then (a driver's libraries and context are a hundred
-	 * megabytes and more). */
-	void (*soon)(void *ctx);
 } gt_causal_engine;
 
 typedef struct gt_causal_options {
@@ -411,7 +405,6 @@ typedef struct gt_causal_cl_engine {
 	pthread_mutex_t open_lock;
 	int open_rc; /* 1: not tried yet */
 	gt_error open_err;
-	void (*start)(void *arg); /* NULL, or engine.soon's: starts opening open_arg's device */
 } gt_causal_cl_engine;
 
 void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl);
@@ -423,11 +416,6 @@ void gt_causal_cl_engine_init(gt_causal_cl_engine *e, gt_cl *cl);
  * gt_causal_cl_engine_device() opens it when no step did; _fini releases
  * the lock (the device stays the caller's). */
 void gt_causal_cl_engine_defer(gt_causal_cl_engine *e, gt_causal_cl_opener open, void *arg);
-/* The same, with start(arg) called (from the analysis) once the host's
- * memory has peaked, where one window is analysed: the open begins then
- * on a thread of start's, and the first step takes it over. */
-void gt_causal_cl_engine_defer_start(gt_causal_cl_engine *e, gt_causal_cl_opener open, void (*start)(void *arg),
-				     void *arg);
 int gt_causal_cl_engine_device(gt_causal_cl_engine *e, gt_cl **cl, gt_error *err);
 void gt_causal_cl_engine_fini(gt_causal_cl_engine *e);
 

@@ -135,21 +135,6 @@ void gt_causal_cl_engine_defer(gt_causal_cl_engine *e, gt_causal_cl_opener open,
 	pthread_mutex_init(&e->open_lock, NULL);
 }
 
-static void soon_step(void *ctx)
-{
-	gt_causal_cl_engine *e = engine_of(ctx);
-	if (e->start)
-		e->start(e->open_arg);
-}
-
-void gt_causal_cl_engine_defer_start(gt_causal_cl_engine *e, gt_causal_cl_opener open, void (*start)(void *arg),
-				     void *arg)
-{
-	gt_causal_cl_engine_defer(e, open, arg);
-	e->start = start;
-	e->engine.soon = soon_step;
-}
-
 void gt_causal_cl_engine_fini(gt_causal_cl_engine *e)
 {
 	if (e->open)

@@ -872,8 +872,6 @@ int causal_graph_build(const causal_trace *t, uint32_t w, unsigned threads, caus
 	gt_big_free(dep_time);
 	if (rc == 0) /* what reads the spans after the points reads t->fields */
 		causal_release_spans(t);
-	if (rc == 0 && alone && t->eng && t->eng->soon) /* the peak is behind */
-		t->eng->soon(t->eng->ctx);
 	causal_times_add(CAUSAL_T_G_POINTS, t0);
 	/* the cross edges before the chains: where the window is the trace's
 	 * only one, what they read last goes before the chains' scratch comes */

@@ -134,7 +134,6 @@ typedef struct causal_trace {
 	int64_t stream_wait_slack; /* opt->stream_wait_slack_ns; 0: none inferred */
 	bool handoffs;             /* opt->handoffs */
 	bool rows;                 /* opt->rows: the results read local_of */
-	const gt_causal_engine *eng; /* its soon, told by a trace's only window */
 	/* recorded waits: E(rec_src[i]) -> B(rec_dst[i]) (rec_kind 0) or
 	 * E(rec_dst[i]) (1, an event sync), global spans, by the dst's window
 	 * (rec_first: window_count + 1 offsets; NULL without markers) */
