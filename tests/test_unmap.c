@@ -2,7 +2,8 @@
  * range leave the process's resident set (its smaps entry says so; the
  * two at its edges may stay, or go with them where the file is mapped in
  * huge pages), a range inside one page gives nothing back, and every byte
- * still reads as the file holds. */
+ * still reads as the file holds. gt_free_large gives back no page past
+ * its block, however long a length it is told. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -102,9 +103,32 @@ START_TEST(drops_inner_pages_on_threads)
 }
 END_TEST
 
+/* Two large blocks, the second mapped below the first as a fresh mapping
+ * usually is: the second freed with a length that reaches far into the
+ * first, on threads, leaves the first's bytes as they were. */
+START_TEST(free_large_stays_in_its_block)
+{
+	gt_thread_default_set(3);
+	size_t bytes = (size_t)160 << 20;
+	unsigned char *kept = malloc(bytes), *freed = malloc(bytes);
+	ck_assert(kept && freed);
+	memset(kept, 0xab, bytes);
+	memset(freed, 0xcd, bytes);
+	gt_free_large(freed, 4 * bytes);
+	size_t wrong = 0;
+	for (size_t i = 0; i < bytes; i++)
+		wrong += kept[i] != 0xab;
+	ck_assert_uint_eq(wrong, 0);
+	free(kept);
+	gt_free_large(NULL, bytes);
+	gt_thread_default_set(0);
+}
+END_TEST
+
 int main(void)
 {
-	const gt_test drop[] = {GT_TEST(drops_inner_pages_one_thread), GT_TEST(drops_inner_pages_on_threads), {0}};
+	const gt_test drop[] = {GT_TEST(drops_inner_pages_one_thread), GT_TEST(drops_inner_pages_on_threads),
+				GT_TEST(free_large_stays_in_its_block), {0}};
 	const gt_tcase cases[] = {{"drop", 0, drop}, {0}};
 	return gt_run_cases("unmap", cases);
 }

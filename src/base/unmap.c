@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -58,6 +59,9 @@ void gt_drop_pages(const void *p, size_t len)
 
 void gt_free_large(void *p, size_t len)
 {
+	/* never past the block, whatever a count says (a bad index's header) */
+	size_t usable = p ? malloc_usable_size(p) : 0;
+	len = len < usable ? len : usable;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + len) / page * page;
 	if (p && from < to) /* the block's own header, before p, stays */

@@ -18,9 +18,10 @@ void gt_unmap(void *p, size_t len);
  * table a reader is done with, so that it no longer counts in the
  * process's memory. */
 void gt_drop_pages(const void *p, size_t len);
-/* free(p) of a malloc block whose first len bytes were used, those pages
- * given back on threads first where they are many: a model's or a
- * builder's arrays, given back before the command's result is out. */
+/* free(p) of a malloc block whose first len bytes were used (no more
+ * than the block holds), those pages given back on threads first where
+ * they are many: a model's or a builder's arrays, given back before the
+ * command's result is out. */
 void gt_free_large(void *p, size_t len);
 
 #endif
