@@ -298,12 +298,13 @@ static int steps_durations(const batch *b, causal_union *u, uint32_t at, uint32_
 	return s->rows.path_duration ? 0 : gt_fail(err, GT_EINPUT, "out of memory for the path of %u points", u->cpm.n);
 }
 
-/* Whether an engine's binding of count windows drops their chains and
- * cross edges as soon as it has read them, and the steps' arrays are made
- * only then: one window (without rows, which the float reads them for). */
-static bool steps_later(const batch *b, uint32_t count)
+/* Whether an engine's binding of count windows (n points) drops their
+ * chains and cross edges as soon as it has read them, and the steps'
+ * arrays are made only then: one window (without rows, which the float
+ * reads them for) with points (an engine reads nothing of none). */
+static bool steps_later(const batch *b, uint32_t count, uint32_t n)
 {
-	return b->eng && b->eng->bind_path_durations && count == 1 && !b->opt->rows;
+	return b->eng && b->eng->bind_path_durations && count == 1 && !b->opt->rows && n > 0;
 }
 
 /* The binding and the path: the engine's in one call where it keeps the
@@ -321,7 +322,7 @@ static int bind_and_path(const batch *b, causal_union *u, uint32_t at, uint32_t 
 		 * its results land, in arrays made then (steps_later). A union of
 		 * several windows keeps them, as each window runs again alone
 		 * where the union fails. */
-		bool drop = steps_later(b, count);
+		bool drop = steps_later(b, count, cg->n);
 		bound_graphs d = {b, u, at, count, drop ? s : NULL, err};
 		gt_cpm_read_hook hook = {drop_bound, &d};
 		rc = e->bind_path_durations(e->ctx, cg, &s->bind, &s->rows.path_duration, drop ? &hook : NULL, err);
@@ -368,7 +369,7 @@ static int run_union(batch *b, uint32_t at, uint32_t count, gt_error *err)
 	} else {
 		rc = causal_union_build(&u, b->graphs + at, count, err);
 	}
-	if (rc == 0 && !steps_later(b, count)) /* the gaps where the engine's binding writes them */
+	if (rc == 0 && !steps_later(b, count, u.cpm.n)) /* the gaps where the engine's binding writes them */
 		rc = steps_alloc(&s, u.cpm.n, !host_bind && !e->bind_path_durations, floats,
 				 floats || (e && e->bind_path_durations), err);
 	/* the host steps share one check of the graph, of its ranges alone:
