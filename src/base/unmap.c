@@ -47,13 +47,18 @@ void gt_unmap(void *p, size_t len)
 	munmap(p, len);
 }
 
+/* The whole pages inside [p, p + len): [*from, *to), false where none. */
+static bool whole_pages(const void *p, size_t len, uintptr_t page, uintptr_t *from, uintptr_t *to)
+{
+	*from = ((uintptr_t)p + page - 1) / page * page, *to = ((uintptr_t)p + len) / page * page;
+	return p && *from < *to;
+}
+
 void gt_drop_pages(const void *p, size_t len)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + len) / page * page;
-	if (!p || from >= to)
-		return;
-	if (!give_back_on_threads((unsigned char *)from, (to - from) / page, page))
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+	if (whole_pages(p, len, page, &from, &to) &&
+	    !give_back_on_threads((unsigned char *)from, (to - from) / page, page))
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
@@ -61,10 +66,8 @@ void gt_free_large(void *p, size_t len)
 {
 	/* never past the block, whatever a count says (a bad index's header) */
 	size_t usable = p ? malloc_usable_size(p) : 0;
-	len = len < usable ? len : usable;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + len) / page * page;
-	if (p && from < to) /* the block's own header, before p, stays */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+	if (whole_pages(p, len < usable ? len : usable, page, &from, &to)) /* its header, before p, stays */
 		give_back_on_threads((unsigned char *)from, (to - from) / page, page);
 	free(p);
 }
