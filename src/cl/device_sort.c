@@ -1,0 +1,200 @@
+/* The device's sort and scan (device_sort.h): the launches of
+ * kernels/sort.cl.
+ *
+ * The scan: tiles of SCAN_TILE scanned each alone, their totals scanned
+ * the same way (a level per 1024x), and added back. The sort: per 4-bit
+ * digit, each tile's digit counts, their scan in digit-major order (where
+ * each tile's pairs of each digit begin), and the pairs moved there. A
+ * digit every key shares moves nothing, so it is skipped: keys that are
+ * times from a base, or small ids, take few passes. */
+#include "device_sort.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#define SORT_WG 256 /* as in the kernels */
+#define SORT_TILE 1024
+#define RADIX 16
+#define SCAN_WG 256
+#define SCAN_TILE 1024
+#define BITS_GROUPS 64 /* work-groups that fold the keys' bits */
+
+enum { K_BITS, K_COUNT, K_SCATTER, K_SCAN_U32, K_SCAN_U64, K_ADD_U32, K_ADD_U64, K_N };
+static const char *const kernel_names[K_N] = {"sort_key_bits", "sort_count",   "sort_scatter", "scan_tiles_u32",
+					      "scan_tiles_u64", "scan_add_u32", "scan_add_u64"};
+
+typedef struct sort_run {
+	gt_cl *cl;
+	cl_kernel k[K_N];
+	gt_cl_events *ev;
+	gt_error *err;
+} sort_run;
+
+static int kernels(sort_run *r)
+{
+	for (int i = 0; i < K_N; i++)
+		if (gt_cl_kernel(r->cl, "sort", kernel_names[i], &r->k[i], r->err) < 0)
+			return -1;
+	return 0;
+}
+
+static void run_free(sort_run *r)
+{
+	for (int i = 0; i < K_N; i++)
+		if (r->k[i])
+			clReleaseKernel(r->k[i]);
+}
+
+/* Sets k's arguments: nargs pairs of (size, pointer). */
+static int args(sort_run *r, int which, int nargs, const size_t *size, const void *const *value)
+{
+	for (int i = 0; i < nargs; i++) {
+		cl_int e = clSetKernelArg(r->k[which], (cl_uint)i, size[i], value[i]);
+		if (gt_cl_check(r->cl, e, kernel_names[which], r->err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+#define SET(r, which, ...)                                                                               \
+	args(r, which, (int)(sizeof((const void *[]){__VA_ARGS__}) / sizeof(void *)), arg_sizes, \
+	     (const void *[]){__VA_ARGS__})
+
+static int launch(sort_run *r, int which, uint64_t items, size_t local)
+{
+	size_t global = (size_t)((items + local - 1) / local * local);
+	return gt_cl_launch(r->cl, r->k[which], kernel_names[which], global ? global : local, local, r->ev, r->err);
+}
+
+static int take(sort_run *r, uint64_t bytes, cl_mem *b)
+{
+	return gt_cl_buffer_take(r->cl, bytes ? bytes : 8, b, r->err);
+}
+
+static int download(sort_run *r, cl_mem b, void *dst, size_t bytes)
+{
+	cl_int e = clEnqueueReadBuffer(gt_cl_queue(r->cl), b, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+	return gt_cl_check(r->cl, e, "clEnqueueReadBuffer", r->err);
+}
+
+/* out = the exclusive scan of n items of in (ulong where wide, else uint);
+ * *total (where not NULL) their sum, read back. */
+static int scan(sort_run *r, cl_mem in, cl_mem out, bool wide, uint32_t n, uint64_t *total)
+{
+	uint32_t tiles = (uint32_t)(((uint64_t)n + SCAN_TILE - 1) / SCAN_TILE);
+	tiles = tiles ? tiles : 1;
+	cl_mem sums = NULL;
+	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+	int tile_k = wide ? K_SCAN_U64 : K_SCAN_U32, add_k = wide ? K_ADD_U64 : K_ADD_U32;
+	int rc = take(r, 8ull * tiles, &sums);
+	if (rc == 0)
+		rc = SET(r, tile_k, &n, &in, &out, &sums);
+	if (rc == 0)
+		rc = launch(r, tile_k, (uint64_t)tiles * SCAN_WG, SCAN_WG);
+	if (rc == 0 && tiles > 1) {
+		rc = scan(r, sums, sums, true, tiles, total);
+		if (rc == 0)
+			rc = SET(r, add_k, &n, &out, &sums);
+		if (rc == 0)
+			rc = launch(r, add_k, n, SCAN_WG);
+	} else if (rc == 0 && total) {
+		rc = download(r, sums, total, sizeof *total);
+	}
+	gt_cl_buffer_give(r->cl, sums);
+	return rc;
+}
+
+int gt_cl_scan_u32(gt_cl *cl, cl_mem in, cl_mem out, uint32_t n, uint64_t *total, gt_cl_events *ev,
+		   gt_error *err)
+{
+	sort_run r = {.cl = cl, .ev = ev, .err = err};
+	uint64_t sum = 0;
+	int rc = n ? kernels(&r) : 0;
+	if (rc == 0 && n)
+		rc = scan(&r, in, out, false, n, &sum);
+	run_free(&r);
+	if (rc == 0 && sum > UINT32_MAX)
+		return gt_fail(err, GT_EINPUT, "a scan's total (%llu) does not fit 32 bits", (unsigned long long)sum);
+	if (rc == 0 && total)
+		*total = sum;
+	return rc;
+}
+
+/* The bits in which the keys differ (OR ^ AND of all of them). */
+static int varying_bits(sort_run *r, cl_mem key, uint32_t n, uint64_t *varying)
+{
+	uint32_t groups = (uint32_t)(((uint64_t)n + SORT_WG - 1) / SORT_WG);
+	groups = groups < BITS_GROUPS ? groups : BITS_GROUPS;
+	uint64_t ors[BITS_GROUPS], ands[BITS_GROUPS];
+	cl_mem fold_or = NULL, fold_and = NULL;
+	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+	int rc = take(r, sizeof ors, &fold_or);
+	if (rc == 0)
+		rc = take(r, sizeof ands, &fold_and);
+	if (rc == 0)
+		rc = SET(r, K_BITS, &n, &key, &fold_or, &fold_and);
+	if (rc == 0)
+		rc = launch(r, K_BITS, (uint64_t)groups * SORT_WG, SORT_WG);
+	if (rc == 0)
+		rc = download(r, fold_or, ors, groups * sizeof *ors);
+	if (rc == 0)
+		rc = download(r, fold_and, ands, groups * sizeof *ands);
+	gt_cl_buffer_give(r->cl, fold_or);
+	gt_cl_buffer_give(r->cl, fold_and);
+	uint64_t o = 0, a = UINT64_MAX;
+	for (uint32_t g = 0; rc == 0 && g < groups; g++)
+		o |= ors[g], a &= ands[g];
+	*varying = o ^ a;
+	return rc;
+}
+
+/* One pass: the pairs in (key, val) by the digit at shift into (k2, v2). */
+static int pass(sort_run *r, uint32_t n, cl_uint shift, cl_mem hist, const cl_mem *from, const cl_mem *to)
+{
+	cl_uint tiles = (cl_uint)(((uint64_t)n + SORT_TILE - 1) / SORT_TILE);
+	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem),
+					   sizeof(cl_mem),  sizeof(cl_mem),  sizeof(cl_mem),  sizeof(cl_mem)};
+	int rc = SET(r, K_COUNT, &n, &shift, &tiles, &from[0], &hist);
+	if (rc == 0)
+		rc = launch(r, K_COUNT, (uint64_t)tiles * SORT_WG, SORT_WG);
+	if (rc == 0)
+		rc = scan(r, hist, hist, false, RADIX * tiles, NULL);
+	if (rc == 0)
+		rc = SET(r, K_SCATTER, &n, &shift, &tiles, &from[0], &from[1], &to[0], &to[1], &hist);
+	if (rc == 0)
+		rc = launch(r, K_SCATTER, (uint64_t)tiles * SORT_WG, SORT_WG);
+	return rc;
+}
+
+int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *ev, gt_error *err)
+{
+	if (n < 2)
+		return 0;
+	sort_run r = {.cl = cl, .ev = ev, .err = err};
+	uint64_t tiles = ((uint64_t)n + SORT_TILE - 1) / SORT_TILE, varying = 0;
+	cl_mem pairs[2][2] = {{key, val}, {NULL, NULL}}, hist = NULL;
+	int rc = kernels(&r);
+	if (rc == 0)
+		rc = varying_bits(&r, key, n, &varying);
+	int cur = 0;
+	for (cl_uint shift = 0; rc == 0 && shift < 64; shift += 4) {
+		if (!((varying >> shift) & (RADIX - 1)))
+			continue;
+		if (!hist && ((rc = take(&r, 4 * RADIX * tiles, &hist)) < 0 || (rc = take(&r, 8ull * n, &pairs[1][0])) < 0 ||
+			      (rc = take(&r, 4ull * n, &pairs[1][1])) < 0))
+			break;
+		rc = pass(&r, n, shift, hist, pairs[cur], pairs[!cur]);
+		cur = !cur;
+	}
+	if (rc == 0 && cur) { /* an odd count of passes: back to the caller's buffers */
+		cl_int e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][0], key, 0, 0, 8ull * n, 0, NULL, NULL);
+		if (e == CL_SUCCESS)
+			e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][1], val, 0, 0, 4ull * n, 0, NULL, NULL);
+		rc = gt_cl_check(cl, e, "clEnqueueCopyBuffer", err);
+	}
+	gt_cl_buffer_give(cl, hist);
+	gt_cl_buffer_give(cl, pairs[1][0]);
+	gt_cl_buffer_give(cl, pairs[1][1]);
+	run_free(&r);
+	return rc;
+}
