@@ -134,6 +134,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = first; i < argc; i++) {
 		double millions = strtod(argv[i], NULL);
+		if (!(millions >= 1e-6 && millions <= 4294.0)) {
+			fprintf(stderr, "bench_sort: '%s' millions: from 0.000001 to 4294\n", argv[i]);
+			return 2;
+		}
 		uint32_t n = (uint32_t)(millions * 1e6);
 		for (int shape = 0; shape < SHAPES; shape++)
 			bench(cl, n, shape, runs, threads);

@@ -30,12 +30,30 @@ typedef struct sort_run {
 	gt_error *err;
 } sort_run;
 
+/* The kernels, each of which runs in work-groups of 256 (their local
+ * arrays are sized for it): a device or a kernel that allows fewer fails
+ * here, plainly, rather than at its first launch. */
 static int kernels(sort_run *r)
 {
-	for (int i = 0; i < K_N; i++)
+	for (int i = 0; i < K_N; i++) {
 		if (gt_cl_kernel(r->cl, "sort", kernel_names[i], &r->k[i], r->err) < 0)
 			return -1;
+		size_t most = 0;
+		cl_int e = clGetKernelWorkGroupInfo(r->k[i], gt_cl_device(r->cl), CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
+						    &most, NULL);
+		if (gt_cl_check(r->cl, e, "clGetKernelWorkGroupInfo", r->err) < 0)
+			return -1;
+		if (most < SORT_WG || gt_cl_max_work_group(r->cl) < SORT_WG)
+			return gt_fail(r->err, GT_EDEVICE, "the device sort needs work-groups of %d, and '%s' allows %zu",
+				       SORT_WG, gt_cl_device_name(r->cl),
+				       most < gt_cl_max_work_group(r->cl) ? most : gt_cl_max_work_group(r->cl));
+	}
 	return 0;
+}
+
+bool gt_cl_sort_fits(gt_cl *cl)
+{
+	return gt_cl_max_work_group(cl) >= SORT_WG;
 }
 
 static void run_free(sort_run *r)
@@ -187,10 +205,14 @@ int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *
 		cur = !cur;
 	}
 	if (rc == 0 && cur) { /* an odd count of passes: back to the caller's buffers */
-		cl_int e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][0], key, 0, 0, 8ull * n, 0, NULL, NULL);
-		if (e == CL_SUCCESS)
-			e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][1], val, 0, 0, 4ull * n, 0, NULL, NULL);
-		rc = gt_cl_check(cl, e, "clEnqueueCopyBuffer", err);
+		for (int c = 0; c < 2 && rc == 0; c++) {
+			cl_event done;
+			cl_int e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][c], c ? val : key, 0, 0,
+						       (c ? 4ull : 8ull) * n, 0, NULL, &done);
+			rc = gt_cl_check(cl, e, "clEnqueueCopyBuffer", err);
+			if (rc == 0)
+				rc = gt_cl_events_keep(ev, done, err);
+		}
 	}
 	gt_cl_buffer_give(cl, hist);
 	gt_cl_buffer_give(cl, pairs[1][0]);
