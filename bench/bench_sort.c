@@ -1,4 +1,4 @@
-/* The device's radix sort (cl/device_sort.h) against the host's, on keys
+/* The device's radix sort (cl/cl.h) against the host's, on keys
  * shaped as a device-resident causal build sorts them: what it would cost
  * to order a trace's spans or points on the device instead of the host.
  *
@@ -17,7 +17,7 @@
 
 #include "base/radix_sort.h"
 #include "bench_util.h"
-#include "cl/device_sort.h"
+#include "cl/cl.h"
 
 #define MAX_RUNS 64
 

@@ -1,4 +1,4 @@
-/* The device's sort and scan (cl/device_sort.h) against the host's
+/* The device's sort and scan (cl/cl.h) against the host's
  * gt_radix_sort_u64 and a running sum, on every OpenCL device: random
  * keys of every shape (ties, few digits, one high digit, every bit), the
  * sizes at the kernels' tile edges, and the span times and tracks of real
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/radix_sort.h"
-#include "cl/device_sort.h"
+#include "cl/cl.h"
 #include "loader/loader.h"
 #include "model/model.h"
 #include "testutil.h"

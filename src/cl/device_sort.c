@@ -1,4 +1,4 @@
-/* The device's sort and scan (device_sort.h): the launches of
+/* The device's sort and scan (cl.h): the launches of
  * kernels/sort.cl.
  *
  * The scan: tiles of SCAN_TILE scanned each alone, their totals scanned
@@ -7,7 +7,7 @@
  * each tile's pairs of each digit begin), and the pairs moved there. A
  * digit every key shares moves nothing, so it is skipped: keys that are
  * times from a base, or small ids, take few passes. */
-#include "device_sort.h"
+#include "cl.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
