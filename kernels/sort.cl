@@ -169,3 +169,25 @@ __kernel void scan_add_u64(uint n, __global ulong *data, __global const ulong *t
 	if (i < n)
 		data[i] += tile_offset[i / SCAN_TILE];
 }
+
+/* --- buckets: a stable counting sort by a small key (gt_cl_bucket) --- */
+
+/* counts[key[i]] += 1 for the keys below buckets (the others are left out). */
+__kernel void bucket_count(uint n, uint buckets, __global const uint *key, __global uint *counts)
+{
+	uint i = get_global_id(0);
+	if (i < n && key[i] < buckets)
+		atomic_inc(&counts[key[i]]);
+}
+
+/* The pairs the sort orders: (the key, or buckets for an item left out; i). */
+__kernel void bucket_pairs(uint n, uint buckets, __global const uint *key, __global ulong *pair_key,
+			   __global uint *index)
+{
+	uint i = get_global_id(0);
+	if (i < n) {
+		uint k = key[i];
+		pair_key[i] = k < buckets ? k : buckets;
+		index[i] = i;
+	}
+}

@@ -2,13 +2,14 @@
  * gt_radix_sort_u64 and a running sum, on every OpenCL device: random
  * keys of every shape (ties, few digits, one high digit, every bit), the
  * sizes at the kernels' tile edges, and the span times and tracks of real
- * traces. */
+ * traces; the buckets against the causal analysis' causal_bucket. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/radix_sort.h"
+#include "causal/causal_internal.h"
 #include "cl/cl.h"
 #include "loader/loader.h"
 #include "model/model.h"
@@ -138,6 +139,56 @@ START_TEST(sort_shapes)
 }
 END_TEST
 
+/* Buckets on the device against causal_bucket (the host's, on threads):
+ * the same first offsets and the same items; one assertion. */
+static void check_bucket(gt_cl *cl, const uint32_t *key, uint32_t n, uint32_t buckets, const char *what)
+{
+	uint32_t *hfirst, *hitems;
+	ck_assert(causal_bucket(n, key, buckets, 3, &hfirst, &hitems) == 0);
+	uint32_t *dfirst = xmalloc(4ull * (buckets + 1)), *ditems = xmalloc(4ull * n);
+	cl_int e;
+	cl_mem bk = upload(cl, key, 4ull * n);
+	cl_mem bf = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE, 4ull * (buckets + 1), NULL, &e);
+	cl_mem bi = clCreateBuffer(gt_cl_context(cl), CL_MEM_READ_WRITE, n ? 4ull * n : 4, NULL, &e);
+	gt_cl_events ev = {0};
+	gt_error err = {0};
+	ck_assert_msg(gt_cl_bucket(cl, bk, n, buckets, bf, bi, &ev, &err) == 0, "%s: %s", what, err.msg);
+	download(cl, bf, dfirst, 4ull * (buckets + 1));
+	download(cl, bi, ditems, 4ull * n);
+	gt_cl_events_release(&ev);
+	clReleaseMemObject(bk), clReleaseMemObject(bf), clReleaseMemObject(bi);
+	uint32_t kept = hfirst[buckets];
+	ck_assert_msg(memcmp(dfirst, hfirst, 4ull * (buckets + 1)) == 0 && memcmp(ditems, hitems, 4ull * kept) == 0,
+		      "%s on %s: %u items in %u buckets differ from causal_bucket's", what, gt_cl_device_name(cl), n,
+		      buckets);
+	gt_big_free(hfirst), gt_big_free(hitems);
+	free(dfirst), free(ditems);
+}
+
+/* Random keys: few buckets and many, empty ones, items left out. */
+START_TEST(bucket_random)
+{
+	static const uint32_t bucket_counts[] = {1, 7, 1000, 100000};
+	int ndev = device_count();
+	uint64_t rng = 99 + (uint64_t)_i;
+	for (int d = 0; d < ndev; d++) {
+		gt_cl *cl = open_device(d);
+		if (!cl)
+			continue;
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+			uint32_t n = sizes[s], buckets = bucket_counts[_i], *key = xmalloc(4ull * n);
+			for (uint32_t i = 0; i < n; i++) {
+				uint64_t x = gt_splitmix64(&rng);
+				key[i] = x % 10 == 0 ? GT_NONE : (uint32_t)((x >> 8) % buckets);
+			}
+			check_bucket(cl, key, n, buckets, "random keys");
+			free(key);
+		}
+		gt_cl_close(cl);
+	}
+}
+END_TEST
+
 /* The scan against a running sum, at sizes across its levels (1024 a
  * tile, 1024 tiles a level). */
 START_TEST(scan_sizes)
@@ -245,12 +296,13 @@ START_TEST(sort_real_traces)
 		ck_assert_msg(gt_model_load(&m, path, NULL, &err) == 0, "%s: %s", path, err.msg);
 		uint32_t n = m.span_count;
 		uint64_t *start = xmalloc(8ull * n), *by_track = xmalloc(8ull * n);
-		uint32_t *id = xmalloc(4ull * n);
+		uint32_t *id = xmalloc(4ull * n), *track = xmalloc(4ull * n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t ts = (uint64_t)(m.spans[i].ts_ns - m.start_ns);
 			start[i] = ts;
 			by_track[i] = (uint64_t)m.spans[i].track << 44 | (ts & ((1ull << 44) - 1));
 			id[i] = i;
+			track[i] = m.spans[i].track;
 		}
 		for (int d = 0; d < ndev; d++) {
 			gt_cl *cl = open_device(d);
@@ -258,9 +310,10 @@ START_TEST(sort_real_traces)
 				continue;
 			check_sort(cl, start, id, n, traces[t]);
 			check_sort(cl, by_track, id, n, traces[t]);
+			check_bucket(cl, track, n, m.track_count, traces[t]);
 			gt_cl_close(cl);
 		}
-		free(start), free(by_track), free(id);
+		free(start), free(by_track), free(id), free(track);
 		gt_model_free(&m);
 	}
 }
@@ -268,7 +321,7 @@ END_TEST
 
 int main(void)
 {
-	const gt_test sorts[] = {GT_LOOP(sort_shapes, SHAPES), GT_TEST(sort_real_traces), {0}};
+	const gt_test sorts[] = {GT_LOOP(sort_shapes, SHAPES), GT_LOOP(bucket_random, 4), GT_TEST(sort_real_traces), {0}};
 	const gt_test scans[] = {GT_TEST(scan_sizes), GT_TEST(scan_totals_at_32_bits), {0}};
 	const gt_tcase cases[] = {{"sort", 300, sorts}, {"scan", 120, scans}, {0}};
 	return gt_run_cases("device_sort", cases);

@@ -182,4 +182,12 @@ int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *
 int gt_cl_scan_u32(gt_cl *cl, cl_mem in, cl_mem out, uint32_t n, uint64_t *total, gt_cl_events *ev,
 		   gt_error *err);
 
+/* Items 0..n-1 by their key (n uint; a key of buckets or more, GT_NONE
+ * among them, leaves its item out), as the host's counting sorts give
+ * them: items (n uint) holds bucket b's items, by index, at first[b] ..
+ * first[b + 1] (first: buckets + 1 uint; first[buckets] the items kept,
+ * and the left out follow them). -1 with err. */
+int gt_cl_bucket(gt_cl *cl, cl_mem key, uint32_t n, uint32_t buckets, cl_mem first, cl_mem items, gt_cl_events *ev,
+		 gt_error *err);
+
 #endif

@@ -19,9 +19,10 @@
 #define SCAN_TILE 1024
 #define BITS_GROUPS 64 /* work-groups that fold the keys' bits */
 
-enum { K_BITS, K_COUNT, K_SCATTER, K_SCAN_U32, K_SCAN_U64, K_ADD_U32, K_ADD_U64, K_N };
-static const char *const kernel_names[K_N] = {"sort_key_bits", "sort_count",   "sort_scatter", "scan_tiles_u32",
-					      "scan_tiles_u64", "scan_add_u32", "scan_add_u64"};
+enum { K_BITS, K_COUNT, K_SCATTER, K_SCAN_U32, K_SCAN_U64, K_ADD_U32, K_ADD_U64, K_BUCKET_COUNT, K_BUCKET_PAIRS, K_N };
+static const char *const kernel_names[K_N] = {"sort_key_bits",  "sort_count",	"sort_scatter",
+					      "scan_tiles_u32", "scan_tiles_u64", "scan_add_u32",
+					      "scan_add_u64",	"bucket_count",	"bucket_pairs"};
 
 typedef struct sort_run {
 	gt_cl *cl;
@@ -218,5 +219,52 @@ int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *
 	gt_cl_buffer_give(cl, pairs[1][0]);
 	gt_cl_buffer_give(cl, pairs[1][1]);
 	run_free(&r);
+	return rc;
+}
+
+/* The buckets' first items: their counts, scanned in place (the entry past
+ * the last counts nothing, so it becomes the items kept). */
+static int bucket_first(sort_run *r, cl_mem key, uint32_t n, uint32_t buckets, cl_mem first)
+{
+	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem)};
+	cl_uint zero = 0;
+	cl_event done;
+	cl_int e = clEnqueueFillBuffer(gt_cl_queue(r->cl), first, &zero, sizeof zero, 0, 4ull * ((uint64_t)buckets + 1),
+				       0, NULL, &done);
+	int rc = gt_cl_check(r->cl, e, "clEnqueueFillBuffer", r->err);
+	if (rc == 0)
+		rc = gt_cl_events_keep(r->ev, done, r->err);
+	if (rc == 0 && n)
+		rc = SET(r, K_BUCKET_COUNT, &n, &buckets, &key, &first);
+	if (rc == 0 && n)
+		rc = launch(r, K_BUCKET_COUNT, n, SORT_WG);
+	if (rc == 0)
+		rc = scan(r, first, first, false, buckets + 1, NULL);
+	return rc;
+}
+
+int gt_cl_bucket(gt_cl *cl, cl_mem key, uint32_t n, uint32_t buckets, cl_mem first, cl_mem items, gt_cl_events *ev,
+		 gt_error *err)
+{
+	if (buckets == UINT32_MAX)
+		return gt_fail(err, GT_EINPUT, "%u buckets: one too many for their offsets", buckets);
+	sort_run r = {.cl = cl, .ev = ev, .err = err};
+	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem),
+					   sizeof(cl_mem)};
+	cl_mem pair_key = NULL;
+	int rc = kernels(&r);
+	if (rc == 0)
+		rc = bucket_first(&r, key, n, buckets, first);
+	if (rc == 0 && n) {
+		rc = take(&r, 8ull * n, &pair_key);
+		if (rc == 0)
+			rc = SET(&r, K_BUCKET_PAIRS, &n, &buckets, &key, &pair_key, &items);
+		if (rc == 0)
+			rc = launch(&r, K_BUCKET_PAIRS, n, SORT_WG);
+	}
+	run_free(&r);
+	if (rc == 0 && n)
+		rc = gt_cl_sort_u64(cl, pair_key, items, n, ev, err);
+	gt_cl_buffer_give(cl, pair_key);
 	return rc;
 }
