@@ -6,7 +6,8 @@
  * For each size: host-to-device and device-to-host copies from ordinary
  * (pageable) memory, already touched and freshly allocated; the cost of
  * getting pinned host memory (a CL_MEM_ALLOC_HOST_PTR buffer, mapped);
- * copies from and to that memory. Then an empty kernel: its profiled time
+ * copies from and to that memory; memory the caller has, lent to the
+ * device (CL_MEM_USE_HOST_PTR) and copied from. Then an empty kernel: its profiled time
  * and the wall time of launch + finish. One JSON line per measurement,
  * medians of --runs runs; wall times from the host clock, device times
  * from profiling events. */
@@ -28,10 +29,10 @@ static double event_s(cl_event ev)
 	return s;
 }
 
-static cl_mem buffer(size_t bytes, cl_mem_flags flags)
+static cl_mem buffer(size_t bytes, cl_mem_flags flags, void *host)
 {
 	cl_int e;
-	cl_mem b = clCreateBuffer(gt_cl_context(cl), flags, bytes, NULL, &e);
+	cl_mem b = clCreateBuffer(gt_cl_context(cl), flags, bytes, host, &e);
 	if (e != CL_SUCCESS) {
 		fprintf(stderr, "bench_transfer: clCreateBuffer of %zu bytes: %d\n", bytes, e);
 		exit(1);
@@ -59,10 +60,37 @@ static void report(const char *what, size_t bytes, double *wall, double *dev, in
 	fflush(stdout);
 }
 
+/* Memory the caller already has (an index's mapping, touched) lent to the
+ * device as a buffer (CL_MEM_USE_HOST_PTR), then copied on the device:
+ * whether a driver pins it, and at what cost, tells whether a table can
+ * go up faster than a pageable write. */
+static void host_pointer(cl_command_queue q, cl_mem dev, size_t bytes, int runs)
+{
+	double lend[MAX_RUNS], wall[MAX_RUNS], dt[MAX_RUNS];
+	char *host = NULL;
+	if (posix_memalign((void **)&host, 4096, bytes) != 0)
+		exit(1);
+	memset(host, 3, bytes);
+	for (int r = 0; r < runs; r++) {
+		cl_event ev;
+		double t = now_s();
+		cl_mem lent = buffer(bytes, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, host);
+		lend[r] = now_s() - t;
+		t = now_s();
+		check(clEnqueueCopyBuffer(q, lent, dev, 0, 0, bytes, 0, NULL, &ev), "copy from a lent pointer");
+		clFinish(q);
+		wall[r] = now_s() - t, dt[r] = event_s(ev);
+		clReleaseMemObject(lent);
+	}
+	report("host pointer: lend (CL_MEM_USE_HOST_PTR)", bytes, lend, NULL, runs);
+	report("h2d from a lent host pointer (copy)", bytes, wall, dt, runs);
+	free(host);
+}
+
 static void copies(size_t bytes, int runs)
 {
 	cl_command_queue q = gt_cl_queue(cl);
-	cl_mem dev = buffer(bytes, CL_MEM_READ_WRITE);
+	cl_mem dev = buffer(bytes, CL_MEM_READ_WRITE, NULL);
 	double wall[MAX_RUNS], dt[MAX_RUNS];
 	cl_event ev;
 	char *touched = malloc(bytes);
@@ -96,7 +124,7 @@ static void copies(size_t bytes, int runs)
 	double get[MAX_RUNS], rwall[MAX_RUNS], rdev[MAX_RUNS];
 	for (int r = 0; r < runs; r++) {
 		double t = now_s();
-		cl_mem pin = buffer(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+		cl_mem pin = buffer(bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, NULL);
 		cl_int e;
 		char *p = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
 		check(e, "map");
@@ -115,6 +143,7 @@ static void copies(size_t bytes, int runs)
 	report("pinned: allocate, map and fill", bytes, get, NULL, runs);
 	report("h2d pinned", bytes, wall, dt, runs);
 	report("d2h pinned", bytes, rwall, rdev, runs);
+	host_pointer(q, dev, bytes, runs);
 	clReleaseMemObject(dev);
 }
 
@@ -128,7 +157,7 @@ static void empty_kernel(int runs)
 	check(clBuildProgram(prog, 1, &d, NULL, NULL, NULL), "build");
 	cl_kernel k = clCreateKernel(prog, "nothing", &e);
 	check(e, "kernel");
-	cl_mem x = buffer(64, CL_MEM_READ_WRITE);
+	cl_mem x = buffer(64, CL_MEM_READ_WRITE, NULL);
 	check(clSetKernelArg(k, 0, sizeof x, &x), "arg");
 	double wall[MAX_RUNS], dt[MAX_RUNS];
 	size_t global = 256, local = 256;
