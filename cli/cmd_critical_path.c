@@ -272,7 +272,7 @@ static int run_causal(const struct gt_command *cmd, const struct gt_common *c, c
 		rc = causal_analyze(c, NULL, m, &o, &r, &kernel_ns, &err);
 		gt_stages_mark(st, GT_STAGE_COMPUTE);
 	}
-	gt_cl_close(cl);
+	gt_cli_device_close_beside(cl);
 	if (rc < 0)
 		return err.status == GT_EINPUT ? gt_report_input(input, &err) : gt_report(&err);
 	/* the overlay is written first and renamed into place last: a failure

@@ -654,7 +654,7 @@ int gt_cli_forest_run(const struct gt_common *c, gt_model *model, const char *fo
 		rc = gt_critpath_run(NULL, in.parent, in.dur, in.n, &opt, &rows, &sum, &err);
 		gt_stages_mark(st, GT_STAGE_COMPUTE);
 	}
-	gt_cl_close(cl);
+	gt_cli_device_close_beside(cl);
 	if (rc < 0) {
 		gt_cp_rows_free(&rows);
 		goto fail;

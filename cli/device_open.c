@@ -182,8 +182,44 @@ int gt_cli_device_open_deferred(void *deferred, gt_cl **cl, gt_error *err)
 	return gt_cli_device_open(d->c, d->work, d->spans, cl, d->chosen, sizeof d->chosen, err);
 }
 
+/* The close beside the output (one at a time: a second waits for the first). */
+static struct {
+	pthread_t thread;
+	bool started;
+} closing;
+
+static void *close_device(void *arg)
+{
+	gt_cl_close(arg);
+	return NULL;
+}
+
+static void closing_join(void)
+{
+	if (closing.started)
+		pthread_join(closing.thread, NULL);
+	closing.started = false;
+}
+
+#ifdef GT_FAULT_INJECTION
+static const bool close_on_thread = false;
+#else
+static const bool close_on_thread = true;
+#endif
+
+void gt_cli_device_close_beside(gt_cl *cl)
+{
+	if (!cl)
+		return;
+	closing_join();
+	closing.started = close_on_thread && pthread_create(&closing.thread, NULL, close_device, cl) == 0;
+	if (!closing.started)
+		gt_cl_close(cl);
+}
+
 void gt_cli_device_settle(void)
 {
+	closing_join();
 	if (!pending.started)
 		return;
 	pthread_join(pending.thread, NULL);
