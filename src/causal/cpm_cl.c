@@ -37,20 +37,9 @@ int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...)
 {
 	va_list ap;
 	va_start(ap, nargs);
-	for (int i = 0; i < nargs; i++) {
-		size_t size = va_arg(ap, size_t);
-		const void *value = va_arg(ap, const void *);
-		cl_int rc = clSetKernelArg(k, (cl_uint)i, size, value);
-		if (rc == CL_SUCCESS && gt_fault_hit("cl"))
-			rc = CL_INVALID_ARG_VALUE;
-		if (rc != CL_SUCCESS) {
-			va_end(ap);
-			return gt_fail(r->err, GT_EDEVICE, "clSetKernelArg (%s, %d) failed: %s (%d) on '%s'", name, i,
-				       gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
-		}
-	}
+	int rc = gt_cl_set_args_va(r->cl, k, name, 0, r->err, nargs, ap);
 	va_end(ap);
-	return 0;
+	return rc;
 }
 
 void cpm_release(gt_cl *cl, cl_mem *b, int nb, cl_kernel *k, int nk)

@@ -27,7 +27,7 @@ typedef struct cpm_run {
 int cpm_launch(cpm_run *r, cl_kernel k, const char *name, uint64_t items, size_t local, uint64_t bytes);
 /* nargs pairs of (size, pointer): ARG and LOCAL_ARG. */
 int cpm_set_args(cpm_run *r, cl_kernel k, const char *name, int nargs, ...);
-#define ARG(x) sizeof(x), (const void *)&(x)
+#define ARG(x) GT_CL_ARG(x)
 #define LOCAL_ARG(bytes) (size_t)(bytes), (const void *)NULL
 /* Gives the buffers back (cl.h: kept for the next batch) and releases the
  * kernels (NULL ones skipped); cpm_run_free the run's events too. */

@@ -14,6 +14,7 @@
 #ifndef GT_CL_H
 #define GT_CL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +116,14 @@ typedef struct gt_cl_events {
 } gt_cl_events;
 /* Keeps ev; on out of memory releases it and fails with GT_EDEVICE. */
 int gt_cl_events_keep(gt_cl_events *e, cl_event ev, gt_error *err);
+/* Sets k's arguments first, first + 1, ...: nargs pairs of (size,
+ * pointer), as GT_CL_ARG writes them; GT_EDEVICE naming the kernel and the
+ * argument where one fails (each is a fault point "cl"). The _va form is
+ * for wrappers of their own. */
+int gt_cl_set_args(gt_cl *cl, cl_kernel k, const char *name, int first, gt_error *err, int nargs, ...);
+int gt_cl_set_args_va(gt_cl *cl, cl_kernel k, const char *name, int first, gt_error *err, int nargs, va_list ap);
+#define GT_CL_ARG(x) sizeof(x), (const void *)&(x)
+
 /* Enqueues k (1-D, global a multiple of local) on cl's queue and keeps its
  * event; GT_EDEVICE naming the kernel when it fails (err->cause
  * GT_CAUSE_DEVICE_MEMORY for the memory errors, unless err already held

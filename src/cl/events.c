@@ -1,7 +1,8 @@
-/* A run's kernel launches and their events, kept for their device time
- * (see cl.h). */
+/* A run's kernel launches and their events, kept for their device time,
+ * and the kernels' arguments set (see cl.h). */
 #include "cl.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 int gt_cl_events_keep(gt_cl_events *e, cl_event ev, gt_error *err)
@@ -51,4 +52,28 @@ void gt_cl_events_release(gt_cl_events *e)
 		clReleaseEvent(e->ev[i]);
 	free(e->ev);
 	*e = (gt_cl_events){0};
+}
+
+int gt_cl_set_args_va(gt_cl *cl, cl_kernel k, const char *name, int first, gt_error *err, int nargs, va_list ap)
+{
+	for (int i = 0; i < nargs; i++) {
+		size_t size = va_arg(ap, size_t);
+		const void *value = va_arg(ap, const void *);
+		cl_int rc = clSetKernelArg(k, (cl_uint)(first + i), size, value);
+		if (rc == CL_SUCCESS && gt_fault_hit("cl"))
+			rc = CL_INVALID_ARG_VALUE;
+		if (rc != CL_SUCCESS)
+			return gt_fail(err, GT_EDEVICE, "clSetKernelArg (%s, %d) failed: %s (%d) on '%s'", name, first + i,
+				       gt_cl_error_name(rc), (int)rc, gt_cl_device_name(cl));
+	}
+	return 0;
+}
+
+int gt_cl_set_args(gt_cl *cl, cl_kernel k, const char *name, int first, gt_error *err, int nargs, ...)
+{
+	va_list ap;
+	va_start(ap, nargs);
+	int rc = gt_cl_set_args_va(cl, k, name, first, err, nargs, ap);
+	va_end(ap);
+	return rc;
 }

@@ -64,22 +64,11 @@ static int set_args(struct run *r, cl_kernel k, const char *name, int first, int
 {
 	va_list ap;
 	va_start(ap, nargs);
-	for (int i = 0; i < nargs; i++) {
-		size_t size = va_arg(ap, size_t);
-		const void *value = va_arg(ap, const void *);
-		cl_int rc = clSetKernelArg(k, (cl_uint)(first + i), size, value);
-		if (rc == CL_SUCCESS && gt_fault_hit("cl"))
-			rc = CL_INVALID_ARG_VALUE;
-		if (rc != CL_SUCCESS) {
-			va_end(ap);
-			return gt_fail(r->err, GT_EDEVICE, "clSetKernelArg (%s, %d) failed: %s (%d) on '%s'", name,
-				       first + i, gt_cl_error_name(rc), (int)rc, gt_cl_device_name(r->cl));
-		}
-	}
+	int rc = gt_cl_set_args_va(r->cl, k, name, first, r->err, nargs, ap);
 	va_end(ap);
-	return 0;
+	return rc;
 }
-#define ARG(x) sizeof(x), (const void *)&(x)
+#define ARG(x) GT_CL_ARG(x)
 
 enum { K_INIT, K_JUMP, K_FINALIZE, K_REDUCE, K_SLACK, K_WALK, K_COUNT };
 static const char *const kernel_names[K_COUNT] = {
