@@ -64,20 +64,8 @@ static void run_free(sort_run *r)
 			clReleaseKernel(r->k[i]);
 }
 
-/* Sets k's arguments: nargs pairs of (size, pointer). */
-static int args(sort_run *r, int which, int nargs, const size_t *size, const void *const *value)
-{
-	for (int i = 0; i < nargs; i++) {
-		cl_int e = clSetKernelArg(r->k[which], (cl_uint)i, size[i], value[i]);
-		if (gt_cl_check(r->cl, e, kernel_names[which], r->err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-#define SET(r, which, ...)                                                                               \
-	args(r, which, (int)(sizeof((const void *[]){__VA_ARGS__}) / sizeof(void *)), arg_sizes, \
-	     (const void *[]){__VA_ARGS__})
+/* k's arguments: nargs GT_CL_ARG pairs. */
+#define SET(r, which, nargs, ...) gt_cl_set_args((r)->cl, (r)->k[which], kernel_names[which], 0, (r)->err, nargs, __VA_ARGS__)
 
 static int launch(sort_run *r, int which, uint64_t items, size_t local)
 {
@@ -87,7 +75,7 @@ static int launch(sort_run *r, int which, uint64_t items, size_t local)
 
 static int take(sort_run *r, uint64_t bytes, cl_mem *b)
 {
-	return gt_cl_buffer_take(r->cl, bytes ? bytes : 8, b, r->err);
+	return gt_cl_buffer_take(r->cl, bytes, b, r->err);
 }
 
 static int download(sort_run *r, cl_mem b, void *dst, size_t bytes)
@@ -103,17 +91,16 @@ static int scan(sort_run *r, cl_mem in, cl_mem out, bool wide, uint32_t n, uint6
 	uint32_t tiles = (uint32_t)(((uint64_t)n + SCAN_TILE - 1) / SCAN_TILE);
 	tiles = tiles ? tiles : 1;
 	cl_mem sums = NULL;
-	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
 	int tile_k = wide ? K_SCAN_U64 : K_SCAN_U32, add_k = wide ? K_ADD_U64 : K_ADD_U32;
 	int rc = take(r, 8ull * tiles, &sums);
 	if (rc == 0)
-		rc = SET(r, tile_k, &n, &in, &out, &sums);
+		rc = SET(r, tile_k, 4, GT_CL_ARG(n), GT_CL_ARG(in), GT_CL_ARG(out), GT_CL_ARG(sums));
 	if (rc == 0)
 		rc = launch(r, tile_k, (uint64_t)tiles * SCAN_WG, SCAN_WG);
 	if (rc == 0 && tiles > 1) {
 		rc = scan(r, sums, sums, true, tiles, total);
 		if (rc == 0)
-			rc = SET(r, add_k, &n, &out, &sums);
+			rc = SET(r, add_k, 3, GT_CL_ARG(n), GT_CL_ARG(out), GT_CL_ARG(sums));
 		if (rc == 0)
 			rc = launch(r, add_k, n, SCAN_WG);
 	} else if (rc == 0 && total) {
@@ -146,12 +133,11 @@ static int varying_bits(sort_run *r, cl_mem key, uint32_t n, uint64_t *varying)
 	groups = groups < BITS_GROUPS ? groups : BITS_GROUPS;
 	uint64_t ors[BITS_GROUPS], ands[BITS_GROUPS];
 	cl_mem fold_or = NULL, fold_and = NULL;
-	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
 	int rc = take(r, sizeof ors, &fold_or);
 	if (rc == 0)
 		rc = take(r, sizeof ands, &fold_and);
 	if (rc == 0)
-		rc = SET(r, K_BITS, &n, &key, &fold_or, &fold_and);
+		rc = SET(r, K_BITS, 4, GT_CL_ARG(n), GT_CL_ARG(key), GT_CL_ARG(fold_or), GT_CL_ARG(fold_and));
 	if (rc == 0)
 		rc = launch(r, K_BITS, (uint64_t)groups * SORT_WG, SORT_WG);
 	if (rc == 0)
@@ -171,17 +157,48 @@ static int varying_bits(sort_run *r, cl_mem key, uint32_t n, uint64_t *varying)
 static int pass(sort_run *r, uint32_t n, cl_uint shift, cl_mem hist, const cl_mem *from, const cl_mem *to)
 {
 	cl_uint tiles = (cl_uint)(((uint64_t)n + SORT_TILE - 1) / SORT_TILE);
-	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem),
-					   sizeof(cl_mem),  sizeof(cl_mem),  sizeof(cl_mem),  sizeof(cl_mem)};
-	int rc = SET(r, K_COUNT, &n, &shift, &tiles, &from[0], &hist);
+	int rc = SET(r, K_COUNT, 5, GT_CL_ARG(n), GT_CL_ARG(shift), GT_CL_ARG(tiles), GT_CL_ARG(from[0]), GT_CL_ARG(hist));
 	if (rc == 0)
 		rc = launch(r, K_COUNT, (uint64_t)tiles * SORT_WG, SORT_WG);
 	if (rc == 0)
 		rc = scan(r, hist, hist, false, RADIX * tiles, NULL);
 	if (rc == 0)
-		rc = SET(r, K_SCATTER, &n, &shift, &tiles, &from[0], &from[1], &to[0], &to[1], &hist);
+		rc = SET(r, K_SCATTER, 8, GT_CL_ARG(n), GT_CL_ARG(shift), GT_CL_ARG(tiles), GT_CL_ARG(from[0]), GT_CL_ARG(from[1]), GT_CL_ARG(to[0]), GT_CL_ARG(to[1]), GT_CL_ARG(hist));
 	if (rc == 0)
 		rc = launch(r, K_SCATTER, (uint64_t)tiles * SORT_WG, SORT_WG);
+	return rc;
+}
+
+/* The sort on r's kernels (gt_cl_sort_u64). */
+static int sort_pairs(sort_run *r, cl_mem key, cl_mem val, uint32_t n)
+{
+	gt_cl *cl = r->cl;
+	uint64_t tiles = ((uint64_t)n + SORT_TILE - 1) / SORT_TILE, varying = 0;
+	cl_mem pairs[2][2] = {{key, val}, {NULL, NULL}}, hist = NULL;
+	int rc = varying_bits(r, key, n, &varying);
+	int cur = 0;
+	for (cl_uint shift = 0; rc == 0 && shift < 64; shift += 4) {
+		if (!((varying >> shift) & (RADIX - 1)))
+			continue;
+		if (!hist && ((rc = take(r, 4 * RADIX * tiles, &hist)) < 0 || (rc = take(r, 8ull * n, &pairs[1][0])) < 0 ||
+			      (rc = take(r, 4ull * n, &pairs[1][1])) < 0))
+			break;
+		rc = pass(r, n, shift, hist, pairs[cur], pairs[!cur]);
+		cur = !cur;
+	}
+	if (rc == 0 && cur) { /* an odd count of passes: back to the caller's buffers */
+		for (int c = 0; c < 2 && rc == 0; c++) {
+			cl_event done;
+			cl_int e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][c], c ? val : key, 0, 0,
+						       (c ? 4ull : 8ull) * n, 0, NULL, &done);
+			rc = gt_cl_check(cl, e, "clEnqueueCopyBuffer", r->err);
+			if (rc == 0)
+				rc = gt_cl_events_keep(r->ev, done, r->err);
+		}
+	}
+	gt_cl_buffer_give(cl, hist);
+	gt_cl_buffer_give(cl, pairs[1][0]);
+	gt_cl_buffer_give(cl, pairs[1][1]);
 	return rc;
 }
 
@@ -190,34 +207,9 @@ int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *
 	if (n < 2)
 		return 0;
 	sort_run r = {.cl = cl, .ev = ev, .err = err};
-	uint64_t tiles = ((uint64_t)n + SORT_TILE - 1) / SORT_TILE, varying = 0;
-	cl_mem pairs[2][2] = {{key, val}, {NULL, NULL}}, hist = NULL;
 	int rc = kernels(&r);
 	if (rc == 0)
-		rc = varying_bits(&r, key, n, &varying);
-	int cur = 0;
-	for (cl_uint shift = 0; rc == 0 && shift < 64; shift += 4) {
-		if (!((varying >> shift) & (RADIX - 1)))
-			continue;
-		if (!hist && ((rc = take(&r, 4 * RADIX * tiles, &hist)) < 0 || (rc = take(&r, 8ull * n, &pairs[1][0])) < 0 ||
-			      (rc = take(&r, 4ull * n, &pairs[1][1])) < 0))
-			break;
-		rc = pass(&r, n, shift, hist, pairs[cur], pairs[!cur]);
-		cur = !cur;
-	}
-	if (rc == 0 && cur) { /* an odd count of passes: back to the caller's buffers */
-		for (int c = 0; c < 2 && rc == 0; c++) {
-			cl_event done;
-			cl_int e = clEnqueueCopyBuffer(gt_cl_queue(cl), pairs[1][c], c ? val : key, 0, 0,
-						       (c ? 4ull : 8ull) * n, 0, NULL, &done);
-			rc = gt_cl_check(cl, e, "clEnqueueCopyBuffer", err);
-			if (rc == 0)
-				rc = gt_cl_events_keep(ev, done, err);
-		}
-	}
-	gt_cl_buffer_give(cl, hist);
-	gt_cl_buffer_give(cl, pairs[1][0]);
-	gt_cl_buffer_give(cl, pairs[1][1]);
+		rc = sort_pairs(&r, key, val, n);
 	run_free(&r);
 	return rc;
 }
@@ -226,7 +218,6 @@ int gt_cl_sort_u64(gt_cl *cl, cl_mem key, cl_mem val, uint32_t n, gt_cl_events *
  * the last counts nothing, so it becomes the items kept). */
 static int bucket_first(sort_run *r, cl_mem key, uint32_t n, uint32_t buckets, cl_mem first)
 {
-	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem)};
 	cl_uint zero = 0;
 	cl_event done;
 	cl_int e = clEnqueueFillBuffer(gt_cl_queue(r->cl), first, &zero, sizeof zero, 0, 4ull * ((uint64_t)buckets + 1),
@@ -235,7 +226,7 @@ static int bucket_first(sort_run *r, cl_mem key, uint32_t n, uint32_t buckets, c
 	if (rc == 0)
 		rc = gt_cl_events_keep(r->ev, done, r->err);
 	if (rc == 0 && n)
-		rc = SET(r, K_BUCKET_COUNT, &n, &buckets, &key, &first);
+		rc = SET(r, K_BUCKET_COUNT, 4, GT_CL_ARG(n), GT_CL_ARG(buckets), GT_CL_ARG(key), GT_CL_ARG(first));
 	if (rc == 0 && n)
 		rc = launch(r, K_BUCKET_COUNT, n, SORT_WG);
 	if (rc == 0)
@@ -249,8 +240,6 @@ int gt_cl_bucket(gt_cl *cl, cl_mem key, uint32_t n, uint32_t buckets, cl_mem fir
 	if (buckets == UINT32_MAX)
 		return gt_fail(err, GT_EINPUT, "%u buckets: one too many for their offsets", buckets);
 	sort_run r = {.cl = cl, .ev = ev, .err = err};
-	static const size_t arg_sizes[] = {sizeof(cl_uint), sizeof(cl_uint), sizeof(cl_mem), sizeof(cl_mem),
-					   sizeof(cl_mem)};
 	cl_mem pair_key = NULL;
 	int rc = kernels(&r);
 	if (rc == 0)
@@ -258,13 +247,13 @@ int gt_cl_bucket(gt_cl *cl, cl_mem key, uint32_t n, uint32_t buckets, cl_mem fir
 	if (rc == 0 && n) {
 		rc = take(&r, 8ull * n, &pair_key);
 		if (rc == 0)
-			rc = SET(&r, K_BUCKET_PAIRS, &n, &buckets, &key, &pair_key, &items);
+			rc = SET(&r, K_BUCKET_PAIRS, 5, GT_CL_ARG(n), GT_CL_ARG(buckets), GT_CL_ARG(key), GT_CL_ARG(pair_key), GT_CL_ARG(items));
 		if (rc == 0)
 			rc = launch(&r, K_BUCKET_PAIRS, n, SORT_WG);
 	}
+	if (rc == 0 && n > 1)
+		rc = sort_pairs(&r, pair_key, items, n);
 	run_free(&r);
-	if (rc == 0 && n)
-		rc = gt_cl_sort_u64(cl, pair_key, items, n, ev, err);
 	gt_cl_buffer_give(cl, pair_key);
 	return rc;
 }
