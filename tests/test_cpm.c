@@ -282,15 +282,6 @@ static void assert_lt_equal(const int64_t *a, const int64_t *b, uint32_t n, cons
 			ck_abort_msg("%s: LT of point %u is %" PRId64 ", expected %" PRId64, what, v, a[v], b[v]);
 }
 
-static int device_count(void)
-{
-	gt_cl_device_info *infos;
-	size_t n;
-	gt_error err = {0};
-	ck_assert_msg(gt_cl_list(&infos, &n, &err) == 0, "%s", err.msg);
-	free(infos);
-	return (int)n;
-}
 
 /* The float's plans: as the library picks (pieces from 64k points on), in
  * pieces of many small cuts with narrow frontiers, and in one piece. */
@@ -333,7 +324,7 @@ static uint32_t compare_devices_plans(const gt_cpm_graph *g, const char *what, u
 		binding_free(&ts);
 	}
 	uint32_t rounds = 0;
-	int ndev = device_count();
+	int ndev = gt_test_device_count();
 	for (int d = 0; d < ndev; d++) {
 		char spec[16], label[256];
 		snprintf(spec, sizeof spec, "%d", d);
@@ -886,7 +877,7 @@ START_TEST(device_rounds_follow_cross_hops)
 	a.g.horizon = 1000;
 	check_host(&a, "rounds");
 	uint32_t rounds = compare_devices(&a.g, "rounds");
-	ck_assert(device_count() == 0 || rounds == K + 2);
+	ck_assert(gt_test_device_count() == 0 || rounds == K + 2);
 	graph_free(&a);
 }
 END_TEST
@@ -938,7 +929,7 @@ START_TEST(device_pieces_cut_the_rounds)
 	check_host(&a, "steps");
 	uint32_t rounds[PLANS] = {0};
 	compare_devices_plans(&a.g, "steps", rounds);
-	ck_assert_msg(device_count() == 0 || (rounds[2] >= STEPS && rounds[1] * 10 < rounds[2]),
+	ck_assert_msg(gt_test_device_count() == 0 || (rounds[2] >= STEPS && rounds[1] * 10 < rounds[2]),
 		      "rounds: %u in pieces, %u in one piece", rounds[1], rounds[2]);
 	graph_free(&a);
 }
@@ -1030,7 +1021,7 @@ START_TEST(device_path_durations)
 				ck_assert_msg(got[v] == want[v], "n %u shape %d point %u on %u threads: %" PRId64 ", one %" PRId64,
 					      n, shape, v, threads, got[v], want[v]);
 		}
-		for (int d = 0; d < device_count(); d++) {
+		for (int d = 0; d < gt_test_device_count(); d++) {
 			char spec[16];
 			snprintf(spec, sizeof spec, "%d", d);
 			gt_cl *cl;

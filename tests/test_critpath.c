@@ -121,15 +121,6 @@ static void check_reference(const forest *f, const gt_cp_rows *o, const gt_cp_su
 	ck_assert_uint_eq(marked, s->marked_rows);
 }
 
-static int device_count(void)
-{
-	gt_cl_device_info *infos;
-	size_t n;
-	gt_error err = {0};
-	ck_assert_msg(gt_cl_list(&infos, &n, &err) == 0, "%s", err.msg);
-	free(infos);
-	return (int)n;
-}
 
 static int gpu_count(void)
 {
@@ -228,7 +219,7 @@ static void compare_all(const forest *f, const gt_cp_options *opt, const char *w
 		ck_assert_msg(gt_critpath_fast(f->parent, f->dur, f->n, &o, &dev, &sdev, &err) == 0, "%s", err.msg);
 		assert_same(&ref, &sref, &dev, &sdev, f->n, label);
 	}
-	int ndev = device_count();
+	int ndev = gt_test_device_count();
 	for (int d = 0; d < ndev; d++) {
 		char spec[16], label[256];
 		snprintf(spec, sizeof spec, "%d", d);
@@ -540,7 +531,7 @@ START_TEST(cache_concurrent)
 			close(go[1]);
 			if (read(go[0], &c, 1) != 0) /* both start when the pipe closes */
 				_exit(2);
-			if (device_count() == 0)
+			if (gt_test_device_count() == 0)
 				_exit(0);
 			_exit(build_and_run(NULL, NULL, 0) == 0 ? 0 : 1);
 		}
@@ -553,7 +544,7 @@ START_TEST(cache_concurrent)
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "builder %d failed", k);
 	}
 	bool cached = false;
-	if (device_count() > 0) {
+	if (gt_test_device_count() > 0) {
 		ck_assert(build_and_run(&cached, NULL, 0) == 0);
 		ck_assert_msg(cached, "the entry two processes wrote is not usable");
 	}
@@ -563,7 +554,7 @@ END_TEST
 
 START_TEST(cache_corrupt)
 {
-	if (device_count() == 0)
+	if (gt_test_device_count() == 0)
 		return;
 	use_fresh_cache();
 	char path[4096];

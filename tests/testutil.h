@@ -45,6 +45,10 @@ static inline int gt_run_cases(const char *suite, const gt_tcase *cases)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* The OpenCL devices gt_cl_list finds (util_cl.c); a listing that fails
+ * fails the test. */
+int gt_test_device_count(void);
+
 /* Directory of the shared real traces, relative to the repository root. */
 #define GT_SHARED_TRACES "../shared/traces"
 
