@@ -1583,6 +1583,65 @@ START_TEST(random_wait_targets)
 }
 END_TEST
 
+/* The device span before d on its track by track order (start, longer
+ * first, id), slowly. */
+static uint32_t brute_previous(const causal_trace *t, uint32_t d)
+{
+	const gt_model *m = t->m;
+	const gt_span *s = &m->spans[d];
+	uint32_t prev = GT_NONE;
+	for (uint32_t i = 0; i < m->span_count; i++) {
+		const gt_span *p = &m->spans[i];
+		if (i == d || p->track != s->track || !causal_takes_part(t, i) || !(t->span_class[i] & CAUSAL_DEVICE))
+			continue;
+		bool before = p->ts_ns < s->ts_ns || (p->ts_ns == s->ts_ns && (p->dur_ns > s->dur_ns ||
+										 (p->dur_ns == s->dur_ns && i < d)));
+		if (!before)
+			continue;
+		const gt_span *q = prev == GT_NONE ? NULL : &m->spans[prev];
+		if (!q || p->ts_ns > q->ts_ns || (p->ts_ns == q->ts_ns && (p->dur_ns < q->dur_ns ||
+									    (p->dur_ns == q->dur_ns && i > prev))))
+			prev = i;
+	}
+	return prev;
+}
+
+/* The previous device span of every device span against brute_previous,
+ * on 1 to 4 threads: a track of more than a thread's share is ordered in
+ * ranges (GPUTRACE_CAUSAL_RANGE), on every thread, sorted or not. */
+START_TEST(random_previous_device_spans)
+{
+	rng_state = 0x9e7a0000u + (uint64_t)_i;
+	uint64_t checked = 0, unsorted = 0;
+	for (int round = 0; round < 400; round++) {
+		char *events = random_trace();
+		gt_model m = load_events(events);
+		gt_causal_options o = options();
+		o.stream_wait_slack_ns = 1000;
+		o.threads = 1 + (unsigned)(round % 4);
+		causal_trace t;
+		gt_error err = {0};
+		if (causal_trace_init(&t, &m, &o, &err) == 0) {
+			ck_assert_ptr_nonnull(t.prev_device);
+			for (uint32_t d = 0; d < m.span_count; d++) {
+				if (!(t.span_class[d] & CAUSAL_DEVICE) || !causal_takes_part(&t, d))
+					continue;
+				uint32_t want = brute_previous(&t, d);
+				ck_assert_msg(t.prev_device[d] == want, "round %d span %u: %u, want %u", round, d,
+					      t.prev_device[d], want);
+				checked++;
+				unsorted += want != GT_NONE && want > d;
+			}
+		}
+		causal_trace_free(&t);
+		gt_model_free(&m);
+		free(events);
+	}
+	ck_assert_msg(checked > 1000 && unsorted > 20, "%llu checked, %llu out of id order", (unsigned long long)checked,
+		      (unsigned long long)unsorted);
+}
+END_TEST
+
 /* The span d waited for by the stream-wait rule, slowly: its arrival from
  * every kept flow of its window, its track's previous span by track
  * order (start, longer first, id), then every device span of the window. */
@@ -1597,20 +1656,7 @@ static uint32_t brute_stream_wait(const causal_trace *t, uint32_t w, uint32_t d)
 		    t->departure[f] <= s->ts_ns && t->departure[f] > ready)
 			ready = t->departure[f];
 	}
-	uint32_t prev = GT_NONE;
-	for (uint32_t i = 0; i < m->span_count; i++) { /* the track order's predecessor */
-		const gt_span *p = &m->spans[i];
-		if (i == d || p->track != s->track || !causal_takes_part(t, i) || !(t->span_class[i] & CAUSAL_DEVICE))
-			continue;
-		bool before = p->ts_ns < s->ts_ns || (p->ts_ns == s->ts_ns && (p->dur_ns > s->dur_ns ||
-										 (p->dur_ns == s->dur_ns && i < d)));
-		if (!before)
-			continue;
-		const gt_span *q = prev == GT_NONE ? NULL : &m->spans[prev];
-		if (!q || p->ts_ns > q->ts_ns || (p->ts_ns == q->ts_ns && (p->dur_ns < q->dur_ns ||
-									    (p->dur_ns == q->dur_ns && i > prev))))
-			prev = i;
-	}
+	uint32_t prev = brute_previous(t, d);
 	if (prev != GT_NONE && causal_end(&m->spans[prev]) > ready)
 		ready = causal_end(&m->spans[prev]);
 	if (ready == INT64_MIN || s->ts_ns <= ready)
@@ -1894,6 +1940,7 @@ int main(void)
 		GT_LOOP(random_vs_brute_force, 10),
 		GT_LOOP(random_wait_targets, 4),
 		GT_LOOP(random_stream_waits, 4),
+		GT_LOOP(random_previous_device_spans, 2),
 		GT_LOOP(union_failure_runs_windows_alone, 2),
 		{0},
 	};

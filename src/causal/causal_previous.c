@@ -2,11 +2,13 @@
  * (start, longer first, id): what a launched kernel queues behind, and
  * what a stream wait follows. The device spans, selected on threads, are
  * bucketed by track, then the tracks are ordered on threads, one track a
- * job. */
+ * job; a track of more than a job's share (a trace has a few streams) is
+ * ordered after, on every thread. */
 #include <stdatomic.h>
 #include <string.h>
 
 #include "causal_internal.h"
+#include "causal_times.h"
 
 typedef struct previous {
 	causal_trace *t;
@@ -17,6 +19,7 @@ typedef struct previous {
 	uint64_t *key, *tk; /* by item: each track's slice its own */
 	uint32_t *tv;
 	atomic_uint next_track;
+	uint32_t wide_over; /* tracks of more items are ordered on every thread */
 } previous;
 
 static bool device_taking_part(void *ctx, uint32_t i)
@@ -50,12 +53,19 @@ static int items_to_spans(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* Whether span b may follow span a in track order. */
+static bool follows(const gt_model *m, uint32_t a, uint32_t b)
+{
+	const gt_span *x = &m->spans[a], *y = &m->spans[b];
+	return x->ts_ns < y->ts_ns || (x->ts_ns == y->ts_ns && x->dur_ns >= y->dur_ns);
+}
+
 static void order_track(previous *p, uint32_t tr)
 {
 	causal_trace *t = p->t;
 	const gt_model *m = t->m;
 	uint32_t f = p->first[tr], n = p->first[tr + 1] - f;
-	if (!n)
+	if (!n || n > p->wide_over)
 		return;
 	uint32_t *v = p->items + f;
 	uint64_t *k = p->key + f;
@@ -63,10 +73,8 @@ static void order_track(previous *p, uint32_t tr)
 	 * kernels as they ran), else sort by longer first, then (stably) by
 	 * start */
 	bool sorted = true;
-	for (uint32_t i = 1; i < n && sorted; i++) {
-		const gt_span *a = &m->spans[v[i - 1]], *b = &m->spans[v[i]];
-		sorted = a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->dur_ns >= b->dur_ns);
-	}
+	for (uint32_t i = 1; i < n && sorted; i++)
+		sorted = follows(m, v[i - 1], v[i]);
 	if (!sorted) {
 		for (uint32_t i = 0; i < n; i++)
 			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
@@ -91,19 +99,95 @@ static void *order_tracks(void *arg)
 	return NULL;
 }
 
+/* --- a track of many items, in ranges on every thread ---------------
+ * The same steps as order_track's, each a pass over the track's items. */
+typedef struct wide_track {
+	const gt_model *m;
+	uint32_t *prev_device;
+	uint32_t *v;      /* the track's items */
+	uint64_t *k;
+	int64_t base;     /* the least start */
+	bool unsorted;    /* set by any range that finds a pair out of order */
+} wide_track;
+
+static int in_order_range(void *ctx, uint64_t a, uint64_t b)
+{
+	wide_track *w = ctx;
+	for (uint64_t i = a ? a : 1; i < b; i++)
+		if (!follows(w->m, w->v[i - 1], w->v[i])) {
+			__atomic_store_n(&w->unsorted, true, __ATOMIC_RELAXED);
+			break;
+		}
+	return 0;
+}
+
+static int longer_first_keys(void *ctx, uint64_t a, uint64_t b)
+{
+	wide_track *w = ctx;
+	for (uint64_t i = a; i < b; i++)
+		w->k[i] = UINT64_MAX - (uint64_t)w->m->spans[w->v[i]].dur_ns;
+	return 0;
+}
+
+static int least_start(void *ctx, uint64_t a, uint64_t b)
+{
+	wide_track *w = ctx;
+	int64_t least = INT64_MAX;
+	for (uint64_t i = a; i < b; i++)
+		least = w->m->spans[w->v[i]].ts_ns < least ? w->m->spans[w->v[i]].ts_ns : least;
+	causal_atomic_min(&w->base, least);
+	return 0;
+}
+
+static int start_keys(void *ctx, uint64_t a, uint64_t b)
+{
+	wide_track *w = ctx;
+	for (uint64_t i = a; i < b; i++)
+		w->k[i] = (uint64_t)(w->m->spans[w->v[i]].ts_ns - w->base);
+	return 0;
+}
+
+static int link_range(void *ctx, uint64_t a, uint64_t b)
+{
+	wide_track *w = ctx;
+	for (uint64_t i = a ? a : 1; i < b; i++)
+		w->prev_device[w->v[i]] = w->v[i - 1];
+	return 0;
+}
+
+static void order_wide_track(previous *p, uint32_t tr, unsigned threads)
+{
+	uint32_t f = p->first[tr], n = p->first[tr + 1] - f, min = causal_range_min();
+	wide_track w = {p->t->m, p->t->prev_device, p->items + f, p->key + f, INT64_MAX, false};
+	gt_parallel_ranges(n, min, threads, in_order_range, &w);
+	if (w.unsorted) {
+		gt_parallel_ranges(n, min, threads, longer_first_keys, &w);
+		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, threads);
+		gt_parallel_ranges(n, min, threads, least_start, &w);
+		gt_parallel_ranges(n, min, threads, start_keys, &w);
+		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, threads);
+	}
+	gt_parallel_ranges(n, min, threads, link_range, &w);
+}
+
 int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
 	previous p = {.t = t};
 	uint32_t *first = NULL, *items = NULL, *dev = NULL, ndev = 0;
 	t->prev_device = gt_big_malloc(m->span_count, sizeof *t->prev_device);
+	causal_times_mark("previous: begin");
 	int rc = t->prev_device ? causal_select(m->span_count, threads, device_taking_part, t, &dev, &ndev) : -1;
+	causal_times_mark("previous: select");
 	p.dev = dev;
 	p.track_of = rc == 0 ? gt_big_malloc(ndev, sizeof *p.track_of) : NULL;
 	if (rc == 0 && p.track_of) {
 		gt_parallel_ranges(m->span_count, causal_range_min(), threads, none_before, t);
+		causal_times_mark("previous: none before");
 		gt_parallel_ranges(ndev, causal_range_min(), threads, track_of_range, &p);
+		causal_times_mark("previous: track of");
 		rc = causal_bucket(ndev, p.track_of, m->track_count, threads, &first, &items);
+		causal_times_mark("previous: bucket");
 	} else {
 		rc = -1;
 	}
@@ -124,7 +208,13 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		previous *shared[GT_MAX_JOBS];
 		for (unsigned j = 0; j < k; j++)
 			shared[j] = &p;
+		causal_times_mark("previous: items");
+		p.wide_over = k > 1 ? total / k : UINT32_MAX;
 		gt_run_jobs(order_tracks, shared, sizeof *shared, k ? k : 1);
+		for (uint32_t tr = 0; tr < m->track_count; tr++)
+			if (first[tr + 1] - first[tr] > p.wide_over)
+				order_wide_track(&p, tr, threads);
+		causal_times_mark("previous: ordered");
 	}
 	gt_big_free(p.key), gt_big_free(p.tk), gt_big_free(p.tv);
 	gt_big_free(first), gt_big_free(items), gt_big_free(dev);

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "causal_internal.h"
+#include "causal_times.h"
 
 /* The blocking waits every trace knows; --wait-name adds to them. */
 static const char default_wait_pattern[] =
@@ -277,13 +278,17 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	}
 	for (uint32_t r = 0; r < ranks; r++)
 		c.lo[r] = INT64_MAX, c.hi[r] = INT64_MIN;
+	causal_times_mark("classify: begin");
 	gt_parallel_ranges(m->span_count, causal_range_min(), threads, devices_range, &c);
+	causal_times_mark("classify: devices");
 	gt_parallel_ranges(m->span_count, causal_range_min(), threads, taking_part_range, &c);
+	causal_times_mark("classify: taking part");
 	t->spans_taking_part = c.taking_part;
 	t->device_track_spans_left_out = c.device_track_left_out;
 	leave_out_wrappers(&c);
 	int rc = c.step_glob ? join_openings(&c) : 0;
 	classify_free(&c);
+	causal_times_mark("classify: wrappers, openings");
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory for the spans that open steps");
 	if (!t->spans_taking_part)

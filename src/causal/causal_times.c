@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/base.h"
 
@@ -13,11 +14,13 @@ static const char *const stage_names[CAUSAL_T_COUNT] = {
 static _Atomic uint64_t stage_ns[CAUSAL_T_COUNT];
 static atomic_int enabled = -1; /* -1: not read yet */
 
-static bool timing(void)
+/* 0: off; 1: the stages' sums; 2: and the marks */
+static int timing(void)
 {
 	int e = atomic_load_explicit(&enabled, memory_order_relaxed);
 	if (e < 0) {
-		e = getenv("GPUTRACE_CAUSAL_TIMES") != NULL;
+		const char *v = getenv("GPUTRACE_CAUSAL_TIMES");
+		e = !v ? 0 : strcmp(v, "2") == 0 ? 2 : 1;
 		atomic_store(&enabled, e);
 	}
 	return e;
@@ -42,4 +45,14 @@ void causal_times_report(void)
 	for (int s = 0; s < CAUSAL_T_COUNT; s++)
 		fprintf(stderr, " %s %.3f", stage_names[s], (double)atomic_exchange(&stage_ns[s], 0) / 1e9);
 	fputc('\n', stderr);
+}
+
+void causal_times_mark(const char *what)
+{
+	static _Atomic uint64_t first;
+	if (timing() < 2)
+		return;
+	uint64_t now = gt_clock_ns(), zero = 0;
+	atomic_compare_exchange_strong(&first, &zero, now);
+	fprintf(stderr, "gputrace: causal at %.3f s: %s\n", (double)(now - atomic_load(&first)) / 1e9, what);
 }

@@ -40,6 +40,9 @@ enum causal_stage {
 uint64_t causal_times_now(void);
 /* Adds the time since `since` (from causal_times_now) to a stage. */
 void causal_times_add(enum causal_stage s, uint64_t since);
+/* GPUTRACE_CAUSAL_TIMES=2: the time since the first mark, and what, to
+ * stderr (where the steps before the windows' graphs begin and end). */
+void causal_times_mark(const char *what);
 /* Prints the stages once the analysis is done, when timing is on. */
 void causal_times_report(void);
 

@@ -390,9 +390,13 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
 	flow_job fj = {t, &f, by_rank ? &rf : NULL, placed_by, flow_window, false};
+	causal_times_mark("place: begin");
 	gt_parallel_ranges(m->span_count, causal_range_min(), threads, unplaced, &fj);
+	causal_times_mark("place: unplaced");
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_departures, &fj);
+	causal_times_mark("place: departures");
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_placings, &fj);
+	causal_times_mark("place: placings");
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
 	/* spans in ranges, one a thread, each searching from its own hint */
@@ -403,14 +407,18 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 					    (uint32_t)((uint64_t)m->span_count * j / k),
 					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
 	gt_run_jobs(span_windows, jobs, sizeof *jobs, k);
+	causal_times_mark("place: span windows");
 	fj.whole = whole;
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_windows, &fj);
+	causal_times_mark("place: flow windows");
 	gt_big_free(placed_by);
 	finder_free(&f);
 	rank_finders_free(&rf);
 	int rc = causal_bucket(m->span_count, t->window_of, t->window_count, threads, &t->span_first, &t->spans_by_window);
+	causal_times_mark("place: span buckets");
 	if (rc == 0)
 		rc = causal_bucket(m->flow_count, flow_window, t->window_count, threads, &t->flow_first, &t->flows_by_window);
+	causal_times_mark("place: flow buckets");
 	gt_big_free(flow_window);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
@@ -460,6 +468,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
 	int rc = make_windows(t, opt, err);
 	causal_times_add(CAUSAL_T_WINDOWS, t0);
+	causal_times_mark("windows");
 	t0 = causal_times_now();
 	if (rc == 0)
 		rc = place(t, threads, err);
@@ -472,6 +481,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
 	causal_times_add(CAUSAL_T_PREVIOUS, t0);
+	causal_times_mark("previous joined");
 	t0 = causal_times_now();
 	if (rc == 0 && m->rank_count > 1)
 		rc = causal_collective_edges(t, err);
@@ -485,9 +495,11 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = causal_recorded_waits(t, err);
 	causal_times_add(CAUSAL_T_RECORDED, t0);
 	t0 = causal_times_now();
+	causal_times_mark("strings, recorded");
 	if (rc == 0 && t->handoffs && causal_mark_backward(t, threads) < 0)
 		rc = gt_fail(err, GT_EINPUT, "out of memory marking %u spans", m->span_count);
 	causal_times_add(CAUSAL_T_BACKWARD, t0);
+	causal_times_mark("backward");
 	return rc;
 }
 
