@@ -18,7 +18,7 @@ static void *alloc(size_t n, size_t size)
 
 typedef struct backward_marks {
 	causal_trace *t;
-	uint8_t *name_memo, *cat_memo; /* memos by string id (causal_memo_get) */
+	uint8_t *cat_memo; /* memo by string id (causal_memo_get) */
 } backward_marks;
 
 static bool memo_yes(uint8_t *memo, uint32_t id, bool (*ask)(const char *s), const gt_model *m)
@@ -27,7 +27,7 @@ static bool memo_yes(uint8_t *memo, uint32_t id, bool (*ask)(const char *s), con
 	return (v ? v : causal_memo_set(memo, id, ask(gt_model_str(m, id)))) == 2;
 }
 
-static bool backward_name(const char *s)
+bool causal_backward_name(const char *s)
 {
 	return strncmp(s, BACKWARD_PREFIX, strlen(BACKWARD_PREFIX)) == 0;
 }
@@ -35,16 +35,6 @@ static bool backward_name(const char *s)
 static bool fwdbwd_cat(const char *s)
 {
 	return strcmp(s, "fwdbwd") == 0;
-}
-
-static int mark_by_name(void *ctx, uint64_t a, uint64_t b)
-{
-	backward_marks *bm = ctx;
-	causal_trace *t = bm->t;
-	for (uint32_t i = (uint32_t)a; i < b; i++)
-		if (causal_takes_part(t, i) && memo_yes(bm->name_memo, t->m->spans[i].name, backward_name, t->m))
-			t->span_class[i] |= CAUSAL_BACKWARD;
-	return 0;
 }
 
 /* Flows of one target may be on several threads: its bits or'd at once. */
@@ -67,14 +57,11 @@ int causal_mark_backward(causal_trace *t, unsigned threads)
 {
 	const gt_model *m = t->m;
 	size_t strings = m->strings.count ? m->strings.count : 1;
-	backward_marks bm = {t, gt_big_calloc(strings, 1), gt_big_calloc(strings, 1)};
-	if (!bm.name_memo || !bm.cat_memo) {
-		gt_big_free(bm.name_memo), gt_big_free(bm.cat_memo);
+	backward_marks bm = {t, gt_big_calloc(strings, 1)};
+	if (!bm.cat_memo)
 		return -1;
-	}
-	gt_parallel_ranges(m->span_count, causal_range_min(), threads, mark_by_name, &bm);
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, mark_by_flow, &bm);
-	gt_big_free(bm.name_memo), gt_big_free(bm.cat_memo);
+	gt_big_free(bm.cat_memo);
 	return 0;
 }
 

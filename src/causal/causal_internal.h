@@ -369,9 +369,11 @@ int causal_point_spans(causal_graph *g, unsigned threads, gt_error *err);
 
 /* --- causal_handoff.c ----------------------------------------------- */
 
-/* Marks the spans that are backward work (CAUSAL_BACKWARD): named
- * autograd::engine::..., or a fwdbwd flow's target. Once, before the
- * windows' graphs; -1 out of memory. */
+/* Backward work (CAUSAL_BACKWARD) is a span taking part named
+ * autograd::engine::... (marked as the spans are classified, where
+ * opt->handoffs), or a fwdbwd flow's target: causal_mark_backward marks
+ * those, once, before the windows' graphs; -1 out of memory. */
+bool causal_backward_name(const char *s);
 int causal_mark_backward(causal_trace *t, unsigned threads);
 /* The hand-off edges of a window: points src[i] -> dst[i], ref[i] the
  * handing span (global); free with causal_handoffs_free. */

@@ -1,6 +1,6 @@
 /* Which spans take part in the causal analysis, which are device spans
- * and blocking waits, and the profiler's wrapper left out (the rules are
- * in causal.h): two passes over the spans in ranges on threads. Each
+ * and blocking waits (and, for the hand-offs, backward work by name), and
+ * the profiler's wrapper left out (the rules are in causal.h): two passes over the spans in ranges on threads. Each
  * string's answer is asked once and kept; two threads may ask the same
  * string at once, and both give the same answer. */
 #include <fnmatch.h>
@@ -74,6 +74,7 @@ typedef struct classify {
 	uint8_t *device, *waits; /* memos by string id */
 	const char *step_glob;   /* NULL: no openings asked */
 	uint8_t *opens;          /* memo by name: matches step_glob */
+	uint8_t *backward;       /* memo by name: backward work (opt->handoffs), else NULL */
 	opening_part parts[GT_MAX_JOBS];
 	uint32_t part_count;
 	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
@@ -179,6 +180,13 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 		}
 		if (w == 2)
 			*cls |= CAUSAL_WAIT;
+		if (c->backward) { /* read here, where the name is, not in a pass of its own */
+			uint8_t k = causal_memo_get(c->backward, s->name);
+			if (!k)
+				k = causal_memo_set(c->backward, s->name, causal_backward_name(gt_model_str(m, s->name)));
+			if (k == 2)
+				*cls |= CAUSAL_BACKWARD;
+		}
 		if (!(*cls & CAUSAL_DEVICE) && m->tracks[s->track].span_count == 1)
 			c->alone[__atomic_fetch_add(&c->alone_count, 1, __ATOMIC_RELAXED)] = i;
 		if (c->step_glob && !(*cls & CAUSAL_DEVICE) && !oom) { /* a host track's span */
@@ -250,7 +258,7 @@ static void classify_free(classify *c)
 {
 	for (uint32_t k = 0; k < c->part_count; k++)
 		free(c->parts[k].ids);
-	gt_big_free(c->opens);
+	gt_big_free(c->opens), gt_big_free(c->backward);
 	gt_big_free(c->device), gt_big_free(c->waits);
 	gt_big_free(c->lo), gt_big_free(c->hi), gt_big_free(c->alone);
 	wait_patterns_free(&c->wp);
@@ -263,6 +271,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	if (wait_patterns_init(&c.wp, opt, err) < 0)
 		return -1;
 	c.opens = c.step_glob ? gt_big_calloc(m->strings.count, 1) : NULL;
+	c.backward = opt->handoffs ? gt_big_calloc(m->strings.count, 1) : NULL;
 	uint32_t ranks = m->rank_count ? m->rank_count : 1;
 	c.device = gt_big_calloc(m->strings.count, 1);
 	c.waits = gt_big_calloc(m->strings.count, 1);
@@ -272,7 +281,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	t->span_class = gt_big_calloc(m->span_count, 1);
 	t->track_device = gt_big_calloc(m->track_count, 1);
 	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !t->span_class || !t->track_device ||
-	    (c.step_glob && !c.opens)) {
+	    (c.step_glob && !c.opens) || (opt->handoffs && !c.backward)) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
 	}

@@ -430,17 +430,29 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	return 0;
 }
 
-typedef struct previous_job {
+/* What needs only the spans' classes, found beside the windows: the
+ * previous device spans (where asked), then the strings' classes. */
+typedef struct beside_job {
 	causal_trace *t;
+	const gt_causal_options *opt;
 	unsigned threads;
-	gt_error err;
-	int rc;
-} previous_job;
+	bool previous;
+	gt_error err, strings_err;
+	int rc, strings_rc;
+} beside_job;
 
 static void *previous_device_spans(void *arg)
 {
-	previous_job *j = arg;
-	j->rc = causal_previous_device_spans(j->t, j->threads, &j->err);
+	beside_job *j = arg;
+	j->rc = j->previous ? causal_previous_device_spans(j->t, j->threads, &j->err) : 0;
+	return NULL;
+}
+
+static void *beside_windows(void *arg)
+{
+	beside_job *j = arg;
+	previous_device_spans(j);
+	j->strings_rc = causal_classify_strings(j->t, j->opt, j->threads, &j->strings_err);
 	return NULL;
 }
 
@@ -458,14 +470,15 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		return -1;
 	causal_times_add(CAUSAL_T_CLASSIFY, t0);
 	t0 = causal_times_now();
-	/* the previous device spans need only the classes: they are found
-	 * beside the windows (queue hops need them where there are windows: the
-	 * whole trace has nothing outside it to queue behind; stream waits
-	 * always); the windows' error comes first, as one after the other */
-	bool previous = opt->has_window || opt->step_glob || t->stream_wait_slack;
-	previous_job pj = {t, threads, {0}, 0};
+	/* the previous device spans and the strings' classes need only the
+	 * spans' classes: they are found beside the windows (queue hops need
+	 * the previous spans where there are windows: the whole trace has
+	 * nothing outside it to queue behind; stream waits always); the errors
+	 * come in the order they would one after the other */
+	beside_job pj = {.t = t, .opt = opt, .threads = threads,
+			 .previous = opt->has_window || opt->step_glob || t->stream_wait_slack};
 	pthread_t tid;
-	bool beside = previous && threads > 1 && pthread_create(&tid, NULL, previous_device_spans, &pj) == 0;
+	bool beside = threads > 1 && pthread_create(&tid, NULL, beside_windows, &pj) == 0;
 	int rc = make_windows(t, opt, err);
 	causal_times_add(CAUSAL_T_WINDOWS, t0);
 	causal_times_mark("windows");
@@ -476,7 +489,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	t0 = causal_times_now();
 	if (beside)
 		pthread_join(tid, NULL);
-	else if (previous && rc == 0)
+	else if (rc == 0)
 		previous_device_spans(&pj);
 	if (rc == 0 && pj.rc < 0)
 		rc = gt_fail(err, pj.err.status, "%s", pj.err.msg);
@@ -487,8 +500,10 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 		rc = causal_collective_edges(t, err);
 	causal_times_add(CAUSAL_T_COLLECTIVES, t0);
 	t0 = causal_times_now();
-	if (rc == 0)
-		rc = causal_classify_strings(t, opt, threads, err);
+	if (rc == 0 && !beside)
+		pj.strings_rc = causal_classify_strings(t, opt, threads, &pj.strings_err);
+	if (rc == 0 && pj.strings_rc < 0)
+		rc = gt_fail(err, pj.strings_err.status, "%s", pj.strings_err.msg);
 	causal_times_add(CAUSAL_T_STRINGS, t0);
 	t0 = causal_times_now();
 	if (rc == 0 && opt->recorded_waits)
