@@ -22,18 +22,13 @@ typedef struct previous {
 	uint32_t wide_over; /* tracks of more items are ordered on every thread */
 } previous;
 
+/* Whether span i is a device span taking part; and, as causal_select
+ * asks each span once, no previous span for it yet (one pass, not two). */
 static bool device_taking_part(void *ctx, uint32_t i)
 {
-	const causal_trace *t = ctx;
-	return t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i);
-}
-
-static int none_before(void *ctx, uint64_t a, uint64_t b)
-{
 	causal_trace *t = ctx;
-	for (uint64_t i = a; i < b; i++)
-		t->prev_device[i] = GT_NONE;
-	return 0;
+	t->prev_device[i] = GT_NONE;
+	return t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i);
 }
 
 static int track_of_range(void *ctx, uint64_t a, uint64_t b)
@@ -182,8 +177,6 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 	p.dev = dev;
 	p.track_of = rc == 0 ? gt_big_malloc(ndev, sizeof *p.track_of) : NULL;
 	if (rc == 0 && p.track_of) {
-		gt_parallel_ranges(m->span_count, causal_range_min(), threads, none_before, t);
-		causal_times_mark("previous: none before");
 		gt_parallel_ranges(ndev, causal_range_min(), threads, track_of_range, &p);
 		causal_times_mark("previous: track of");
 		rc = causal_bucket(ndev, p.track_of, m->track_count, threads, &first, &items);
