@@ -13,16 +13,21 @@ static void *alloc(size_t n, size_t size)
 	return gt_big_malloc(n, size);
 }
 
+/* Room for c windows in all (-1 out of memory). */
+static int reserve_windows(causal_trace *t, uint32_t *cap, uint32_t c)
+{
+	gt_causal_window *p = gt_fault_hit("alloc") ? NULL : realloc(t->windows, (size_t)c * sizeof *p);
+	if (!p)
+		return -1;
+	t->windows = p;
+	*cap = c;
+	return 0;
+}
+
 static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t begin, int64_t end)
 {
-	if (t->window_count == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 16;
-		gt_causal_window *p = gt_fault_hit("alloc") ? NULL : realloc(t->windows, (size_t)c * sizeof *p);
-		if (!p)
-			return -1;
-		t->windows = p;
-		*cap = c;
-	}
+	if (t->window_count == *cap && reserve_windows(t, cap, *cap ? *cap * 2 : 16) < 0)
+		return -1;
 	gt_causal_window *w = &t->windows[t->window_count++];
 	memset(w, 0, sizeof *w);
 	w->step_span = step;
@@ -66,7 +71,9 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 	for (uint32_t i = 0; job && i < m->strings.count; i++)
 		by_name[i] = GT_NONE;
 	uint32_t steps_cap = 0;
-	int rc = 0;
+	/* a window a step, at most: a window is a few hundred bytes, and a
+	 * hundred thousand steps grown by doubling were copied twice over */
+	int rc = openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
 	for (uint32_t k = 0; k < openings && rc == 0; k++) {
 		uint32_t i = opening[k];
 		const gt_span *s = &m->spans[i];
