@@ -157,10 +157,10 @@ static void order_wide_track(previous *p, uint32_t tr, unsigned threads)
 	gt_parallel_ranges(n, min, threads, in_order_range, &w);
 	if (w.unsorted) {
 		gt_parallel_ranges(n, min, threads, longer_first_keys, &w);
-		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, threads);
+		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, causal_range_jobs(n, threads));
 		gt_parallel_ranges(n, min, threads, least_start, &w);
 		gt_parallel_ranges(n, min, threads, start_keys, &w);
-		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, threads);
+		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, causal_range_jobs(n, threads));
 	}
 	gt_parallel_ranges(n, min, threads, link_range, &w);
 }
@@ -202,7 +202,9 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		for (unsigned j = 0; j < k; j++)
 			shared[j] = &p;
 		causal_times_mark("previous: items");
-		p.wide_over = k > 1 ? total / k : UINT32_MAX;
+		/* more than a thread's share: on every thread (a pass over a few
+		 * items still runs on one: ranges are causal_range_min() long) */
+		p.wide_over = threads > 1 ? total / threads : UINT32_MAX;
 		gt_run_jobs(order_tracks, shared, sizeof *shared, k ? k : 1);
 		for (uint32_t tr = 0; tr < m->track_count; tr++)
 			if (first[tr + 1] - first[tr] > p.wide_over)

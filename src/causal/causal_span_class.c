@@ -1,8 +1,9 @@
 /* Which spans take part in the causal analysis, which are device spans
- * and blocking waits (and, for the hand-offs, backward work by name), and
- * the profiler's wrapper left out (the rules are in causal.h): two passes over the spans in ranges on threads. Each
- * string's answer is asked once and kept; two threads may ask the same
- * string at once, and both give the same answer. */
+ * and blocking waits (and, for the hand-offs, backward work by name),
+ * and the profiler's wrapper left out (the rules are in causal.h): two
+ * passes over the spans in ranges on threads. Each string's answer is
+ * asked once and kept; two threads may ask the same string at once, and
+ * both give the same answer. */
 #include <fnmatch.h>
 #include <regex.h>
 #include <stdlib.h>

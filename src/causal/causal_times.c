@@ -13,6 +13,7 @@ static const char *const stage_names[CAUSAL_T_COUNT] = {
 
 static _Atomic uint64_t stage_ns[CAUSAL_T_COUNT];
 static atomic_int enabled = -1; /* -1: not read yet */
+static _Atomic uint64_t first_mark; /* the clock at an analysis' first mark */
 
 /* 0: off; 1: the stages' sums; 2: and the marks */
 static int timing(void)
@@ -45,14 +46,14 @@ void causal_times_report(void)
 	for (int s = 0; s < CAUSAL_T_COUNT; s++)
 		fprintf(stderr, " %s %.3f", stage_names[s], (double)atomic_exchange(&stage_ns[s], 0) / 1e9);
 	fputc('\n', stderr);
+	atomic_store(&first_mark, 0);
 }
 
 void causal_times_mark(const char *what)
 {
-	static _Atomic uint64_t first;
 	if (timing() < 2)
 		return;
 	uint64_t now = gt_clock_ns(), zero = 0;
-	atomic_compare_exchange_strong(&first, &zero, now);
-	fprintf(stderr, "gputrace: causal at %.3f s: %s\n", (double)(now - atomic_load(&first)) / 1e9, what);
+	atomic_compare_exchange_strong(&first_mark, &zero, now);
+	fprintf(stderr, "gputrace: causal at %.3f s: %s\n", (double)(now - atomic_load(&first_mark)) / 1e9, what);
 }

@@ -71,9 +71,10 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 	for (uint32_t i = 0; job && i < m->strings.count; i++)
 		by_name[i] = GT_NONE;
 	uint32_t steps_cap = 0;
-	/* a window a step, at most: a window is a few hundred bytes, and a
-	 * hundred thousand steps grown by doubling were copied twice over */
-	int rc = openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
+	/* one window a step (a job's steps share windows by name): a window is
+	 * a few hundred bytes, and a hundred thousand grown by doubling were
+	 * copied twice over */
+	int rc = !job && openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
 	for (uint32_t k = 0; k < openings && rc == 0; k++) {
 		uint32_t i = opening[k];
 		const gt_span *s = &m->spans[i];
