@@ -55,59 +55,22 @@ static bool follows(const gt_model *m, uint32_t a, uint32_t b)
 	return x->ts_ns < y->ts_ns || (x->ts_ns == y->ts_ns && x->dur_ns >= y->dur_ns);
 }
 
-static void order_track(previous *p, uint32_t tr)
-{
-	causal_trace *t = p->t;
-	const gt_model *m = t->m;
-	uint32_t f = p->first[tr], n = p->first[tr + 1] - f;
-	if (!n || n > p->wide_over)
-		return;
-	uint32_t *v = p->items + f;
-	uint64_t *k = p->key + f;
-	/* by id already; often in track order too (traces list a stream's
-	 * kernels as they ran), else sort by longer first, then (stably) by
-	 * start */
-	bool sorted = true;
-	for (uint32_t i = 1; i < n && sorted; i++)
-		sorted = follows(m, v[i - 1], v[i]);
-	if (!sorted) {
-		for (uint32_t i = 0; i < n; i++)
-			k[i] = UINT64_MAX - (uint64_t)m->spans[v[i]].dur_ns;
-		gt_radix_sort_u64(k, v, n, p->tk + f, p->tv + f);
-		int64_t base = m->spans[v[0]].ts_ns;
-		for (uint32_t i = 0; i < n; i++)
-			base = m->spans[v[i]].ts_ns < base ? m->spans[v[i]].ts_ns : base;
-		for (uint32_t i = 0; i < n; i++)
-			k[i] = (uint64_t)(m->spans[v[i]].ts_ns - base);
-		gt_radix_sort_u64(k, v, n, p->tk + f, p->tv + f);
-	}
-	for (uint32_t i = 1; i < n; i++)
-		t->prev_device[v[i]] = v[i - 1];
-}
-
-/* Tracks taken in turn from the shared counter (arg: a previous **). */
-static void *order_tracks(void *arg)
-{
-	previous *p = *(previous **)arg;
-	for (uint32_t tr; (tr = atomic_fetch_add(&p->next_track, 1)) < p->t->m->track_count;)
-		order_track(p, tr);
-	return NULL;
-}
-
-/* --- a track of many items, in ranges on every thread ---------------
- * The same steps as order_track's, each a pass over the track's items. */
-typedef struct wide_track {
+/* --- a track in order, in ranges -----------------------------------
+ * By id already; often in track order too (traces list a stream's
+ * kernels as they ran), else sorted by longer first, then (stably) by
+ * start. Each step a pass over the track's items, in ranges. */
+typedef struct track_pass {
 	const gt_model *m;
 	uint32_t *prev_device;
 	uint32_t *v;      /* the track's items */
 	uint64_t *k;
 	int64_t base;     /* the least start */
 	bool unsorted;    /* set by any range that finds a pair out of order */
-} wide_track;
+} track_pass;
 
 static int in_order_range(void *ctx, uint64_t a, uint64_t b)
 {
-	wide_track *w = ctx;
+	track_pass *w = ctx;
 	for (uint64_t i = a ? a : 1; i < b; i++)
 		if (!follows(w->m, w->v[i - 1], w->v[i])) {
 			__atomic_store_n(&w->unsorted, true, __ATOMIC_RELAXED);
@@ -118,7 +81,7 @@ static int in_order_range(void *ctx, uint64_t a, uint64_t b)
 
 static int longer_first_keys(void *ctx, uint64_t a, uint64_t b)
 {
-	wide_track *w = ctx;
+	track_pass *w = ctx;
 	for (uint64_t i = a; i < b; i++)
 		w->k[i] = UINT64_MAX - (uint64_t)w->m->spans[w->v[i]].dur_ns;
 	return 0;
@@ -126,7 +89,7 @@ static int longer_first_keys(void *ctx, uint64_t a, uint64_t b)
 
 static int least_start(void *ctx, uint64_t a, uint64_t b)
 {
-	wide_track *w = ctx;
+	track_pass *w = ctx;
 	int64_t least = INT64_MAX;
 	for (uint64_t i = a; i < b; i++)
 		least = w->m->spans[w->v[i]].ts_ns < least ? w->m->spans[w->v[i]].ts_ns : least;
@@ -136,7 +99,7 @@ static int least_start(void *ctx, uint64_t a, uint64_t b)
 
 static int start_keys(void *ctx, uint64_t a, uint64_t b)
 {
-	wide_track *w = ctx;
+	track_pass *w = ctx;
 	for (uint64_t i = a; i < b; i++)
 		w->k[i] = (uint64_t)(w->m->spans[w->v[i]].ts_ns - w->base);
 	return 0;
@@ -144,16 +107,17 @@ static int start_keys(void *ctx, uint64_t a, uint64_t b)
 
 static int link_range(void *ctx, uint64_t a, uint64_t b)
 {
-	wide_track *w = ctx;
+	track_pass *w = ctx;
 	for (uint64_t i = a ? a : 1; i < b; i++)
 		w->prev_device[w->v[i]] = w->v[i - 1];
 	return 0;
 }
 
-static void order_wide_track(previous *p, uint32_t tr, unsigned threads)
+/* Track tr in order and linked; its steps in ranges on threads (one: inline). */
+static void order_track(previous *p, uint32_t tr, unsigned threads)
 {
 	uint32_t f = p->first[tr], n = p->first[tr + 1] - f, min = causal_range_min();
-	wide_track w = {p->t->m, p->t->prev_device, p->items + f, p->key + f, INT64_MAX, false};
+	track_pass w = {p->t->m, p->t->prev_device, p->items + f, p->key + f, INT64_MAX, false};
 	gt_parallel_ranges(n, min, threads, in_order_range, &w);
 	if (w.unsorted) {
 		gt_parallel_ranges(n, min, threads, longer_first_keys, &w);
@@ -163,6 +127,16 @@ static void order_wide_track(previous *p, uint32_t tr, unsigned threads)
 		gt_radix_sort_u64_jobs(w.k, w.v, n, p->tk + f, p->tv + f, causal_range_jobs(n, threads));
 	}
 	gt_parallel_ranges(n, min, threads, link_range, &w);
+}
+
+/* Tracks taken in turn from the shared counter (arg: a previous **). */
+static void *order_tracks(void *arg)
+{
+	previous *p = *(previous **)arg;
+	for (uint32_t tr; (tr = atomic_fetch_add(&p->next_track, 1)) < p->t->m->track_count;)
+		if (p->first[tr + 1] - p->first[tr] <= p->wide_over)
+			order_track(p, tr, 1);
+	return NULL;
 }
 
 int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *err)
@@ -208,7 +182,7 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		gt_run_jobs(order_tracks, shared, sizeof *shared, k ? k : 1);
 		for (uint32_t tr = 0; tr < m->track_count; tr++)
 			if (first[tr + 1] - first[tr] > p.wide_over)
-				order_wide_track(&p, tr, threads);
+				order_track(&p, tr, threads);
 		causal_times_mark("previous: ordered");
 	}
 	gt_big_free(p.key), gt_big_free(p.tk), gt_big_free(p.tv);
