@@ -730,8 +730,11 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	}
 	out->window_count = t.window_count;
 	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
+	causal_times_mark("batches: begin");
 	int rc = analyze_windows(&t, opt, eng, out, err);
+	causal_times_mark("batches: end");
 	causal_trace_free(&t);
+	causal_times_mark("trace freed");
 	return rc;
 }
 
