@@ -723,13 +723,12 @@ static int analyze(const gt_model *m, const gt_causal_options *opt, const gt_cau
 	out->handoffs = t.handoffs;
 	out->recorded_waits = opt->recorded_waits;
 	out->syncs = t.syncs;
-	out->windows = gt_fault_hit("alloc") ? NULL : calloc(t.window_count, sizeof *out->windows);
-	if (!out->windows) {
-		causal_trace_free(&t);
-		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t.window_count);
-	}
+	/* the windows as made become the result's: nothing reads them from
+	 * the trace after the placing (a copy was 0.04 s on one thread at
+	 * 150,000 windows) */
+	out->windows = t.windows;
 	out->window_count = t.window_count;
-	memcpy(out->windows, t.windows, (size_t)t.window_count * sizeof *out->windows);
+	t.windows = NULL;
 	causal_times_mark("batches: begin");
 	int rc = analyze_windows(&t, opt, eng, out, err);
 	causal_times_mark("batches: end");

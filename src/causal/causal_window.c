@@ -75,6 +75,9 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 	 * a few hundred bytes, and a hundred thousand grown by doubling were
 	 * copied twice over */
 	int rc = !job && openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
+	if (rc == 0 && !job) /* fresh pages, faulted in on threads */
+		gt_touch_pages_threads(t->windows, (size_t)openings * sizeof *t->windows,
+				       gt_thread_count(opt->threads, GT_MAX_JOBS));
 	for (uint32_t k = 0; k < openings && rc == 0; k++) {
 		uint32_t i = opening[k];
 		const gt_span *s = &m->spans[i];
