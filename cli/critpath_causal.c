@@ -700,8 +700,11 @@ struct flat {
 	                   * rows past the shares: the wall's parts */
 	double *share;    /* breakdown: each row's share, as the JSON rounds it */
 	double *wall_share; /* and its share of the wall */
-	char buf[4][160];
 };
+
+/* A text cell's room: each thread's own, as the table's rows may be
+ * formatted on threads (gt_table.cells_on_threads). */
+#define CELL_TEXT 160
 
 static const gt_causal_window *fw(const struct flat *f, uint64_t row)
 {
@@ -823,26 +826,28 @@ static const char *hop_to_which(const void *ctx, uint64_t row)
 }
 static const char *hop_track(const void *ctx, uint64_t row)
 {
-	struct flat *f = (struct flat *)ctx;
-	return gt_causal_track_label(f->m, fh(f, row)->track, f->buf[0], sizeof f->buf[0]);
+	const struct flat *f = ctx;
+	static _Thread_local char buf[CELL_TEXT];
+	return gt_causal_track_label(f->m, fh(f, row)->track, buf, sizeof buf);
 }
 static const char *share_key_text(const void *ctx, uint64_t row)
 {
-	struct flat *f = (struct flat *)ctx;
+	const struct flat *f = ctx;
+	static _Thread_local char buf[CELL_TEXT];
 	if (f->item[row] >= fw(f, row)->breakdown_count)
 		return NULL; /* the wall's parts have no key */
-	return gt_causal_share_key(f->m, fs(f, row), f->buf[1], sizeof f->buf[1]);
+	return gt_causal_share_key(f->m, fs(f, row), buf, sizeof buf);
 }
 static const char *win_flag_text(const void *ctx, uint64_t row)
 {
-	struct flat *f = (struct flat *)ctx;
+	const struct flat *f = ctx;
+	static _Thread_local char buf[CELL_TEXT];
 	size_t len = 0;
-	f->buf[3][0] = '\0';
+	buf[0] = '\0';
 	for (int k = 0; k < GT_CAUSAL_FLAG_COUNT; k++)
 		if (fw(f, row)->flags & (1u << k))
-			len += (size_t)snprintf(f->buf[3] + len, sizeof f->buf[3] - len, "%s%s", len ? "," : "",
-						gt_causal_flag_names[k]);
-	return f->buf[3];
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "," : "", gt_causal_flag_names[k]);
+	return buf;
 }
 
 #define COL_U32(n, g) {.name = n, .type = GT_COL_U32, .get_i64 = g, .get_ctx = f}
@@ -1027,6 +1032,7 @@ static int write_table(const struct gt_common *c, const gt_model *m, const gt_ca
 	gt_table t = {0};
 	t.cols = cols;
 	t.nrows = n;
+	t.cells_on_threads = true; /* the getters read the result, text into buffers of each thread's */
 	switch (table) {
 	case GT_CAUSAL_TABLE_PATH: t.name = "path", t.ncols = path_columns(cols, &f); break;
 	case GT_CAUSAL_TABLE_BREAKDOWN: t.name = "breakdown", t.ncols = breakdown_columns(cols, &f); break;

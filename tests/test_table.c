@@ -1,7 +1,7 @@
 /* Unit tests of the table writers: exact ns -> us text, JSON escaping and
  * UTF-8 repair, CSV quoting, the Arrow IPC framing (magic, 8-byte
  * message alignment, end-of-stream marker, footer), and lines formatted in
- * chunks on threads. */
+ * chunks on threads (a table's rows among them). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "write/lines.h"
 #include "write/table.h"
+#include "write/table_cell.h"
 #include "testutil.h"
 #include "write/utf8.h"
 
@@ -411,6 +412,76 @@ START_TEST(lines_in_chunks)
 }
 END_TEST
 
+/* Computed cells, as a command's tables have them: text into a buffer
+ * of the thread's own. */
+static int64_t row_number(const void *ctx, uint64_t row)
+{
+	const struct row *r = ctx;
+	return r[row].ts * 3 + (int64_t)row;
+}
+static const char *row_text(const void *ctx, uint64_t row)
+{
+	static _Thread_local char buf[32];
+	(void)ctx;
+	if (row % 11 == 4)
+		return NULL;
+	snprintf(buf, sizeof buf, row % 5 ? "r%llu" : "r,%llu", (unsigned long long)row);
+	return buf;
+}
+static const char *const dict[] = {"zero", "one \"q\"", "two,three"};
+
+static char *write_rows(const struct row *r, uint64_t n, int fmt, bool on_threads, size_t *len)
+{
+	const gt_column cols[] = {
+		{.name = "ts_us", .type = GT_COL_NS_US, .data = &r[0].ts, .stride = sizeof *r},
+		{.name = "s", .type = GT_COL_STR, .data = &r[0].s, .stride = sizeof *r},
+		{.name = "d", .type = GT_COL_F64, .data = &r[0].d, .stride = sizeof *r},
+		{.name = "u", .type = GT_COL_U32, .data = &r[0].u, .stride = sizeof *r, .has_null = true,
+		 .null_u32 = 0xffffffffu},
+		{.name = "n", .type = GT_COL_I64, .get_i64 = row_number, .get_ctx = r},
+		{.name = "t", .type = GT_COL_STR, .get_str = row_text, .get_ctx = r},
+		{.name = "k", .type = GT_COL_DICT, .data = &r[0].u, .stride = sizeof *r, .dict = dict, .dict_len = 3,
+		 .has_null = true, .null_u32 = 0xffffffffu},
+	};
+	gt_table t = {.name = "t", .cols = cols, .ncols = 7, .nrows = n, .cells_on_threads = on_threads};
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	gt_error err = {0};
+	ck_assert_int_eq(gt_table_write(&t, fmt, f, &err), 0);
+	fclose(f);
+	return buf;
+}
+
+/* A large table whose getters allow threads: its rows formatted in
+ * chunks on threads give the bytes of one thread, in every text format
+ * (rows of every kind of cell, nulls among them, across the chunks). */
+START_TEST(rows_on_threads)
+{
+	const uint64_t n = 3 * GT_LINES_CHUNK + 777;
+	static const char *const texts[] = {"tab\there", "caf\xc3\xa9", "bad\xff", "plain", "q\"", "", NULL, "a,b"};
+	struct row *many = calloc(n, sizeof *many);
+	ck_assert_ptr_nonnull(many);
+	for (uint64_t i = 0; i < n; i++)
+		many[i] = (struct row){(int64_t)i * 7 - 3, texts[i % 8], i % 13 == 2 ? NAN : (double)i * 0.25,
+				       i % 9 == 1 ? 0xffffffffu : (uint32_t)(i % 3)};
+	gt_thread_default_set(3);
+	const gt_table probe = {.nrows = n, .cells_on_threads = true};
+	ck_assert(gt_table_rows_on_threads(&probe));
+	const int fmts[] = {GT_OUT_CSV, GT_OUT_NDJSON, GT_OUT_JSON};
+	for (int k = 0; k < 3; k++) {
+		size_t one_len = 0, many_len = 0;
+		char *one = write_rows(many, n, fmts[k], false, &one_len);
+		char *threads = write_rows(many, n, fmts[k], true, &many_len);
+		ck_assert_uint_gt(one_len, n * 20);
+		ck_assert_uint_eq(many_len, one_len);
+		ck_assert(memcmp(one, threads, one_len) == 0);
+		free(one), free(threads);
+	}
+	gt_thread_default_set(0);
+	free(many);
+}
+END_TEST
+
 int main(void)
 {
 	const gt_test writers[] = {
@@ -423,6 +494,7 @@ int main(void)
 		GT_TEST(arrow_bad_dictionary_index),
 		GT_TEST(csv_field_into_line),
 		GT_TEST(lines_in_chunks),
+		GT_TEST(rows_on_threads),
 		{0},
 	};
 	const gt_tcase cases[] = {{"writers", 0, writers}, {0}};

@@ -58,6 +58,11 @@ typedef struct gt_table {
 	/* Arrow: rows per record batch; 0 = the default (1M, fewer when a
 	 * batch's strings would pass 256 MiB) */
 	uint32_t arrow_batch_rows;
+	/* Every getter may run on several threads at once (it reads what does
+	 * not change, its text into a buffer of the thread's): the text
+	 * formats then format a large table's rows in chunks on threads (the
+	 * same bytes). */
+	bool cells_on_threads;
 } gt_table;
 
 enum gt_out_format {

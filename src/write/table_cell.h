@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "jline.h"
 #include "table.h"
 
 size_t gt_col_stride(const gt_column *c);
@@ -95,6 +96,16 @@ int gt_format_i64(char *buf, int64_t v);
 int gt_format_u64(char *buf, uint64_t v);
 /* Shortest "%.Ng" (N = 15..17) that reads back to the same double. */
 int gt_format_f64(char *buf, double v);
+
+/* table_rows.c: where the table's rows are formatted on threads (a large
+ * table whose getters allow it), and the writing of them: row(t, ctx, l,
+ * r) appends row r's line to l, on any of the threads. -1 out of memory
+ * (rows may have been written). */
+typedef void (*gt_table_row_fn)(const gt_table *t, const void *ctx, gt_jline *l, uint64_t r);
+bool gt_table_rows_on_threads(const gt_table *t);
+int gt_table_write_rows(const gt_table *t, FILE *out, gt_table_row_fn row, const void *ctx);
+/* A number cell as gt_cell_number writes it; null_text (NULL: nothing) for none. */
+void gt_jline_cell_number(gt_jline *l, const gt_column *c, uint64_t row, const char *null_text);
 
 /* The writers behind gt_table_write. */
 int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err);

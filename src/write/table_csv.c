@@ -112,6 +112,28 @@ static void write_field(csv_out *w, const char *s)
 		gt_csv_put_field(put_sink, w, s);
 }
 
+/* Row r's line, as the loop below writes it, for rows on threads. */
+static void csv_row(const gt_table *t, const void *ctx, gt_jline *l, uint64_t r)
+{
+	(void)ctx;
+	for (size_t i = 0; i < t->ncols; i++) {
+		const gt_column *c = &t->cols[i];
+		if (i)
+			GT_JL_LIT(l, ",");
+		if (c->type == GT_COL_STR || c->type == GT_COL_DICT) {
+			const char *s = gt_cell_str(c, r);
+			size_t plain = s ? plain_length(s) : 0;
+			if (plain)
+				gt_jline_put(l, s, plain);
+			else if (s)
+				gt_jline_csv(l, s);
+			continue;
+		}
+		gt_jline_cell_number(l, c, r, NULL);
+	}
+	GT_JL_LIT(l, "\n");
+}
+
 int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err)
 {
 	csv_out *w = malloc(sizeof *w);
@@ -126,7 +148,16 @@ int gt_table_write_csv(const gt_table *t, FILE *out, gt_error *err)
 		write_field(w, t->cols[i].name);
 	}
 	put_byte(w, '\n');
-	for (uint64_t r = 0; r < t->nrows; r++) {
+	bool threads = gt_table_rows_on_threads(t);
+	if (threads) {
+		flush_buf(w);
+		if (gt_table_write_rows(t, out, csv_row, NULL) < 0) {
+			funlockfile(out);
+			free(w);
+			return gt_fail(err, GT_EINPUT, "out of memory writing the table");
+		}
+	}
+	for (uint64_t r = 0; !threads && r < t->nrows; r++) {
 		for (size_t i = 0; i < t->ncols; i++) {
 			const gt_column *c = &t->cols[i];
 			if (i)

@@ -118,13 +118,47 @@ static char **key_prefixes(const gt_table *t)
 	return keys;
 }
 
+typedef struct json_rows {
+	char **keys;
+	bool ndjson;
+} json_rows;
+
+/* Row r's line, as the loop below writes it, for rows on threads. */
+static void json_row(const gt_table *t, const void *ctx, gt_jline *l, uint64_t r)
+{
+	const json_rows *j = ctx;
+	GT_JL_LIT(l, "{");
+	for (size_t i = 0; i < t->ncols; i++) {
+		const gt_column *c = &t->cols[i];
+		if (i)
+			GT_JL_LIT(l, ",");
+		if (j->keys && j->keys[i]) {
+			gt_jline_put(l, j->keys[i], strlen(j->keys[i]));
+		} else {
+			gt_jline_str(l, c->name);
+			GT_JL_LIT(l, ":");
+		}
+		if (c->type == GT_COL_STR || c->type == GT_COL_DICT)
+			gt_jline_str(l, gt_cell_str(c, r));
+		else
+			gt_jline_cell_number(l, c, r, "null");
+	}
+	GT_JL_LIT(l, "}");
+	if (!j->ndjson && r + 1 < t->nrows)
+		GT_JL_LIT(l, ",");
+	GT_JL_LIT(l, "\n");
+}
+
 int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err)
 {
 	char **keys = key_prefixes(t);
 	flockfile(out);
 	if (!ndjson)
 		fputs_unlocked(t->nrows ? "[\n" : "[", out);
-	for (uint64_t r = 0; r < t->nrows; r++) {
+	bool threads = gt_table_rows_on_threads(t), oom = false;
+	if (threads)
+		oom = gt_table_write_rows(t, out, json_row, &(json_rows){keys, ndjson}) < 0;
+	for (uint64_t r = 0; !threads && r < t->nrows; r++) {
 		putc_unlocked('{', out);
 		for (size_t i = 0; i < t->ncols; i++) {
 			if (i)
@@ -151,5 +185,7 @@ int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err
 	for (size_t i = 0; keys && i < t->ncols; i++)
 		free(keys[i]);
 	free(keys);
+	if (oom)
+		return gt_fail(err, GT_EINPUT, "out of memory writing the table");
 	return gt_check_write(out, err);
 }
