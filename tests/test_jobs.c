@@ -124,14 +124,16 @@ START_TEST(radix_sort_jobs_are_serial)
 		uint32_t *v1 = malloc((n + 1) * sizeof *v1), *v2 = malloc((n + 1) * sizeof *v2);
 		uint32_t *tv = malloc((n + 1) * sizeof *tv);
 		ck_assert(k1 && k2 && tk && v1 && v2 && tv);
-		int shape = round % 4;
+		int shape = round % 6;
 		uint64_t high = gt_splitmix64(&state);
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t r = gt_splitmix64(&state);
 			uint64_t x = shape == 0 ? r % 16                                  /* many ties */
 				     : shape == 1 ? r                                     /* every digit */
 				     : shape == 2 ? (high & ~0xffffffull) | (r % (1u << 20)) /* shared high digits */
-						  : (r % 300) << 40 | (r >> 34);              /* two fields */
+				     : shape == 3 ? (r % 300) << 40 | (r >> 34)              /* two fields */
+				     : shape == 4 ? (uint64_t)i * 8 + r % 40                 /* nearly in order */
+						  : (i < n / 2 ? i : n - i) + r % 3;          /* in order, then back */
 			k1[i] = k2[i] = x;
 			v1[i] = v2[i] = i;
 		}

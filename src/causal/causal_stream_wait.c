@@ -34,11 +34,14 @@ typedef struct by_end {
 	int64_t *end;   /* n */
 	uint32_t *dev;  /* n, by id */
 	uint32_t *slot; /* n: dev[k]'s position in span */
+	int64_t *dev_end;     /* n, by id: each span's end and process, read from */
+	uint32_t *dev_process; /* the span table once */
 } by_end;
 
 static void by_end_free(by_end *b)
 {
 	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->dev), gt_big_free(b->slot);
+	gt_big_free(b->dev_end), gt_big_free(b->dev_process);
 }
 
 /* The first position in b->dev of span s or a later one. */
@@ -83,6 +86,7 @@ static bool is_device(void *ctx, uint32_t i)
 	return (d->t->span_class[s] & CAUSAL_DEVICE) && causal_takes_part(d->t, s);
 }
 
+/* Each span's end and process, and their ranges. */
 static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
@@ -91,8 +95,8 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 	uint32_t top = 0;
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t s = d->dev[i];
-		int64_t e = causal_end(&m->spans[s]);
-		uint32_t p = causal_process_of(m, s);
+		int64_t e = d->b->dev_end[i] = causal_end(&m->spans[s]);
+		uint32_t p = d->b->dev_process[i] = causal_process_of(m, s);
 		lo = e < lo ? e : lo, hi = e > hi ? e : hi, top = p > top ? p : top;
 	}
 	causal_atomic_min(&d->lo, lo);
@@ -106,12 +110,10 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 static int end_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
-	const gt_model *m = d->t->m;
 	for (uint64_t i = a; i < b; i++) {
-		uint32_t s = d->dev[i];
-		d->key[i] = (uint64_t)(causal_end(&m->spans[s]) - d->base);
+		d->key[i] = (uint64_t)(d->b->dev_end[i] - d->base);
 		if (d->one)
-			d->key[i] |= (uint64_t)causal_process_of(m, s) << 40;
+			d->key[i] |= (uint64_t)d->b->dev_process[i] << 40;
 		d->val[i] = (uint32_t)i;
 	}
 	return 0;
@@ -121,17 +123,16 @@ static int process_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	for (uint64_t i = a; i < b; i++)
-		d->key[i] = causal_process_of(d->t->m, d->dev[d->val[i]]);
+		d->key[i] = d->b->dev_process[d->val[i]];
 	return 0;
 }
 
 static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
-	const gt_model *m = d->t->m;
 	for (uint64_t j = a; j < b; j++) {
-		uint32_t k = d->val[j], s = d->dev[k];
-		d->b->span[j] = s, d->b->end[j] = causal_end(&m->spans[s]), d->b->slot[k] = (uint32_t)j;
+		uint32_t k = d->val[j];
+		d->b->span[j] = d->dev[k], d->b->end[j] = d->b->dev_end[k], d->b->slot[k] = (uint32_t)j;
 	}
 	return 0;
 }
@@ -151,7 +152,8 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 	d.key = gt_big_malloc(n, sizeof *d.key), d.val = gt_big_malloc(n, sizeof *d.val);
 	uint64_t *tk = gt_big_malloc(n, sizeof *tk);
 	uint32_t *tv = gt_big_malloc(n, sizeof *tv);
-	int rc = d.key && d.val && tk && tv ? 0 : -1;
+	b->dev_end = gt_big_malloc(n, sizeof *b->dev_end), b->dev_process = gt_big_malloc(n, sizeof *b->dev_process);
+	int rc = d.key && d.val && tk && tv && b->dev_end && b->dev_process ? 0 : -1;
 	if (rc == 0 && n) {
 		gt_parallel_ranges(n, causal_range_min(), threads, range_of_ends, &d);
 		d.base = d.lo;
@@ -219,7 +221,6 @@ static uint32_t held_by(const causal_trace *t, const by_end *b, uint32_t lo, uin
 typedef struct holders {
 	const causal_trace *t;
 	const by_end *b;
-	const uint32_t *sp;
 	uint32_t *held;   /* b->n, by position in b */
 	int64_t *arrival; /* b->n, by position in b: INT64_MIN none */
 	const uint32_t *flows;
@@ -251,6 +252,7 @@ static int flow_arrivals(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* The device spans dev[from, to) (by id). */
 static int find_holders(void *ctx, uint64_t from, uint64_t to)
 {
 	holders *h = ctx;
@@ -258,18 +260,14 @@ static int find_holders(void *ctx, uint64_t from, uint64_t to)
 	const gt_model *m = t->m;
 	const by_end *b = h->b;
 	uint32_t seg = UINT32_MAX, lo = 0, hi = 0, hint = 0; /* the last process's positions */
-	uint32_t k = from < to ? dev_from(b, h->sp[from]) : 0; /* dev walks in step with sp */
-	for (uint32_t i = (uint32_t)from; i < to; i++) {
-		uint32_t s = h->sp[i];
-		if (!(t->span_class[s] & CAUSAL_DEVICE) || !causal_takes_part(t, s))
-			continue;
-		uint32_t j = b->slot[k++]; /* s is b->dev[k], before the step */
+	for (uint32_t k = (uint32_t)from; k < to; k++) {
+		uint32_t s = b->dev[k], j = b->slot[k];
 		if (t->span_class[s] & CAUSAL_RECORDED)
 			continue; /* a recorded wait is not guessed */
 		int64_t ready = ready_at(t, s, h->arrival[j]);
 		if (ready == INT64_MIN || m->spans[s].ts_ns <= ready)
 			continue; /* not judged, or not held */
-		uint32_t p = causal_process_of(m, s);
+		uint32_t p = b->dev_process[k];
 		if (p != seg) {
 			seg = p;
 			lo = first_of(m, b, p), hi = p == UINT32_MAX ? b->n : first_of(m, b, p + 1);
@@ -306,17 +304,17 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 		by_end_free(&b), gt_big_free(held), gt_big_free(arrival);
 		return gt_fail(err, GT_EINPUT, "out of memory for a window's stream waits");
 	}
-	holders h = {t, &b, sp, held, arrival, flows};
+	holders h = {t, &b, held, arrival, flows};
 	bool any = b.n > 1;
 	if (any) {
 		gt_parallel_ranges(b.n, causal_range_min(), threads, clear_slots, &h);
 		gt_parallel_ranges(nflows, causal_range_min(), threads, flow_arrivals, &h);
-		gt_parallel_ranges(ns, causal_range_min(), threads, find_holders, &h);
+		gt_parallel_ranges(b.n, causal_range_min(), threads, find_holders, &h);
 	}
 	/* the order and the arrivals go before the edges come: exactly as
 	 * many as were found, in the window's span order (dev's: by id) */
-	gt_big_free(b.span), gt_big_free(b.end), gt_big_free(arrival);
-	b.span = NULL, b.end = NULL;
+	gt_big_free(b.span), gt_big_free(b.end), gt_big_free(arrival), gt_big_free(b.dev_end), gt_big_free(b.dev_process);
+	b.span = NULL, b.end = NULL, b.dev_end = NULL, b.dev_process = NULL;
 	uint32_t *d = NULL, *k = NULL, n = 0;
 	int rc = any ? causal_select(b.n, threads, was_held, &h, &d, &n) : 0;
 	k = rc == 0 && n ? alloc(n, sizeof *k) : NULL;
