@@ -34,14 +34,13 @@ typedef struct by_end {
 	int64_t *end;   /* n */
 	uint32_t *dev;  /* n, by id */
 	uint32_t *slot; /* n: dev[k]'s position in span */
-	int64_t *dev_end;     /* n, by id: each span's end and process, read from */
-	uint32_t *dev_process; /* the span table once */
+	uint32_t *dev_process; /* n, by id: each span's process */
 } by_end;
 
 static void by_end_free(by_end *b)
 {
 	gt_big_free(b->span), gt_big_free(b->end), gt_big_free(b->dev), gt_big_free(b->slot);
-	gt_big_free(b->dev_end), gt_big_free(b->dev_process);
+	gt_big_free(b->dev_process);
 }
 
 /* The first position in b->dev of span s or a later one. */
@@ -67,6 +66,7 @@ typedef struct device_spans {
 	const uint32_t *dev;
 	uint64_t *key;
 	uint32_t *val;
+	int64_t *ends;       /* n, by id, until the keys are made: in the sort's scratch */
 	int64_t base;        /* the earliest end */
 	bool one;            /* (process, end) in one key */
 	int64_t lo, hi;      /* the ends' range, and the largest process */
@@ -95,7 +95,7 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 	uint32_t top = 0;
 	for (uint64_t i = a; i < b; i++) {
 		uint32_t s = d->dev[i];
-		int64_t e = d->b->dev_end[i] = causal_end(&m->spans[s]);
+		int64_t e = d->ends[i] = causal_end(&m->spans[s]);
 		uint32_t p = d->b->dev_process[i] = causal_process_of(m, s);
 		lo = e < lo ? e : lo, hi = e > hi ? e : hi, top = p > top ? p : top;
 	}
@@ -111,7 +111,7 @@ static int end_keys(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	for (uint64_t i = a; i < b; i++) {
-		d->key[i] = (uint64_t)(d->b->dev_end[i] - d->base);
+		d->key[i] = (uint64_t)(d->ends[i] - d->base);
 		if (d->one)
 			d->key[i] |= (uint64_t)d->b->dev_process[i] << 40;
 		d->val[i] = (uint32_t)i;
@@ -130,9 +130,10 @@ static int process_keys(void *ctx, uint64_t a, uint64_t b)
 static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
+	const gt_model *m = d->t->m;
 	for (uint64_t j = a; j < b; j++) {
-		uint32_t k = d->val[j];
-		d->b->span[j] = d->dev[k], d->b->end[j] = d->b->dev_end[k], d->b->slot[k] = (uint32_t)j;
+		uint32_t k = d->val[j], s = d->dev[k];
+		d->b->span[j] = s, d->b->end[j] = causal_end(&m->spans[s]), d->b->slot[k] = (uint32_t)j;
 	}
 	return 0;
 }
@@ -152,8 +153,9 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 	d.key = gt_big_malloc(n, sizeof *d.key), d.val = gt_big_malloc(n, sizeof *d.val);
 	uint64_t *tk = gt_big_malloc(n, sizeof *tk);
 	uint32_t *tv = gt_big_malloc(n, sizeof *tv);
-	b->dev_end = gt_big_malloc(n, sizeof *b->dev_end), b->dev_process = gt_big_malloc(n, sizeof *b->dev_process);
-	int rc = d.key && d.val && tk && tv && b->dev_end && b->dev_process ? 0 : -1;
+	b->dev_process = gt_big_malloc(n, sizeof *b->dev_process);
+	d.ends = (int64_t *)tk;
+	int rc = d.key && d.val && tk && tv && b->dev_process ? 0 : -1;
 	if (rc == 0 && n) {
 		gt_parallel_ranges(n, causal_range_min(), threads, range_of_ends, &d);
 		d.base = d.lo;
@@ -313,8 +315,8 @@ int causal_stream_waits(const causal_trace *t, uint32_t w, const uint32_t *flows
 	}
 	/* the order and the arrivals go before the edges come: exactly as
 	 * many as were found, in the window's span order (dev's: by id) */
-	gt_big_free(b.span), gt_big_free(b.end), gt_big_free(arrival), gt_big_free(b.dev_end), gt_big_free(b.dev_process);
-	b.span = NULL, b.end = NULL, b.dev_end = NULL, b.dev_process = NULL;
+	gt_big_free(b.span), gt_big_free(b.end), gt_big_free(arrival), gt_big_free(b.dev_process);
+	b.span = NULL, b.end = NULL, b.dev_process = NULL;
 	uint32_t *d = NULL, *k = NULL, n = 0;
 	int rc = any ? causal_select(b.n, threads, was_held, &h, &d, &n) : 0;
 	k = rc == 0 && n ? alloc(n, sizeof *k) : NULL;
