@@ -10,6 +10,13 @@
 
 #define GT_MAX_JOBS 64
 
+/* On a job record's first member: each record starts a cache line of its
+ * own, so that a job counting into its record does not move the line
+ * under its neighbours' feet (an array of 56-byte records shares a line
+ * between two threads' counts: the selection of the device spans of 100M
+ * on 16 cores took 0.18 s so). */
+#define GT_JOB_ALIGNED _Alignas(64)
+
 /* Runs fn over k (at most GT_MAX_JOBS) jobs of `size` bytes each. */
 void gt_run_jobs(void *(*fn)(void *), void *jobs, size_t size, unsigned k);
 

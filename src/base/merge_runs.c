@@ -62,7 +62,7 @@ void gt_merge_runs(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t *run, uint32
 
 /* A range's run starts, up to the most gt_find_runs counts. */
 typedef struct runs_job {
-	const uint32_t *v;
+	GT_JOB_ALIGNED const uint32_t *v;
 	gt_run_order before;
 	const void *ctx;
 	uint32_t a, b; /* positions i in [a, b) where a run may start */

@@ -131,7 +131,7 @@ static int find_collective_edges(const causal_trace *t, uint32_t w, gt_causal_wi
  * each range keeps its flow edges and wait candidates at the start of its
  * own slice of flows[] and cand[], moved together after, in order. */
 typedef struct flow_range {
-	const causal_trace *t;
+	GT_JOB_ALIGNED const causal_trace *t;
 	uint32_t w;
 	const uint32_t *fl;
 	uint32_t *flows, *src, *dst, *cand;

@@ -41,7 +41,7 @@ unsigned causal_range_jobs(uint64_t n, unsigned threads)
 }
 
 typedef struct select_job {
-	bool (*keep)(void *ctx, uint32_t i);
+	GT_JOB_ALIGNED bool (*keep)(void *ctx, uint32_t i);
 	void *ctx;
 	uint32_t begin, end;
 	uint32_t count, cap;
@@ -55,21 +55,23 @@ typedef struct select_job {
 static void *select_range(void *arg)
 {
 	select_job *j = arg;
+	uint32_t count = 0, cap = 0, *ids = NULL; /* in registers, not the record */
 	for (uint32_t i = j->begin; i < j->end; i++) {
 		if (!j->keep(j->ctx, i))
 			continue;
-		if (j->count == j->cap) {
-			size_t cap = j->cap ? 2 * (size_t)j->cap : 1024;
-			cap = cap > UINT32_MAX ? UINT32_MAX : cap;
-			uint32_t *grown = cap == j->cap || gt_fault_hit("alloc") ? NULL : realloc(j->ids, cap * sizeof *grown);
+		if (count == cap) {
+			size_t c = cap ? 2 * (size_t)cap : 1024;
+			c = c > UINT32_MAX ? UINT32_MAX : c;
+			uint32_t *grown = c == cap || gt_fault_hit("alloc") ? NULL : realloc(ids, c * sizeof *grown);
 			if (!grown) {
 				j->oom = true;
-				return NULL;
+				break;
 			}
-			j->ids = grown, j->cap = (uint32_t)cap;
+			ids = grown, cap = (uint32_t)c;
 		}
-		j->ids[j->count++] = i;
+		ids[count++] = i;
 	}
+	j->ids = ids, j->count = count, j->cap = cap;
 	return NULL;
 }
 
@@ -108,7 +110,7 @@ int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t
 }
 
 typedef struct bucket_job {
-	const uint32_t *key;
+	GT_JOB_ALIGNED const uint32_t *key;
 	uint32_t buckets;
 	uint32_t begin, end;
 	uint32_t *fill; /* buckets: counts, then where this range's next item goes */
@@ -138,15 +140,19 @@ int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned th
 		k--;
 	*items = NULL;
 	*first = gt_big_calloc((size_t)buckets + 1, sizeof **first);
-	uint32_t *fill = gt_big_calloc((size_t)k * buckets, sizeof *fill);
+	/* each range's counts in lines of their own: a few buckets (tracks)
+	 * counted by every thread would share their lines */
+	size_t stride = ((size_t)buckets + 15) & ~(size_t)15;
+	uint32_t *fill = gt_big_calloc((size_t)k * stride + 16, sizeof *fill);
 	if (!*first || !fill) {
 		gt_big_free(fill);
 		return -1;
 	}
+	uint32_t *lines = (uint32_t *)(((uintptr_t)fill + 63) & ~(uintptr_t)63);
 	bucket_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (bucket_job){key, buckets, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
-				       fill + (size_t)j * buckets, NULL};
+				       lines + (size_t)j * stride, NULL};
 	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
 	/* bucket by bucket, range after range: each range's items follow the
 	 * earlier ranges', so every bucket holds its items in order */

@@ -265,7 +265,7 @@ static bool placing_flow(const causal_trace *t, const gt_flow *f)
 }
 
 typedef struct span_window_job {
-	causal_trace *t;
+	GT_JOB_ALIGNED causal_trace *t;
 	window_finder f; /* its own hint */
 	const rank_finders *ranks; /* a job's --step: the finders by rank instead */
 	const uint32_t *placed_by;

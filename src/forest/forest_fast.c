@@ -69,7 +69,7 @@ struct shared {
 };
 
 struct job {
-	struct shared *s;
+	GT_JOB_ALIGNED struct shared *s;
 	unsigned t;
 	uint32_t b0, b1; /* this thread's block */
 	uint32_t flags;  /* CYCLE/OVERFLOW found, then the input's flags */

@@ -255,7 +255,7 @@ static inline uint32_t point_at(const gt_builder *b, uint32_t i)
 /* v1 flows from the sorted points [begin, end), which start at a key: first
  * counted (to is NULL), then written at `to`, in the model's flows. */
 typedef struct link_job {
-	const gt_builder *b;
+	GT_JOB_ALIGNED const gt_builder *b;
 	const uint32_t *span_of;
 	uint32_t begin, end;
 	uint32_t n;

@@ -62,7 +62,7 @@ enum state {
 };
 
 typedef struct piece {
-	const char *begin, *stop; /* parse from begin until the element start == stop */
+	GT_JOB_ALIGNED const char *begin, *stop; /* parse from begin until the element start == stop */
 	raw_event *evs;
 	size_t n, cap;
 	const char *end_pos; /* where parsing stopped (an element start) */
