@@ -179,7 +179,7 @@ int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err
 		if ((r & 4095) == 4095 && ferror_unlocked(out))
 			break;
 	}
-	if (!ndjson)
+	if (!ndjson && !oom) /* else no whole document: the caller drops it */
 		fputs_unlocked("]\n", out);
 	funlockfile(out);
 	for (size_t i = 0; keys && i < t->ncols; i++)
