@@ -10,20 +10,6 @@
 
 #define SMALL 48 /* below this, insertion sort is quicker than 8 histograms */
 
-static void insertion_sort(uint64_t *key, uint32_t *val, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++) {
-		uint64_t k = key[i];
-		uint32_t v = val[i], j = i;
-		for (; j > 0 && key[j - 1] > k; j--) {
-			key[j] = key[j - 1];
-			val[j] = val[j - 1];
-		}
-		key[j] = k;
-		val[j] = v;
-	}
-}
-
 /* A few thousand keys nearly in order (a window's kernels by id, their
  * ends): an insertion sort moves each a little, where eight histograms
  * cost more; it gives up after two moves a key. */
@@ -53,7 +39,7 @@ static bool insertion_sort_within(uint64_t *key, uint32_t *val, uint32_t n, uint
 void gt_radix_sort_u64(uint64_t *key, uint32_t *val, uint32_t n, uint64_t *tk, uint32_t *tv)
 {
 	if (n < SMALL) {
-		insertion_sort(key, val, n);
+		insertion_sort_within(key, val, n, UINT64_MAX);
 		return;
 	}
 	if (n <= NEARLY_MAX && insertion_sort_within(key, val, n, 2 * (uint64_t)n))

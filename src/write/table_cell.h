@@ -104,8 +104,21 @@ int gt_format_f64(char *buf, double v);
 typedef void (*gt_table_row_fn)(const gt_table *t, const void *ctx, gt_jline *l, uint64_t r);
 bool gt_table_rows_on_threads(const gt_table *t);
 int gt_table_write_rows(const gt_table *t, FILE *out, gt_table_row_fn row, const void *ctx);
-/* A number cell as gt_cell_number writes it; null_text (NULL: nothing) for none. */
-void gt_jline_cell_number(gt_jline *l, const gt_column *c, uint64_t row, const char *null_text);
+/* A number cell as gt_cell_number writes it, formatted in place; null_text
+ * (NULL: nothing) for none. Inline: it is most of a row's calls. */
+static inline void gt_jline_cell_number(gt_jline *l, const gt_column *c, uint64_t row, const char *null_text)
+{
+	enum { CELL_MAX = 40 }; /* gt_cell_number's buffer */
+	if (l->cap - l->len < CELL_MAX)
+		gt_jline_grow(l, CELL_MAX);
+	if (l->cap - l->len < CELL_MAX)
+		return; /* out of memory: the line is marked failed */
+	int n = gt_cell_number(c, row, l->buf + l->len);
+	if (n)
+		l->len += (size_t)n;
+	else if (null_text)
+		gt_jline_put(l, null_text, strlen(null_text));
+}
 
 /* The writers behind gt_table_write. */
 int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err);

@@ -84,24 +84,6 @@ int gt_check_write(FILE *out, gt_error *err)
 	return gt_fail(err, GT_EINPUT, "write error: %s", errno ? strerror(errno) : "i/o error");
 }
 
-static void write_cell(FILE *out, const gt_column *c, uint64_t row)
-{
-	char buf[40];
-	if (c->type == GT_COL_STR || c->type == GT_COL_DICT) {
-		const char *s = gt_cell_str(c, row);
-		if (s)
-			gt_json_write_string(out, s);
-		else
-			fputs_unlocked("null", out);
-		return;
-	}
-	int n = gt_cell_number(c, row, buf);
-	if (n)
-		fwrite_unlocked(buf, 1, (size_t)n, out);
-	else
-		fputs_unlocked("null", out);
-}
-
 /* `"name":` for every column, escaped once rather than once per row. */
 static char **key_prefixes(const gt_table *t)
 {
@@ -123,7 +105,7 @@ typedef struct json_rows {
 	bool ndjson;
 } json_rows;
 
-/* Row r's line, as the loop below writes it, for rows on threads. */
+/* Row r's line. */
 static void json_row(const gt_table *t, const void *ctx, gt_jline *l, uint64_t r)
 {
 	const json_rows *j = ctx;
@@ -155,30 +137,7 @@ int gt_table_write_json(const gt_table *t, FILE *out, bool ndjson, gt_error *err
 	flockfile(out);
 	if (!ndjson)
 		fputs_unlocked(t->nrows ? "[\n" : "[", out);
-	bool threads = gt_table_rows_on_threads(t), oom = false;
-	if (threads)
-		oom = gt_table_write_rows(t, out, json_row, &(json_rows){keys, ndjson}) < 0;
-	for (uint64_t r = 0; !threads && r < t->nrows; r++) {
-		putc_unlocked('{', out);
-		for (size_t i = 0; i < t->ncols; i++) {
-			if (i)
-				putc_unlocked(',', out);
-			if (keys && keys[i]) {
-				fputs_unlocked(keys[i], out);
-			} else {
-				gt_json_write_string(out, t->cols[i].name);
-				putc_unlocked(':', out);
-			}
-			write_cell(out, &t->cols[i], r);
-		}
-		putc_unlocked('}', out);
-		if (!ndjson && r + 1 < t->nrows)
-			putc_unlocked(',', out);
-		putc_unlocked('\n', out);
-		/* stop early on a full disk or a closed pipe */
-		if ((r & 4095) == 4095 && ferror_unlocked(out))
-			break;
-	}
+	bool oom = gt_table_write_rows(t, out, json_row, &(json_rows){keys, ndjson}) < 0;
 	if (!ndjson && !oom) /* else no whole document: the caller drops it */
 		fputs_unlocked("]\n", out);
 	funlockfile(out);

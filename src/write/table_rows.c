@@ -1,6 +1,7 @@
-/* A large table's text rows formatted in chunks on threads (gt_lines),
- * written in order: the bytes the one-thread writers write, where the
- * table's getters may run on several threads (gt_table.cells_on_threads). */
+/* A table's text rows, each made by its format's row function: a large
+ * table whose getters may run on several threads (gt_table.cells_on_threads)
+ * in chunks on threads (gt_lines), written in order; any other on this
+ * thread. Either way the bytes are the same. */
 #include <stdio.h>
 
 #include "lines.h"
@@ -31,8 +32,33 @@ bool gt_table_rows_on_threads(const gt_table *t)
 	return t->cells_on_threads && t->nrows >= 2 * (uint64_t)GT_LINES_CHUNK;
 }
 
+/* Rows are appended to one buffer, written out whole past this many bytes:
+ * stdio's per-call locking and copying cost more than the formatting. */
+#define ROWS_FLUSH (1 << 16)
+
+static int write_rows_here(const gt_table *t, FILE *out, gt_table_row_fn row, const void *ctx)
+{
+	gt_jline l = {0};
+	for (uint64_t r = 0; r < t->nrows && !l.failed; r++) {
+		row(t, ctx, &l, r);
+		if (l.len >= ROWS_FLUSH && !l.failed) {
+			fwrite_unlocked(l.buf, 1, l.len, out);
+			l.len = 0;
+			if (ferror_unlocked(out))
+				break; /* a full disk or a closed pipe */
+		}
+	}
+	bool failed = l.failed;
+	if (!failed && l.len)
+		fwrite_unlocked(l.buf, 1, l.len, out);
+	gt_jline_free(&l);
+	return failed ? -1 : 0;
+}
+
 int gt_table_write_rows(const gt_table *t, FILE *out, gt_table_row_fn row, const void *ctx)
 {
+	if (!gt_table_rows_on_threads(t))
+		return write_rows_here(t, out, row, ctx);
 	gt_lines lines;
 	gt_lines_init(&lines, 0);
 	rows_job jobs[GT_LINES_MAX_THREADS];
@@ -41,14 +67,4 @@ int gt_table_write_rows(const gt_table *t, FILE *out, gt_table_row_fn row, const
 	int rc = gt_lines_write(&lines, t->nrows, format_row, jobs, sizeof *jobs, emit_rows, out);
 	gt_lines_free(&lines);
 	return rc < 0 ? -1 : 0;
-}
-
-void gt_jline_cell_number(gt_jline *l, const gt_column *c, uint64_t row, const char *null_text)
-{
-	char buf[40];
-	int n = gt_cell_number(c, row, buf);
-	if (n)
-		gt_jline_put(l, buf, (size_t)n);
-	else if (null_text)
-		gt_jline_put(l, null_text, strlen(null_text));
 }
