@@ -28,18 +28,22 @@ typedef struct scan_job {
 static void *scan_range(void *arg)
 {
 	scan_job *j = arg;
-	for (int w = 0; w < 4; w++)
-		j->lo[w] = UINT64_MAX, j->hi[w] = 0;
-	j->seq_is_index = true;
+	/* in locals: the jobs' records share cache lines, and since a point's
+	 * key words have their type, the compiler would store them at every point */
+	uint64_t lo[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}, hi[4] = {0};
+	bool seq_is_index = true;
 	for (uint32_t i = j->a; i < j->b; i++) {
 		const flow_point *pt = &j->p[i];
 		for (int w = 0; w < 4; w++) {
 			uint64_t x = pt->key.w[w];
-			j->lo[w] = x < j->lo[w] ? x : j->lo[w];
-			j->hi[w] = x > j->hi[w] ? x : j->hi[w];
+			lo[w] = x < lo[w] ? x : lo[w];
+			hi[w] = x > hi[w] ? x : hi[w];
 		}
-		j->seq_is_index &= pt->seq == i;
+		seq_is_index &= pt->seq == i;
 	}
+	memcpy(j->lo, lo, sizeof lo);
+	memcpy(j->hi, hi, sizeof hi);
+	j->seq_is_index = seq_is_index;
 	return NULL;
 }
 

@@ -135,7 +135,7 @@ static void free_item(nest_item *it)
 }
 
 /* A chunk's sweep with a stack of its own. */
-static int sweep_chunk(const nest_ctx *c, nest_item *it)
+static int sweep(const nest_ctx *c, nest_item *it)
 {
 	gt_model *m = c->m;
 	u32vec *st = &it->final;
@@ -164,6 +164,16 @@ static int sweep_chunk(const nest_ctx *c, nest_item *it)
 			return -1;
 	}
 	return 0;
+}
+
+/* The sweep on a copy of the item: its stack's count and the rest change at
+ * every span, and the items beside it, on other threads, share its lines. */
+static int sweep_chunk(const nest_ctx *c, nest_item *it)
+{
+	nest_item own = *it;
+	int rc = sweep(c, &own);
+	*it = own;
+	return rc;
 }
 
 /* The items go to the threads as they come free: a run of short tracks may
