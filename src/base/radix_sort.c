@@ -122,10 +122,12 @@ static void radix_share(radix_team *t, unsigned j)
 		if (!((varies >> (8 * d)) & 255))
 			continue; /* every key has this digit: the pass would copy */
 		int shift = 8 * d;
-		uint32_t *c = t->count[j];
-		memset(c, 0, 256 * sizeof *c);
+		/* counted on the stack, then shared: the rows of t->count are not
+		 * line-aligned, and neighbours' rows share a line at their ends */
+		uint32_t c[256] = {0};
 		for (uint32_t i = a; i < b; i++)
 			c[(sk[i] >> shift) & 255]++;
+		memcpy(t->count[j], c, sizeof c);
 		pthread_barrier_wait(&t->bar);
 		uint32_t at[256], sum = 0; /* before digit x: all items of smaller digits, this digit's of earlier ranges */
 		for (int x = 0; x < 256; x++) {

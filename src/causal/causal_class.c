@@ -26,17 +26,25 @@ static bool has(const char *s, const char *word)
 
 typedef struct string_classes {
 	causal_trace *t;
-	const regex_t *extra; /* --collective-name, NULL */
+	const char *pattern;  /* --collective-name, NULL */
+	const regex_t *extra; /* it compiled, NULL */
 } string_classes;
 
 static int classify_range(void *ctx, uint64_t a, uint64_t b)
 {
 	string_classes *sc = ctx;
 	causal_trace *t = sc->t;
+	/* a range's own pattern: glibc's regexec holds a lock of the
+	 * pattern's, so threads sharing one take turns (the shared one where
+	 * this one cannot be compiled) */
+	regex_t own;
+	const regex_t *extra = sc->extra;
+	if (extra && regcomp(&own, sc->pattern, REG_EXTENDED | REG_NOSUB) == 0)
+		extra = &own;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		const char *s = gt_model_str(t->m, i);
 		uint8_t c = 0;
-		if (gt_communication_name(s) || (sc->extra && regexec(sc->extra, s, 0, NULL, 0) == 0))
+		if (gt_communication_name(s) || (extra && regexec(extra, s, 0, NULL, 0) == 0))
 			c |= CAUSAL_STR_COMM;
 		if (has(s, "memcpy"))
 			c |= CAUSAL_STR_MEMCPY;
@@ -48,6 +56,8 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 			c |= CAUSAL_STR_ANNOTATION;
 		t->str_class[i] = c;
 	}
+	if (extra == &own)
+		regfree(&own);
 	return 0;
 }
 
@@ -65,7 +75,7 @@ int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, unsig
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u strings", m->strings.count);
 	}
 	/* strings are shorter than spans: a range of them takes longer */
-	string_classes sc = {t, extra ? &re : NULL};
+	string_classes sc = {t, opt->collective_name, extra ? &re : NULL};
 	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
 	gt_parallel_ranges(m->strings.count, per, threads, classify_range, &sc);
 	if (extra)

@@ -410,15 +410,18 @@ static int choose_spans(const causal_trace *t, uint32_t w, unsigned threads, con
 		gt_parallel_ranges(g->nspans, causal_range_min(), threads, number_spans, &sm);
 		gt_big_free(pos);
 	} else {
+		/* counted in a local: the stores below may alias g->nspans */
+		uint32_t kept = 0, *lts = *local_track;
 		for (uint32_t i = 0; i < ns; i++) {
 			uint32_t lt = track_local[m->spans[sp[i]].track];
 			if (lt == GT_NONE)
 				continue;
 			if (t->local_of)
-				t->local_of[sp[i]] = g->nspans;
-			(*local_track)[g->nspans] = lt;
-			g->span[g->nspans++] = sp[i];
+				t->local_of[sp[i]] = kept;
+			lts[kept] = lt;
+			g->span[kept++] = sp[i];
 		}
+		g->nspans = kept;
 	}
 	gt_big_free(mark), gt_big_free(track_local);
 	if (local_table(t, g) < 0)

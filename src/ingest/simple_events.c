@@ -307,11 +307,15 @@ static int clear_counts(simple_events *se)
 {
 	uint32_t threads = se->threads.count;
 	if (threads && se->thread_spans_cap < threads) {
-		uint32_t *p = gt_fault_hit("alloc") ? NULL : realloc(se->thread_spans, threads * sizeof *p);
+		/* counted into at every span: lines of its own, apart from other
+		 * pieces' counts that other threads fill (a few bytes each) */
+		size_t bytes = ((size_t)threads * sizeof *se->thread_spans + 63) & ~(size_t)63;
+		uint32_t *p = gt_fault_hit("alloc") ? NULL : aligned_alloc(64, bytes);
 		if (!p)
 			return -1;
+		free(se->thread_spans);
 		se->thread_spans = p;
-		se->thread_spans_cap = threads;
+		se->thread_spans_cap = (uint32_t)(bytes / sizeof *p);
 	}
 	if (threads)
 		memset(se->thread_spans, 0, threads * sizeof *se->thread_spans);

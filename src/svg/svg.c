@@ -123,7 +123,7 @@ static void add_box(const gt_model *m, struct slots *L, uint32_t cell, uint32_t 
 
 /* One share of the collection: candidates [from, to) into private slots. */
 struct worker {
-	const struct ctx *c;
+	GT_JOB_ALIGNED const struct ctx *c; /* spans counts per span */
 	const gt_tindex *ix;
 	const uint32_t *cand;
 	uint64_t from, to;

@@ -43,7 +43,7 @@ static uint32_t boundary_from(const gt_tindex_key *keys, uint32_t n, uint32_t s,
 }
 
 typedef struct cut_piece {
-	const gt_tindex_key *keys;
+	GT_JOB_ALIGNED const gt_tindex_key *keys; /* count grows per batch */
 	uint32_t a, b;   /* keys [a, b), a on a batch boundary */
 	uint32_t e0;     /* the epoch's first span position */
 	uint32_t batch;
