@@ -863,6 +863,19 @@ START_TEST(backward_isolated_device_track)
 	ck_assert_int_eq(r.windows[0].path_duration_ns, 5000);
 	gt_causal_result_free(&r);
 	gt_model_free(&m);
+
+	/* the annotation left out is not in the time range the profiler's
+	 * wrapper must hold: the wrapper is left out too (counted again once
+	 * the device tracks are known) */
+	m = load_events(X("PyTorch Profiler (0)", "Trace", 1, 9, 0, 10) "," K("k", 7, 1, 4) "," X("A", "op", 1, 1, 1, 2)
+			"," X("ann", "gpu_user_annotation", 1, 7, 0, 12));
+	analyze_ok(&m, &o, &r);
+	check_result(&m, &r);
+	ck_assert_int_eq(r.device_track_spans_left_out, 1);
+	ck_assert_int_eq(r.wrapper_spans_left_out, 1);
+	ck_assert_int_eq(r.spans_taking_part, 2);
+	gt_causal_result_free(&r);
+	gt_model_free(&m);
 }
 END_TEST
 

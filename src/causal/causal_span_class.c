@@ -76,6 +76,7 @@ typedef struct classify {
 	const char *step_glob;   /* NULL: no openings asked */
 	uint8_t *opens;          /* memo by name: matches step_glob */
 	uint8_t *backward;       /* memo by name: backward work (opt->handoffs), else NULL */
+	uint8_t *host_track;     /* by track: it holds a host-side span */
 	opening_part parts[GT_MAX_JOBS];
 	uint32_t part_count;
 	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
@@ -86,29 +87,50 @@ typedef struct classify {
 	uint32_t alone_count;
 } classify;
 
-/* Spans of the thread tracks, device ones by category; a track with a
- * device span is a device track. */
-static int devices_range(void *ctx, uint64_t a, uint64_t b)
+/* Written once: a store by every thread to the few device tracks' bytes
+ * would keep their cache line moving between the cores. */
+static void mark_track(uint8_t *tracks, uint32_t track)
 {
-	classify *c = ctx;
-	causal_trace *t = c->t;
-	const gt_model *m = t->m;
-	for (uint32_t i = (uint32_t)a; i < b; i++) {
-		const gt_span *s = &m->spans[i];
-		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
-			continue;
-		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
-			continue;
-		uint8_t d = causal_memo_get(c->device, s->cat);
-		if (!d)
-			d = causal_memo_set(c->device, s->cat, gt_device_category(gt_model_str(m, s->cat)));
-		t->span_class[i] = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
-		/* written once: a store by every thread to the few device tracks'
-		 * bytes would keep their cache line moving between the cores */
-		if (d == 2 && !__atomic_load_n(&t->track_device[s->track], __ATOMIC_RELAXED))
-			__atomic_store_n(&t->track_device[s->track], 1, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&tracks[track], __ATOMIC_RELAXED))
+		__atomic_store_n(&tracks[track], 1, __ATOMIC_RELAXED);
+}
+
+/* A range's time range of what takes part, rank by rank: a rank's spans
+ * are consecutive ids. */
+typedef struct rank_times {
+	uint32_t r, r_end;
+	int64_t lo, hi;
+} rank_times;
+
+static void rank_times_out(classify *c, const rank_times *rt)
+{
+	if (rt->lo <= rt->hi)
+		causal_atomic_min(&c->lo[rt->r], rt->lo), causal_atomic_max(&c->hi[rt->r], rt->hi);
+}
+
+/* Span i's rank, the last one's range out where it starts another. */
+static void rank_times_at(classify *c, rank_times *rt, uint32_t i)
+{
+	const gt_model *m = c->t->m;
+	while (i >= rt->r_end) {
+		rank_times_out(c, rt);
+		rt->lo = INT64_MAX, rt->hi = INT64_MIN;
+		rt->r = causal_rank_of_span(m, i);
+		rt->r_end = m->ranks[rt->r].span_base + m->ranks[rt->r].span_count;
+		if (rt->r_end <= i) /* past every rank's spans (never so in a model): the last's */
+			rt->r_end = UINT32_MAX;
 	}
-	return 0;
+}
+
+static void rank_times_add(rank_times *rt, const gt_span *s)
+{
+	rt->lo = s->ts_ns < rt->lo ? s->ts_ns : rt->lo;
+	rt->hi = causal_end(s) > rt->hi ? causal_end(s) : rt->hi;
+}
+
+static rank_times rank_times_start(const gt_model *m)
+{
+	return (rank_times){0, m->rank_count ? 0 : UINT32_MAX, INT64_MAX, INT64_MIN};
 }
 
 static bool add_opening(classify *c, opening_part **part, uint64_t range_from, uint32_t i)
@@ -129,46 +151,41 @@ static bool add_opening(classify *c, opening_part **part, uint64_t range_from, u
 	return true;
 }
 
-/* A device track's host-side spans leave (its timeline is the device's);
- * the waits by name; each rank's time range of what takes part; the
- * spans of host tracks that may open a step (the wrapper rule may still
- * leave one out). */
-static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
+/* One pass over the spans, each row read once: the spans of the thread
+ * tracks take part, device ones by category (a track with a device span is
+ * a device track); the waits by name; each rank's time range of what takes
+ * part; the spans of host tracks that may open a step (the wrapper rule may
+ * still leave one out). A device track's host-side spans leave (its
+ * timeline is the device's), which only the whole pass tells: this one
+ * counts them in, marking the tracks they are on, and leave_out_range
+ * takes them out where a device track has any. */
+static int classify_range(void *ctx, uint64_t a, uint64_t b)
 {
 	classify *c = ctx;
 	causal_trace *t = c->t;
 	const gt_model *m = t->m;
-	uint64_t taking = 0, left = 0;
-	uint32_t r = 0, r_end = m->rank_count ? 0 : UINT32_MAX;
+	uint64_t taking = 0;
+	rank_times rt = rank_times_start(m);
 	opening_part *part = NULL;
 	bool oom = false;
 	/* a range's own patterns: glibc's regexec holds a lock of the
 	 * pattern's, so threads sharing one take turns */
 	wait_patterns own = {0};
 	const wait_patterns *wp = NULL;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
-		while (i >= r_end) { /* the next rank: the last one's range out */
-			if (lo <= hi)
-				causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
-			lo = INT64_MAX, hi = INT64_MIN;
-			r = causal_rank_of_span(m, i);
-			r_end = m->ranks[r].span_base + m->ranks[r].span_count;
-			if (r_end <= i) /* past every rank's spans (never so in a model): the last's */
-				r_end = UINT32_MAX;
-		}
-		uint8_t *cls = &t->span_class[i];
-		if (!*cls)
-			continue;
+		rank_times_at(c, &rt, i);
 		const gt_span *s = &m->spans[i];
-		if (t->track_device[s->track] && !(*cls & CAUSAL_DEVICE)) {
-			*cls = 0;
-			left++;
+		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
 			continue;
-		}
+		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
+			continue;
+		uint8_t d = causal_memo_get(c->device, s->cat);
+		if (!d)
+			d = causal_memo_set(c->device, s->cat, gt_device_category(gt_model_str(m, s->cat)));
+		uint8_t cls = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
+		mark_track(d == 2 ? t->track_device : c->host_track, s->track);
 		taking++;
-		lo = s->ts_ns < lo ? s->ts_ns : lo;
-		hi = causal_end(s) > hi ? causal_end(s) : hi;
+		rank_times_add(&rt, s);
 		if (!wp) { /* at the range's first span taking part, not at its first
 			      * name unknown: that depends on the other threads, and
 			      * the fault walk counts allocations */
@@ -180,17 +197,18 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 			w = causal_memo_set(c->waits, s->name, wait_name(wp, gt_model_str(m, s->name)));
 		}
 		if (w == 2)
-			*cls |= CAUSAL_WAIT;
+			cls |= CAUSAL_WAIT;
 		if (c->backward) { /* read here, where the name is, not in a pass of its own */
 			uint8_t k = causal_memo_get(c->backward, s->name);
 			if (!k)
 				k = causal_memo_set(c->backward, s->name, causal_backward_name(gt_model_str(m, s->name)));
 			if (k == 2)
-				*cls |= CAUSAL_BACKWARD;
+				cls |= CAUSAL_BACKWARD;
 		}
-		if (!(*cls & CAUSAL_DEVICE) && m->tracks[s->track].span_count == 1)
+		t->span_class[i] = cls;
+		if (d != 2 && m->tracks[s->track].span_count == 1)
 			c->alone[__atomic_fetch_add(&c->alone_count, 1, __ATOMIC_RELAXED)] = i;
-		if (c->step_glob && !(*cls & CAUSAL_DEVICE) && !oom) { /* a host track's span */
+		if (c->step_glob && d != 2 && !oom) { /* a host track's span (or a device track's, left out later) */
 			uint8_t k = causal_memo_get(c->opens, s->name);
 			if (!k)
 				k = causal_memo_set(c->opens, s->name, fnmatch(c->step_glob, gt_model_str(m, s->name), 0) == 0);
@@ -198,13 +216,50 @@ static int taking_part_range(void *ctx, uint64_t a, uint64_t b)
 				oom = part->oom = true;
 		}
 	}
-	if (lo <= hi)
-		causal_atomic_min(&c->lo[r], lo), causal_atomic_max(&c->hi[r], hi);
+	rank_times_out(c, &rt);
 	if (wp == &own)
 		wait_patterns_free(&own);
 	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Where a device track holds host-side spans: they leave, and what takes
+ * part is counted again (a span alone on its track is never one of them:
+ * its track has no device span; an opening is checked when joined). */
+static int leave_out_range(void *ctx, uint64_t a, uint64_t b)
+{
+	classify *c = ctx;
+	causal_trace *t = c->t;
+	const gt_model *m = t->m;
+	uint64_t taking = 0, left = 0;
+	rank_times rt = rank_times_start(m);
+	for (uint32_t i = (uint32_t)a; i < b; i++) {
+		rank_times_at(c, &rt, i);
+		uint8_t *cls = &t->span_class[i];
+		if (!*cls)
+			continue;
+		const gt_span *s = &m->spans[i];
+		if (!(*cls & CAUSAL_DEVICE) && t->track_device[s->track]) {
+			*cls = 0;
+			left++;
+			continue;
+		}
+		taking++;
+		rank_times_add(&rt, s);
+	}
+	rank_times_out(c, &rt);
+	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->device_track_left_out, left, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* Whether a device track holds host-side spans. */
+static bool device_tracks_hold_host_spans(const classify *c)
+{
+	for (uint32_t k = 0; k < c->t->m->track_count; k++)
+		if (c->t->track_device[k] && c->host_track[k])
+			return true;
+	return false;
 }
 
 /* The profiler's own wrapper (Kineto's "PyTorch Profiler (N)", category
@@ -259,7 +314,7 @@ static void classify_free(classify *c)
 {
 	for (uint32_t k = 0; k < c->part_count; k++)
 		free(c->parts[k].ids);
-	gt_big_free(c->opens), gt_big_free(c->backward);
+	gt_big_free(c->opens), gt_big_free(c->backward), gt_big_free(c->host_track);
 	gt_big_free(c->device), gt_big_free(c->waits);
 	gt_big_free(c->lo), gt_big_free(c->hi), gt_big_free(c->alone);
 	wait_patterns_free(&c->wp);
@@ -273,6 +328,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 		return -1;
 	c.opens = c.step_glob ? gt_big_calloc(m->strings.count, 1) : NULL;
 	c.backward = opt->handoffs ? gt_big_calloc(m->strings.count, 1) : NULL;
+	c.host_track = gt_big_calloc(m->track_count, 1);
 	uint32_t ranks = m->rank_count ? m->rank_count : 1;
 	c.device = gt_big_calloc(m->strings.count, 1);
 	c.waits = gt_big_calloc(m->strings.count, 1);
@@ -281,7 +337,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	c.alone = gt_big_malloc(m->track_count, sizeof *c.alone);
 	t->span_class = gt_big_calloc(m->span_count, 1);
 	t->track_device = gt_big_calloc(m->track_count, 1);
-	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !t->span_class || !t->track_device ||
+	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !c.host_track || !t->span_class || !t->track_device ||
 	    (c.step_glob && !c.opens) || (opt->handoffs && !c.backward)) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
@@ -289,10 +345,15 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	for (uint32_t r = 0; r < ranks; r++)
 		c.lo[r] = INT64_MAX, c.hi[r] = INT64_MIN;
 	causal_times_mark("classify: begin");
-	gt_parallel_ranges(m->span_count, causal_range_min(), threads, devices_range, &c);
-	causal_times_mark("classify: devices");
-	gt_parallel_ranges(m->span_count, causal_range_min(), threads, taking_part_range, &c);
-	causal_times_mark("classify: taking part");
+	gt_parallel_ranges(m->span_count, causal_range_min(), threads, classify_range, &c);
+	causal_times_mark("classify: spans");
+	if (device_tracks_hold_host_spans(&c)) {
+		for (uint32_t r = 0; r < ranks; r++)
+			c.lo[r] = INT64_MAX, c.hi[r] = INT64_MIN;
+		c.taking_part = 0;
+		gt_parallel_ranges(m->span_count, causal_range_min(), threads, leave_out_range, &c);
+		causal_times_mark("classify: device tracks' host spans left out");
+	}
 	t->spans_taking_part = c.taking_part;
 	t->device_track_spans_left_out = c.device_track_left_out;
 	leave_out_wrappers(&c);
