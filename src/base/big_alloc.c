@@ -134,17 +134,3 @@ void gt_touch_pages(void *p, size_t bytes)
 		c[at] = 0;
 	c[bytes - 1] = 0;
 }
-
-#define TOUCH_RANGE_MIN ((uint64_t)4 << 20) /* a thread's start costs more below */
-
-static int touch_range(void *ctx, uint64_t a, uint64_t b)
-{
-	gt_touch_pages((unsigned char *)ctx + a, (size_t)(b - a));
-	return 0;
-}
-
-void gt_touch_pages_threads(void *p, size_t bytes, unsigned threads)
-{
-	if (p && bytes)
-		gt_parallel_ranges(bytes, TOUCH_RANGE_MIN, threads, touch_range, p);
-}

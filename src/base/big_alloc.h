@@ -34,9 +34,5 @@ unsigned gt_best_fit(const uint64_t *sizes, unsigned count, uint64_t want);
  * fills them at 1.7 GB/s on the H200 machine, against 11-16 GB/s touched.
  * Whatever the range held may change. */
 void gt_touch_pages(void *p, size_t bytes);
-/* The same in ranges on threads, where the range is large: a thread
- * faults fresh pages in at about a tenth of the rate of sixteen (the
- * H100 machine: 2.1 against 21.7 GB/s). */
-void gt_touch_pages_threads(void *p, size_t bytes, unsigned threads);
 
 #endif

@@ -36,6 +36,22 @@ static int add_window(causal_trace *t, uint32_t *cap, uint32_t step, int64_t beg
 	return 0;
 }
 
+/* Steps [a, b) of one trace: a window each. */
+typedef struct step_windows {
+	causal_trace *t;
+	const uint32_t *opening;
+} step_windows;
+
+static int fill_step_windows(void *ctx, uint64_t a, uint64_t b)
+{
+	const step_windows *sw = ctx;
+	for (uint64_t k = a; k < b; k++) {
+		const gt_span *s = &sw->t->m->spans[sw->opening[k]];
+		sw->t->windows[k] = (gt_causal_window){.step_span = sw->opening[k], .begin_ns = s->ts_ns, .end_ns = causal_end(s)};
+	}
+	return 0;
+}
+
 static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error *err)
 {
 	const gt_model *m = t->m;
@@ -73,18 +89,17 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 	uint32_t steps_cap = 0;
 	/* one window a step (a job's steps share windows by name): a window is
 	 * a few hundred bytes, and a hundred thousand grown by doubling were
-	 * copied twice over */
+	 * copied twice over; filled on threads, which fault its fresh pages in */
 	int rc = !job && openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
-	if (rc == 0 && !job) /* fresh pages, faulted in on threads */
-		gt_touch_pages_threads(t->windows, (size_t)openings * sizeof *t->windows,
-				       gt_thread_count(opt->threads, GT_MAX_JOBS));
-	for (uint32_t k = 0; k < openings && rc == 0; k++) {
+	if (rc == 0 && !job && openings) {
+		step_windows sw = {t, opening};
+		uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
+		gt_parallel_ranges(openings, per, gt_thread_count(opt->threads, GT_MAX_JOBS), fill_step_windows, &sw);
+		t->window_count = openings;
+	}
+	for (uint32_t k = 0; k < openings && rc == 0 && job; k++) {
 		uint32_t i = opening[k];
 		const gt_span *s = &m->spans[i];
-		if (!job) {
-			rc = add_window(t, &cap, i, s->ts_ns, causal_end(s));
-			continue;
-		}
 		/* a job: one window per step name, the union of every rank's span of it */
 		uint32_t *w = &by_name[s->name];
 		if (*w == GT_NONE) {
