@@ -175,10 +175,11 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		rank_times_at(c, &rt, i);
 		const gt_span *s = &m->spans[i];
-		if (s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION)
+		if ((s->kind != GT_SPAN_COMPLETE && s->kind != GT_SPAN_DURATION) ||
+		    m->tracks[s->track].kind != GT_TRACK_THREAD) {
+			t->span_class[i] = 0; /* every class is written here: the array is not cleared first */
 			continue;
-		if (m->tracks[s->track].kind != GT_TRACK_THREAD)
-			continue;
+		}
 		uint8_t d = causal_memo_get(c->device, s->cat);
 		if (!d)
 			d = causal_memo_set(c->device, s->cat, gt_device_category(gt_model_str(m, s->cat)));
@@ -335,7 +336,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	c.lo = gt_big_malloc(ranks, sizeof *c.lo);
 	c.hi = gt_big_malloc(ranks, sizeof *c.hi);
 	c.alone = gt_big_malloc(m->track_count, sizeof *c.alone);
-	t->span_class = gt_big_calloc(m->span_count, 1);
+	t->span_class = gt_big_malloc(m->span_count, 1); /* each written by classify_range, on threads */
 	t->track_device = gt_big_calloc(m->track_count, 1);
 	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !c.host_track || !t->span_class || !t->track_device ||
 	    (c.step_glob && !c.opens) || (opt->handoffs && !c.backward)) {

@@ -335,32 +335,28 @@ static int unplaced(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static int flow_departures(void *ctx, uint64_t a, uint64_t b)
-{
-	flow_job *j = ctx;
-	for (uint32_t i = (uint32_t)a; i < b; i++)
-		j->t->departure[i] = departure_of(j->t->m, &j->t->m->flows[i]);
-	return 0;
-}
-
-/* A flow target belongs where its earliest flow departs (ties: the lowest
- * flow index): a kernel goes with the step that launched it. Flows of one
- * target may be on several threads: the earlier one wins, whichever
- * thread writes last. */
+/* Each flow's departure, and where it places its target: where its
+ * earliest flow departs (ties: the lowest flow index), so a kernel goes
+ * with the step that launched it. Flows of one target may be on several
+ * threads: the earlier one wins, whichever thread writes last; the other's
+ * departure is made again from its row, as it may not be stored yet. */
 static int flow_placings(void *ctx, uint64_t a, uint64_t b)
 {
 	flow_job *j = ctx;
-	const causal_trace *t = j->t;
+	causal_trace *t = j->t;
+	const gt_model *m = t->m;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
-		const gt_flow *fl = &t->m->flows[i];
+		const gt_flow *fl = &m->flows[i];
+		int64_t dep = t->departure[i] = departure_of(m, fl);
 		if (!placing_flow(t, fl))
 			continue;
 		uint32_t *p = &j->placed_by[fl->dst];
 		uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-		while ((cur == GT_NONE || t->departure[i] < t->departure[cur] ||
-			(t->departure[i] == t->departure[cur] && i < cur)) &&
-		       !__atomic_compare_exchange_n(p, &cur, i, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
+		while (cur == GT_NONE || dep < departure_of(m, &m->flows[cur]) ||
+		       (dep == departure_of(m, &m->flows[cur]) && i < cur)) {
+			if (__atomic_compare_exchange_n(p, &cur, i, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				break;
+		}
 	}
 	return 0;
 }
@@ -419,10 +415,8 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	causal_times_mark("place: begin");
 	gt_parallel_ranges(m->span_count, causal_range_min(), threads, unplaced, &fj);
 	causal_times_mark("place: unplaced");
-	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_departures, &fj);
-	causal_times_mark("place: departures");
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_placings, &fj);
-	causal_times_mark("place: placings");
+	causal_times_mark("place: departures, placings");
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
 	/* spans in ranges, one a thread, each searching from its own hint */
