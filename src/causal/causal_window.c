@@ -157,11 +157,10 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
  * stops early. Spans come roughly in time order, so each search gallops
  * from where the last one ended. */
 typedef struct window_finder {
-	const gt_causal_window *w; /* the intervals: windows, or a rank's steps */
-	uint32_t n;
+	uint32_t n;             /* the intervals: windows, or a rank's steps */
 	const uint32_t *window; /* interval -> window; NULL: the identity */
 	uint32_t *order;
-	int64_t *begin;
+	int64_t *begin, *end; /* in order: a window is a few hundred bytes, a miss at every search */
 	int64_t *max_end;
 	uint32_t hint;
 } window_finder;
@@ -179,11 +178,12 @@ static int cmp_window(const void *x, const void *y)
 
 static int finder_init(window_finder *f, const gt_causal_window *w, uint32_t n, const uint32_t *window)
 {
-	*f = (window_finder){.w = w, .n = n, .window = window};
+	*f = (window_finder){.n = n, .window = window};
 	f->order = alloc(n, sizeof *f->order);
 	f->begin = alloc(n, sizeof *f->begin);
+	f->end = alloc(n, sizeof *f->end);
 	f->max_end = alloc(n, sizeof *f->max_end);
-	if (!f->order || !f->begin || !f->max_end)
+	if (!f->order || !f->begin || !f->end || !f->max_end)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		f->order[i] = i;
@@ -192,6 +192,7 @@ static int finder_init(window_finder *f, const gt_causal_window *w, uint32_t n, 
 	for (uint32_t i = 0; i < n; i++) {
 		const gt_causal_window *x = &w[f->order[i]];
 		f->begin[i] = x->begin_ns;
+		f->end[i] = x->end_ns;
 		f->max_end[i] = i && f->max_end[i - 1] > x->end_ns ? f->max_end[i - 1] : x->end_ns;
 	}
 	return 0;
@@ -201,6 +202,7 @@ static void finder_free(window_finder *f)
 {
 	gt_big_free(f->order);
 	gt_big_free(f->begin);
+	gt_big_free(f->end);
 	gt_big_free(f->max_end);
 }
 
@@ -211,7 +213,7 @@ static uint32_t window_at(window_finder *f, int64_t ts)
 	uint32_t lo = gt_search_from(f->begin, f->n, ts, true, f->hint); /* first begin > ts */
 	f->hint = lo;
 	for (uint32_t k = lo; k > 0 && f->max_end[k - 1] >= ts; k--)
-		if (f->w[f->order[k - 1]].end_ns >= ts)
+		if (f->end[k - 1] >= ts)
 			return f->window ? f->window[f->order[k - 1]] : f->order[k - 1];
 	return GT_NONE;
 }
