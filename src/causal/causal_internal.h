@@ -109,7 +109,7 @@ typedef struct causal_trace {
 	uint32_t *local_of;     /* per span: its index in its window's graph, on a trace
 	                         * of one window (else NULL: causal_local_of; scratch,
 	                         * NULL after the cross edges, unless the rows read it) */
-	uint32_t *prev_device;  /* per span: the previous device span of its track, or NULL */
+	uint32_t *prev_device;  /* per device span taking part (the others' unset): the previous of its track, or NULL */
 	uint32_t *queue_behind; /* per flow: causal_keep_queues', or NULL */
 	uint32_t window_count;
 	gt_causal_window *windows; /* bounds and step_span set */
@@ -237,7 +237,8 @@ void causal_keep_queues(causal_trace *t, unsigned threads);
 static inline uint32_t causal_queue_of(const causal_trace *t, uint32_t flow)
 {
 	uint32_t dst = t->m->flows[flow].dst;
-	uint32_t prev = t->prev_device && dst != GT_NONE ? t->prev_device[dst] : GT_NONE;
+	bool device = t->prev_device && dst != GT_NONE && (t->span_class[dst] & CAUSAL_DEVICE);
+	uint32_t prev = device ? t->prev_device[dst] : GT_NONE; /* only a device span's is set */
 	return prev != GT_NONE && t->window_of[prev] != t->window_of[dst] ? prev : GT_NONE;
 }
 

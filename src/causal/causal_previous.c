@@ -22,12 +22,12 @@ typedef struct previous {
 	uint32_t wide_over; /* tracks of more items are ordered on every thread */
 } previous;
 
-/* Whether span i is a device span taking part; and, as causal_select
- * asks each span once, no previous span for it yet (one pass, not two). */
+/* Whether span i is a device span taking part. Only theirs of
+ * prev_device are written (and read): the others' 4 bytes a span would
+ * be a pass of their own. */
 static bool device_taking_part(void *ctx, uint32_t i)
 {
-	causal_trace *t = ctx;
-	t->prev_device[i] = GT_NONE;
+	const causal_trace *t = ctx;
 	return t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i);
 }
 
@@ -108,6 +108,8 @@ static int start_keys(void *ctx, uint64_t a, uint64_t b)
 static int link_range(void *ctx, uint64_t a, uint64_t b)
 {
 	track_pass *w = ctx;
+	if (a == 0 && b > 0)
+		w->prev_device[w->v[0]] = GT_NONE; /* the track's first */
 	for (uint64_t i = a ? a : 1; i < b; i++)
 		w->prev_device[w->v[i]] = w->v[i - 1];
 	return 0;

@@ -109,7 +109,7 @@ static void rank_times_out(classify *c, const rank_times *rt)
 }
 
 /* Span i's rank, the last one's range out where it starts another. */
-static void rank_times_at(classify *c, rank_times *rt, uint32_t i)
+static void rank_times_next(classify *c, rank_times *rt, uint32_t i)
 {
 	const gt_model *m = c->t->m;
 	while (i >= rt->r_end) {
@@ -120,6 +120,12 @@ static void rank_times_at(classify *c, rank_times *rt, uint32_t i)
 		if (rt->r_end <= i) /* past every rank's spans (never so in a model): the last's */
 			rt->r_end = UINT32_MAX;
 	}
+}
+
+static inline void rank_times_at(classify *c, rank_times *rt, uint32_t i)
+{
+	if (i >= rt->r_end) /* at every span: the rest out of line */
+		rank_times_next(c, rt, i);
 }
 
 static void rank_times_add(rank_times *rt, const gt_span *s)
