@@ -1625,7 +1625,7 @@ static uint32_t brute_previous(const causal_trace *t, uint32_t d)
 START_TEST(random_previous_device_spans)
 {
 	rng_state = 0x9e7a0000u + (uint64_t)_i;
-	uint64_t checked = 0, unsorted = 0;
+	uint64_t checked = 0, unsorted = 0, host_targets = 0;
 	for (int round = 0; round < 400; round++) {
 		char *events = random_trace();
 		gt_model m = load_events(events);
@@ -1637,24 +1637,29 @@ START_TEST(random_previous_device_spans)
 		if (causal_trace_init(&t, &m, &o, &err) == 0) {
 			ck_assert_ptr_nonnull(t.prev_device);
 			for (uint32_t d = 0; d < m.span_count; d++) {
-				if (!(t.span_class[d] & CAUSAL_DEVICE) || !causal_takes_part(&t, d)) {
-					/* a flow's target that is not one reads "none" */
-					ck_assert_uint_eq(t.prev_device[d], GT_NONE);
-					continue;
-				}
+				if (!(t.span_class[d] & CAUSAL_DEVICE) || !causal_takes_part(&t, d))
+					continue; /* its entry is not set */
 				uint32_t want = brute_previous(&t, d);
 				ck_assert_msg(t.prev_device[d] == want, "round %d span %u: %u, want %u", round, d,
 					      t.prev_device[d], want);
 				checked++;
 				unsorted += want != GT_NONE && want > d;
 			}
+			/* a flow whose target is not a device span taking part queues behind none */
+			for (uint32_t f = 0; f < m.flow_count; f++) {
+				uint32_t dst = m.flows[f].dst;
+				if (dst == GT_NONE || !(t.span_class[dst] & CAUSAL_DEVICE)) {
+					ck_assert_uint_eq(causal_queue_of(&t, f), GT_NONE);
+					host_targets++;
+				}
+			}
 		}
 		causal_trace_free(&t);
 		gt_model_free(&m);
 		free(events);
 	}
-	ck_assert_msg(checked > 1000 && unsorted > 20, "%llu checked, %llu out of id order", (unsigned long long)checked,
-		      (unsigned long long)unsorted);
+	ck_assert_msg(checked > 1000 && unsorted > 20 && host_targets > 100, "%llu checked, %llu out of id order, %llu host targets",
+		      (unsigned long long)checked, (unsigned long long)unsorted, (unsigned long long)host_targets);
 }
 END_TEST
 
