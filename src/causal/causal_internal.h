@@ -98,6 +98,14 @@ enum {
 	CAUSAL_RECORDED = 16, /* held by a recorded wait (causal_recorded.c) */
 };
 
+/* One range of classify's pass: its device spans taking part, by id, and
+ * their tracks (the previous spans' input: causal_previous.c joins them). */
+typedef struct causal_device_part {
+	uint64_t from; /* the range's first span */
+	uint32_t *ids, *tracks;
+	uint32_t n;
+} causal_device_part;
+
 /* What every window reads: facts about the whole trace. */
 typedef struct causal_trace {
 	const gt_model *m;
@@ -116,6 +124,9 @@ typedef struct causal_trace {
 	uint32_t *opening;      /* --step: the spans that open a step, by id (classify's;
 	                         * the windows free it) */
 	uint32_t openings;
+	causal_device_part *device_parts; /* where the previous spans are asked: the ranges',
+	                                   * in any order (causal_previous.c frees them) */
+	uint32_t device_part_count;
 	uint32_t *span_first;   /* window_count + 1 offsets into spans_by_window */
 	uint32_t *spans_by_window; /* member spans, window after window, by id */
 	uint32_t *flow_first;   /* window_count + 1 offsets into flows_by_window */
@@ -220,6 +231,17 @@ void causal_trace_free(causal_trace *t);
 uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
 
 /* --- causal_previous.c ---------------------------------------------- */
+
+/* Whether the previous device spans are asked: where there are windows
+ * (the whole trace has nothing outside it to queue behind) or stream
+ * waits (always). */
+static inline bool causal_wants_previous(const causal_trace *t, const gt_causal_options *opt)
+{
+	return opt->has_window || opt->step_glob || t->stream_wait_slack;
+}
+
+/* Frees the device parts (classify's) left. */
+void causal_device_parts_free(causal_trace *t);
 
 /* t->prev_device: the previous device span of each device span on its
  * track, in track order (start, longer first, id); -1 with err. */

@@ -1,10 +1,12 @@
 /* The previous span of each device span on its track, in track order
  * (start, longer first, id): what a launched kernel queues behind, and
- * what a stream wait follows. The device spans, selected on threads, are
+ * what a stream wait follows. The device spans, found by classify's pass
+ * range by range with their tracks (causal_device_part), are joined and
  * bucketed by track, then the tracks are ordered on threads, one track a
  * job; a track of more than a job's share (a trace has a few streams) is
  * ordered after, on every thread. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "causal_internal.h"
@@ -22,20 +24,60 @@ typedef struct previous {
 	uint32_t wide_over; /* tracks of more items are ordered on every thread */
 } previous;
 
-/* Whether span i is a device span taking part. Only theirs of
- * prev_device are written (and read): the others' 4 bytes a span would
- * be a pass of their own. */
-static bool device_taking_part(void *ctx, uint32_t i)
+void causal_device_parts_free(causal_trace *t)
 {
-	const causal_trace *t = ctx;
-	return t->span_class[i] & CAUSAL_DEVICE && causal_takes_part(t, i);
+	for (uint32_t k = 0; t->device_parts && k < t->device_part_count; k++)
+		gt_big_free(t->device_parts[k].ids), gt_big_free(t->device_parts[k].tracks);
+	free(t->device_parts);
+	t->device_parts = NULL;
+	t->device_part_count = 0;
 }
 
-static int track_of_range(void *ctx, uint64_t a, uint64_t b)
+static int by_from(const void *x, const void *y)
 {
-	previous *p = ctx;
-	for (uint64_t i = a; i < b; i++)
-		p->track_of[i] = p->t->m->spans[p->dev[i]].track;
+	const causal_device_part *a = x, *b = y;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* One part copied to its place (at), and freed. */
+typedef struct part_copy {
+	GT_JOB_ALIGNED causal_device_part *part;
+	uint32_t *dev, *track_of;
+	uint64_t at;
+} part_copy;
+
+static void *copy_part(void *arg)
+{
+	part_copy *c = arg;
+	memcpy(c->dev + c->at, c->part->ids, (size_t)c->part->n * sizeof *c->dev);
+	memcpy(c->track_of + c->at, c->part->tracks, (size_t)c->part->n * sizeof *c->track_of);
+	gt_big_free(c->part->ids), gt_big_free(c->part->tracks);
+	c->part->ids = c->part->tracks = NULL;
+	return NULL;
+}
+
+/* The device spans taking part, by id, and their tracks: classify's parts
+ * joined in range order, on threads. Only these spans' prev_device entries
+ * are written (and read): every span's 4 bytes first would be a pass. */
+static int join_device_parts(causal_trace *t, uint32_t **dev, uint32_t **track_of, uint32_t *ndev)
+{
+	uint32_t k = t->device_part_count;
+	qsort(t->device_parts, k, sizeof *t->device_parts, by_from);
+	part_copy copies[GT_MAX_JOBS];
+	uint64_t total = 0;
+	for (uint32_t j = 0; j < k; j++) {
+		copies[j] = (part_copy){&t->device_parts[j], NULL, NULL, total};
+		total += t->device_parts[j].n;
+	}
+	*dev = gt_big_malloc(total, sizeof **dev);
+	*track_of = gt_big_malloc(total, sizeof **track_of);
+	if (!*dev || !*track_of)
+		return -1;
+	for (uint32_t j = 0; j < k; j++)
+		copies[j].dev = *dev, copies[j].track_of = *track_of;
+	gt_run_jobs(copy_part, copies, sizeof *copies, k);
+	causal_device_parts_free(t);
+	*ndev = (uint32_t)total;
 	return 0;
 }
 
@@ -148,17 +190,12 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 	uint32_t *first = NULL, *items = NULL, *dev = NULL, ndev = 0;
 	t->prev_device = gt_big_malloc(m->span_count, sizeof *t->prev_device);
 	causal_times_mark("previous: begin");
-	int rc = t->prev_device ? causal_select(m->span_count, threads, device_taking_part, t, &dev, &ndev) : -1;
-	causal_times_mark("previous: select");
+	int rc = t->prev_device ? join_device_parts(t, &dev, &p.track_of, &ndev) : -1;
+	causal_times_mark("previous: joined the parts");
 	p.dev = dev;
-	p.track_of = rc == 0 ? gt_big_malloc(ndev, sizeof *p.track_of) : NULL;
-	if (rc == 0 && p.track_of) {
-		gt_parallel_ranges(ndev, causal_range_min(), threads, track_of_range, &p);
-		causal_times_mark("previous: track of");
+	if (rc == 0) {
 		rc = causal_bucket(ndev, p.track_of, m->track_count, threads, &first, &items);
 		causal_times_mark("previous: bucket");
-	} else {
-		rc = -1;
 	}
 	gt_big_free(p.track_of);
 	uint32_t total = rc == 0 ? first[m->track_count] : 0;

@@ -77,6 +77,8 @@ typedef struct classify {
 	uint8_t *opens;          /* memo by name: matches step_glob */
 	uint8_t *backward;       /* memo by name: backward work (opt->handoffs), else NULL */
 	uint8_t *host_track;     /* by track: it holds a host-side span */
+	bool devices;            /* the device parts asked (t->device_parts) */
+	bool devices_oom;
 	opening_part parts[GT_MAX_JOBS];
 	uint32_t part_count;
 	uint64_t taking_part, device_track_left_out; /* added to at each range's end */
@@ -178,6 +180,19 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 	 * pattern's, so threads sharing one take turns */
 	wait_patterns own = {0};
 	const wait_patterns *wp = NULL;
+	/* the range's device spans: room for every span of it, of which only
+	 * the pages written are backed */
+	causal_device_part *dp = NULL;
+	uint32_t ndev = 0;
+	if (c->devices) {
+		dp = &t->device_parts[__atomic_fetch_add(&t->device_part_count, 1, __ATOMIC_RELAXED)];
+		dp->from = a;
+		dp->ids = gt_big_malloc(b - a, sizeof *dp->ids);
+		dp->tracks = gt_big_malloc(b - a, sizeof *dp->tracks);
+		if (!dp->ids || !dp->tracks)
+			__atomic_store_n(&c->devices_oom, true, __ATOMIC_RELAXED);
+	}
+	bool keep_devices = dp && dp->ids && dp->tracks;
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		rank_times_at(c, &rt, i);
 		const gt_span *s = &m->spans[i];
@@ -191,6 +206,8 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 			d = causal_memo_set(c->device, s->cat, gt_device_category(gt_model_str(m, s->cat)));
 		uint8_t cls = CAUSAL_TAKES_PART | (d == 2 ? CAUSAL_DEVICE : 0);
 		mark_track(d == 2 ? t->track_device : c->host_track, s->track);
+		if (d == 2 && keep_devices) /* one never left out: only host spans and wrappers are */
+			dp->ids[ndev] = i, dp->tracks[ndev++] = s->track;
 		taking++;
 		rank_times_add(&rt, s);
 		if (!wp) { /* at the range's first span taking part, not at its first
@@ -224,6 +241,8 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 		}
 	}
 	rank_times_out(c, &rt);
+	if (dp)
+		dp->n = ndev;
 	if (wp == &own)
 		wait_patterns_free(&own);
 	__atomic_fetch_add(&c->taking_part, taking, __ATOMIC_RELAXED);
@@ -336,6 +355,8 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	c.opens = c.step_glob ? gt_big_calloc(m->strings.count, 1) : NULL;
 	c.backward = opt->handoffs ? gt_big_calloc(m->strings.count, 1) : NULL;
 	c.host_track = gt_big_calloc(m->track_count, 1);
+	c.devices = causal_wants_previous(t, opt);
+	t->device_parts = c.devices && !gt_fault_hit("alloc") ? calloc(GT_MAX_JOBS, sizeof *t->device_parts) : NULL;
 	uint32_t ranks = m->rank_count ? m->rank_count : 1;
 	c.device = gt_big_calloc(m->strings.count, 1);
 	c.waits = gt_big_calloc(m->strings.count, 1);
@@ -345,6 +366,7 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	t->span_class = gt_big_malloc(m->span_count, 1); /* each written by classify_range, on threads */
 	t->track_device = gt_big_calloc(m->track_count, 1);
 	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !c.host_track || !t->span_class || !t->track_device ||
+	    (c.devices && !t->device_parts) ||
 	    (c.step_glob && !c.opens) || (opt->handoffs && !c.backward)) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
@@ -354,6 +376,10 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	causal_times_mark("classify: begin");
 	gt_parallel_ranges(m->span_count, causal_range_min(), threads, classify_range, &c);
 	causal_times_mark("classify: spans");
+	if (c.devices_oom) {
+		classify_free(&c);
+		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
+	}
 	if (device_tracks_hold_host_spans(&c)) {
 		for (uint32_t r = 0; r < ranks; r++)
 			c.lo[r] = INT64_MAX, c.hi[r] = INT64_MIN;

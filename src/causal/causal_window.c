@@ -497,8 +497,7 @@ int causal_trace_init(causal_trace *t, const gt_model *m, const gt_causal_option
 	 * the previous spans where there are windows: the whole trace has
 	 * nothing outside it to queue behind; stream waits always); the errors
 	 * come in the order they would one after the other */
-	beside_job pj = {.t = t, .opt = opt, .threads = threads,
-			 .previous = opt->has_window || opt->step_glob || t->stream_wait_slack};
+	beside_job pj = {.t = t, .opt = opt, .threads = threads, .previous = causal_wants_previous(t, opt)};
 	pthread_t tid;
 	bool beside = threads > 1 && pthread_create(&tid, NULL, beside_windows, &pj) == 0;
 	int rc = make_windows(t, opt, err);
@@ -592,6 +591,7 @@ void causal_trace_free(causal_trace *t)
 	gt_big_free(t->window_of);
 	gt_big_free(t->local_of);
 	gt_big_free(t->prev_device);
+	causal_device_parts_free(t);
 	gt_big_free(t->queue_behind);
 	free(t->steps);
 	free(t->step_window);
