@@ -127,13 +127,17 @@ static int process_keys(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* The order unpacked; the ends from the keys where (process, end) made
+ * one (b->end is then the key array, made over in place), else from the
+ * rows again. */
 static int unpack_range(void *ctx, uint64_t a, uint64_t b)
 {
 	device_spans *d = ctx;
 	const gt_model *m = d->t->m;
 	for (uint64_t j = a; j < b; j++) {
 		uint32_t k = d->val[j], s = d->dev[k];
-		d->b->span[j] = s, d->b->end[j] = causal_end(&m->spans[s]), d->b->slot[k] = (uint32_t)j;
+		d->b->span[j] = s, d->b->slot[k] = (uint32_t)j;
+		d->b->end[j] = d->one ? (int64_t)(d->key[j] & ((1ull << 40) - 1)) + d->base : causal_end(&m->spans[s]);
 	}
 	return 0;
 }
@@ -167,10 +171,16 @@ static int sort_by_end(const causal_trace *t, const uint32_t *sp, uint32_t ns, u
 			gt_radix_sort_u64_jobs(d.key, d.val, n, tk, tv, causal_range_jobs(n, threads));
 		}
 	}
-	/* the sort's arrays go first: the unpacked ones take their blocks */
-	gt_big_free(d.key), gt_big_free(tk), gt_big_free(tv);
+	/* the sort's arrays go first: the unpacked ones take their blocks (the
+	 * keys become the ends where they hold them) */
+	gt_big_free(tk), gt_big_free(tv);
+	if (rc == 0 && d.one)
+		b->end = (int64_t *)d.key; /* freed with b */
+	else
+		gt_big_free(d.key);
 	if (rc == 0) {
-		b->span = gt_big_malloc(n, sizeof *b->span), b->end = gt_big_malloc(n, sizeof *b->end);
+		b->span = gt_big_malloc(n, sizeof *b->span);
+		b->end = b->end ? b->end : gt_big_malloc(n, sizeof *b->end);
 		b->slot = gt_big_malloc(n, sizeof *b->slot);
 		rc = b->span && b->end && b->slot ? 0 : -1;
 	}
