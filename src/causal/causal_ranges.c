@@ -121,6 +121,7 @@ static void *bucket_range(void *arg)
 {
 	bucket_job *j = arg;
 	if (!j->items) {
+		memset(j->fill, 0, (size_t)j->buckets * sizeof *j->fill); /* its own lines, on its thread */
 		for (uint32_t i = j->begin; i < j->end; i++)
 			if (j->key[i] != GT_NONE)
 				j->fill[j->key[i]]++;
@@ -132,6 +133,33 @@ static void *bucket_range(void *arg)
 	return NULL;
 }
 
+/* The ranges' counts to where each range's items of a bucket go, buckets
+ * [a, b): first the buckets' totals (first[b]), then, once those are
+ * summed, the places. Many buckets (a step each) on threads. */
+typedef struct bucket_sums {
+	bucket_job *jobs;
+	unsigned k;
+	uint32_t *first;
+	bool place;
+} bucket_sums;
+
+static int sum_buckets(void *ctx, uint64_t a, uint64_t b)
+{
+	const bucket_sums *s = ctx;
+	for (uint64_t x = a; x < b; x++) {
+		uint32_t at = s->first[x];
+		for (unsigned j = 0; j < s->k; j++) {
+			uint32_t c = s->jobs[j].fill[x];
+			if (s->place)
+				s->jobs[j].fill[x] = at;
+			at += c;
+		}
+		if (!s->place)
+			s->first[x] = at; /* the bucket's total, summed below */
+	}
+	return 0;
+}
+
 int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
 		  uint32_t **items)
 {
@@ -139,11 +167,11 @@ int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned th
 	while (k > 1 && (uint64_t)k * buckets > n) /* each range has counts for every bucket */
 		k--;
 	*items = NULL;
-	*first = gt_big_calloc((size_t)buckets + 1, sizeof **first);
+	*first = gt_big_malloc((size_t)buckets + 1, sizeof **first);
 	/* each range's counts in lines of their own: a few buckets (tracks)
 	 * counted by every thread would share their lines */
 	size_t stride = ((size_t)buckets + 15) & ~(size_t)15;
-	uint32_t *fill = gt_big_calloc((size_t)k * stride + 16, sizeof *fill);
+	uint32_t *fill = gt_big_malloc((size_t)k * stride + 16, sizeof *fill);
 	if (!*first || !fill) {
 		gt_big_free(fill);
 		return -1;
@@ -156,16 +184,19 @@ int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned th
 	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
 	/* bucket by bucket, range after range: each range's items follow the
 	 * earlier ranges', so every bucket holds its items in order */
+	bucket_sums sums = {jobs, k, *first, false};
+	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
+	memset(*first, 0, ((size_t)buckets + 1) * sizeof **first);
+	gt_parallel_ranges(buckets, per, threads, sum_buckets, &sums);
 	uint32_t total = 0;
 	for (uint32_t b = 0; b < buckets; b++) {
+		uint32_t c = (*first)[b];
 		(*first)[b] = total;
-		for (unsigned j = 0; j < k; j++) {
-			uint32_t c = jobs[j].fill[b];
-			jobs[j].fill[b] = total;
-			total += c;
-		}
+		total += c;
 	}
 	(*first)[buckets] = total;
+	sums.place = true;
+	gt_parallel_ranges(buckets, per, threads, sum_buckets, &sums);
 	*items = gt_big_malloc(total, sizeof **items);
 	if (!*items) {
 		gt_big_free(fill);
