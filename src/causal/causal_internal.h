@@ -82,11 +82,23 @@ unsigned causal_range_jobs(uint64_t n, unsigned threads);
  * asked once each on threads; -1 out of memory. */
 int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t i), void *ctx, uint32_t **out,
 		  uint32_t *count);
+/* One range of classify's pass: its device spans taking part, by id, and
+ * their tracks (the previous spans' input: causal_previous.c buckets them by track). */
+typedef struct causal_device_part {
+	uint64_t from; /* the range's first span */
+	uint32_t *ids, *tracks;
+	uint32_t n;
+} causal_device_part;
+
 /* Counting sort of 0..n-1 by key[i] (GT_NONE: left out) into buckets:
  * bucket b's items, in order, are items[first[b] .. first[b + 1]); both
  * gt_big_malloc'd; -1 out of memory. */
 int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
 		  uint32_t **items);
+/* The same over k parts in order (at most GT_MAX_JOBS): each part's ids by
+ * its tracks. */
+int causal_bucket_parts(const causal_device_part *parts, unsigned k, uint32_t buckets, unsigned threads,
+			uint32_t **first, uint32_t **items);
 
 /* --- causal_window.c ------------------------------------------------- */
 
@@ -97,14 +109,6 @@ enum {
 	CAUSAL_BACKWARD = 8, /* opt->handoffs: backward work (causal_handoff.c) */
 	CAUSAL_RECORDED = 16, /* held by a recorded wait (causal_recorded.c) */
 };
-
-/* One range of classify's pass: its device spans taking part, by id, and
- * their tracks (the previous spans' input: causal_previous.c joins them). */
-typedef struct causal_device_part {
-	uint64_t from; /* the range's first span */
-	uint32_t *ids, *tracks;
-	uint32_t n;
-} causal_device_part;
 
 /* What every window reads: facts about the whole trace. */
 typedef struct causal_trace {

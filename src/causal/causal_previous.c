@@ -1,8 +1,8 @@
 /* The previous span of each device span on its track, in track order
  * (start, longer first, id): what a launched kernel queues behind, and
  * what a stream wait follows. The device spans, found by classify's pass
- * range by range with their tracks (causal_device_part), are joined and
- * bucketed by track, then the tracks are ordered on threads, one track a
+ * range by range with their tracks (causal_device_part), are bucketed by
+ * track, then the tracks are ordered on threads, one track a
  * job; a track of more than a job's share (a trace has a few streams) is
  * ordered after, on every thread. */
 #include <stdatomic.h>
@@ -14,8 +14,6 @@
 
 typedef struct previous {
 	causal_trace *t;
-	const uint32_t *dev;   /* the device spans taking part, by id */
-	uint32_t *track_of;    /* by position in dev */
 	const uint32_t *first;
 	uint32_t *items; /* reordered in place, track by track */
 	uint64_t *key, *tk; /* by item: each track's slice its own */
@@ -37,57 +35,6 @@ static int by_from(const void *x, const void *y)
 {
 	const causal_device_part *a = x, *b = y;
 	return a->from < b->from ? -1 : a->from > b->from;
-}
-
-/* One part copied to its place (at), and freed. */
-typedef struct part_copy {
-	GT_JOB_ALIGNED causal_device_part *part;
-	uint32_t *dev, *track_of;
-	uint64_t at;
-} part_copy;
-
-static void *copy_part(void *arg)
-{
-	part_copy *c = arg;
-	memcpy(c->dev + c->at, c->part->ids, (size_t)c->part->n * sizeof *c->dev);
-	memcpy(c->track_of + c->at, c->part->tracks, (size_t)c->part->n * sizeof *c->track_of);
-	gt_big_free(c->part->ids), gt_big_free(c->part->tracks);
-	c->part->ids = c->part->tracks = NULL;
-	return NULL;
-}
-
-/* The device spans taking part, by id, and their tracks: classify's parts
- * joined in range order, on threads. Only these spans' prev_device entries
- * are written (and read): every span's 4 bytes first would be a pass. */
-static int join_device_parts(causal_trace *t, uint32_t **dev, uint32_t **track_of, uint32_t *ndev)
-{
-	uint32_t k = t->device_part_count;
-	qsort(t->device_parts, k, sizeof *t->device_parts, by_from);
-	part_copy copies[GT_MAX_JOBS];
-	uint64_t total = 0;
-	for (uint32_t j = 0; j < k; j++) {
-		copies[j] = (part_copy){&t->device_parts[j], NULL, NULL, total};
-		total += t->device_parts[j].n;
-	}
-	*dev = gt_big_malloc(total, sizeof **dev);
-	*track_of = gt_big_malloc(total, sizeof **track_of);
-	if (!*dev || !*track_of)
-		return -1;
-	for (uint32_t j = 0; j < k; j++)
-		copies[j].dev = *dev, copies[j].track_of = *track_of;
-	gt_run_jobs(copy_part, copies, sizeof *copies, k);
-	causal_device_parts_free(t);
-	*ndev = (uint32_t)total;
-	return 0;
-}
-
-/* Bucket positions in dev to span ids. */
-static int items_to_spans(void *ctx, uint64_t a, uint64_t b)
-{
-	previous *p = ctx;
-	for (uint64_t i = a; i < b; i++)
-		p->items[i] = p->dev[p->items[i]];
-	return 0;
 }
 
 /* Whether span b may follow span a in track order. */
@@ -187,21 +134,20 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 {
 	const gt_model *m = t->m;
 	previous p = {.t = t};
-	uint32_t *first = NULL, *items = NULL, *dev = NULL, ndev = 0;
+	uint32_t *first = NULL, *items = NULL;
 	t->prev_device = gt_big_malloc(m->span_count, sizeof *t->prev_device);
 	causal_times_mark("previous: begin");
-	int rc = t->prev_device ? join_device_parts(t, &dev, &p.track_of, &ndev) : -1;
-	causal_times_mark("previous: joined the parts");
-	p.dev = dev;
-	if (rc == 0) {
-		rc = causal_bucket(ndev, p.track_of, m->track_count, threads, &first, &items);
-		causal_times_mark("previous: bucket");
-	}
-	gt_big_free(p.track_of);
+	/* classify's parts in range order, bucketed by track: their span ids */
+	if (t->device_parts)
+		qsort(t->device_parts, t->device_part_count, sizeof *t->device_parts, by_from);
+	int rc = -1;
+	if (t->prev_device && t->device_parts)
+		rc = causal_bucket_parts(t->device_parts, t->device_part_count, m->track_count, threads, &first, &items);
+	causal_device_parts_free(t);
+	causal_times_mark("previous: bucket");
 	uint32_t total = rc == 0 ? first[m->track_count] : 0;
 	if (rc == 0) {
 		p.items = items;
-		gt_parallel_ranges(total, causal_range_min(), threads, items_to_spans, &p);
 		p.first = first;
 		p.key = gt_big_malloc(total, sizeof *p.key);
 		p.tk = gt_big_malloc(total, sizeof *p.tk);
@@ -225,7 +171,7 @@ int causal_previous_device_spans(causal_trace *t, unsigned threads, gt_error *er
 		causal_times_mark("previous: ordered");
 	}
 	gt_big_free(p.key), gt_big_free(p.tk), gt_big_free(p.tv);
-	gt_big_free(first), gt_big_free(items), gt_big_free(dev);
+	gt_big_free(first), gt_big_free(items);
 	if (rc < 0)
 		return gt_fail(err, GT_EINPUT, "out of memory ordering the device tracks");
 	return 0;

@@ -110,30 +110,32 @@ int causal_select(uint32_t n, unsigned threads, bool (*keep)(void *ctx, uint32_t
 }
 
 typedef struct bucket_job {
-	GT_JOB_ALIGNED const uint32_t *key;
+	GT_JOB_ALIGNED const uint32_t *key; /* this job's keys, key[0 .. end - begin) */
+	const uint32_t *val; /* the items' values; NULL: their indices, begin + i */
 	uint32_t buckets;
 	uint32_t begin, end;
-	uint32_t *fill; /* buckets: counts, then where this range's next item goes */
+	uint32_t *fill; /* buckets: counts, then where this job's next item goes */
 	uint32_t *items; /* NULL: count only */
 } bucket_job;
 
 static void *bucket_range(void *arg)
 {
 	bucket_job *j = arg;
+	uint32_t n = j->end - j->begin;
 	if (!j->items) {
 		memset(j->fill, 0, (size_t)j->buckets * sizeof *j->fill); /* its own lines, on its thread */
-		for (uint32_t i = j->begin; i < j->end; i++)
+		for (uint32_t i = 0; i < n; i++)
 			if (j->key[i] != GT_NONE)
 				j->fill[j->key[i]]++;
 		return NULL;
 	}
-	for (uint32_t i = j->begin; i < j->end; i++)
+	for (uint32_t i = 0; i < n; i++)
 		if (j->key[i] != GT_NONE)
-			j->items[j->fill[j->key[i]]++] = i;
+			j->items[j->fill[j->key[i]]++] = j->val ? j->val[i] : j->begin + i;
 	return NULL;
 }
 
-/* The ranges' counts to where each range's items of a bucket go, buckets
+/* The jobs' counts to where each job's items of a bucket go, buckets
  * [a, b): first the buckets' totals (first[b]), then, once those are
  * summed, the places. Many buckets (a step each) on threads. */
 typedef struct bucket_sums {
@@ -160,15 +162,14 @@ static int sum_buckets(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
-		  uint32_t **items)
+/* The counting sort of k jobs' items (key, begin, end, val set), the jobs
+ * in the items' order. */
+static int bucket_jobs(bucket_job *jobs, unsigned k, uint32_t buckets, unsigned threads, uint32_t **first,
+		       uint32_t **items)
 {
-	unsigned k = causal_range_jobs(n, threads);
-	while (k > 1 && (uint64_t)k * buckets > n) /* each range has counts for every bucket */
-		k--;
 	*items = NULL;
 	*first = gt_big_malloc((size_t)buckets + 1, sizeof **first);
-	/* each range's counts in lines of their own: a few buckets (tracks)
+	/* each job's counts in lines of their own: a few buckets (tracks)
 	 * counted by every thread would share their lines */
 	size_t stride = ((size_t)buckets + 15) & ~(size_t)15;
 	uint32_t *fill = gt_big_malloc((size_t)k * stride + 16, sizeof *fill);
@@ -177,13 +178,11 @@ int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned th
 		return -1;
 	}
 	uint32_t *lines = (uint32_t *)(((uintptr_t)fill + 63) & ~(uintptr_t)63);
-	bucket_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (bucket_job){key, buckets, (uint32_t)((uint64_t)n * j / k), (uint32_t)((uint64_t)n * (j + 1) / k),
-				       lines + (size_t)j * stride, NULL};
+		jobs[j].buckets = buckets, jobs[j].fill = lines + (size_t)j * stride, jobs[j].items = NULL;
 	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
-	/* bucket by bucket, range after range: each range's items follow the
-	 * earlier ranges', so every bucket holds its items in order */
+	/* bucket by bucket, job after job: each job's items follow the
+	 * earlier jobs', so every bucket holds its items in order */
 	bucket_sums sums = {jobs, k, *first, false};
 	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
 	memset(*first, 0, ((size_t)buckets + 1) * sizeof **first);
@@ -207,4 +206,27 @@ int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned th
 	gt_run_jobs(bucket_range, jobs, sizeof *jobs, k);
 	gt_big_free(fill);
 	return 0;
+}
+
+int causal_bucket(uint32_t n, const uint32_t *key, uint32_t buckets, unsigned threads, uint32_t **first,
+		  uint32_t **items)
+{
+	unsigned k = causal_range_jobs(n, threads);
+	while (k > 1 && (uint64_t)k * buckets > n) /* each range has counts for every bucket */
+		k--;
+	bucket_job jobs[GT_MAX_JOBS];
+	for (unsigned j = 0; j < k; j++) {
+		uint32_t begin = (uint32_t)((uint64_t)n * j / k), end = (uint32_t)((uint64_t)n * (j + 1) / k);
+		jobs[j] = (bucket_job){.key = key + begin, .begin = begin, .end = end};
+	}
+	return bucket_jobs(jobs, k, buckets, threads, first, items);
+}
+
+int causal_bucket_parts(const causal_device_part *parts, unsigned k, uint32_t buckets, unsigned threads,
+			uint32_t **first, uint32_t **items)
+{
+	bucket_job jobs[GT_MAX_JOBS] = {{0}}; /* no part: one job of no items */
+	for (unsigned j = 0; j < k; j++)
+		jobs[j] = (bucket_job){.key = parts[j].tracks, .val = parts[j].ids, .begin = 0, .end = parts[j].n};
+	return bucket_jobs(jobs, k ? k : 1, buckets, threads, first, items);
 }
