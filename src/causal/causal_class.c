@@ -76,8 +76,7 @@ int causal_classify_strings(causal_trace *t, const gt_causal_options *opt, unsig
 	}
 	/* strings are shorter than spans: a range of them takes longer */
 	string_classes sc = {t, opt->collective_name, extra ? &re : NULL};
-	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
-	gt_parallel_ranges(m->strings.count, per, threads, classify_range, &sc);
+	gt_parallel_ranges(m->strings.count, causal_range_min_small(), threads, classify_range, &sc);
 	if (extra)
 		regfree(&re);
 	return 0;

@@ -68,6 +68,9 @@ static inline void causal_atomic_max(int64_t *p, int64_t v)
 
 /* Items a thread takes at least in the passes below. */
 uint32_t causal_range_min(void);
+/* The same for items that each cost many spans' work (a string's match, a
+ * bucket's sums over jobs, a step's window): a sixteenth, at least one. */
+uint32_t causal_range_min_small(void);
 /* Threads from which a memory-bound pass that one thread does in one go
  * (the binding's sweep, the chains' counting) is split: on two cores the
  * split's extra pass costs what the second thread gains. */

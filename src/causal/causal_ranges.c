@@ -20,6 +20,12 @@ uint32_t causal_range_min(void)
 	return v;
 }
 
+uint32_t causal_range_min_small(void)
+{
+	uint32_t per = causal_range_min() / 16;
+	return per ? per : 1;
+}
+
 uint64_t causal_batch_points(void)
 {
 	static uint64_t points;
@@ -184,9 +190,8 @@ static int bucket_jobs(bucket_job *jobs, unsigned k, uint32_t buckets, unsigned 
 	/* bucket by bucket, job after job: each job's items follow the
 	 * earlier jobs', so every bucket holds its items in order */
 	bucket_sums sums = {jobs, k, *first, false};
-	uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
 	memset(*first, 0, ((size_t)buckets + 1) * sizeof **first);
-	gt_parallel_ranges(buckets, per, threads, sum_buckets, &sums);
+	gt_parallel_ranges(buckets, causal_range_min_small(), threads, sum_buckets, &sums);
 	uint32_t total = 0;
 	for (uint32_t b = 0; b < buckets; b++) {
 		uint32_t c = (*first)[b];
@@ -195,7 +200,7 @@ static int bucket_jobs(bucket_job *jobs, unsigned k, uint32_t buckets, unsigned 
 	}
 	(*first)[buckets] = total;
 	sums.place = true;
-	gt_parallel_ranges(buckets, per, threads, sum_buckets, &sums);
+	gt_parallel_ranges(buckets, causal_range_min_small(), threads, sum_buckets, &sums);
 	*items = gt_big_malloc(total, sizeof **items);
 	if (!*items) {
 		gt_big_free(fill);

@@ -93,8 +93,7 @@ static int make_windows(causal_trace *t, const gt_causal_options *opt, gt_error 
 	int rc = !job && openings && reserve_windows(t, &cap, openings) < 0 ? -1 : 0;
 	if (rc == 0 && !job && openings) {
 		step_windows sw = {t, opening};
-		uint32_t per = causal_range_min() / 16 ? causal_range_min() / 16 : 1;
-		gt_parallel_ranges(openings, per, gt_thread_count(opt->threads, GT_MAX_JOBS), fill_step_windows, &sw);
+		gt_parallel_ranges(openings, causal_range_min_small(), gt_thread_count(opt->threads, GT_MAX_JOBS), fill_step_windows, &sw);
 		t->window_count = openings;
 	}
 	for (uint32_t k = 0; k < openings && rc == 0 && job; k++) {
@@ -354,8 +353,12 @@ static int flow_placings(void *ctx, uint64_t a, uint64_t b)
 			continue;
 		uint32_t *p = &j->placed_by[fl->dst];
 		uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-		while (cur == GT_NONE || dep < departure_of(m, &m->flows[cur]) ||
-		       (dep == departure_of(m, &m->flows[cur]) && i < cur)) {
+		for (;;) {
+			if (cur != GT_NONE) {
+				int64_t held = departure_of(m, &m->flows[cur]);
+				if (dep > held || (dep == held && i >= cur))
+					break;
+			}
 			if (__atomic_compare_exchange_n(p, &cur, i, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 				break;
 		}
