@@ -400,20 +400,27 @@ struct parent_pass {
 	const uint32_t *incoming, *source; /* NULL: the pass that clears */
 };
 
+/* Span i's flow parent from the counts: a root with exactly one incoming
+ * flow takes the flow's source as parent. */
+static inline void set_flow_parent(const struct parent_pass *p, gt_span *s, uint64_t i)
+{
+	if (s->parent == GT_NONE && p->incoming[i] == 1) {
+		s->parent = p->source[i];
+		s->flags |= GT_SPANF_FLOW_PARENT;
+	}
+}
+
 /* Spans [a, b): clears the flow parents, or sets them from the counts. */
 static int parent_range(void *ctx, uint64_t a, uint64_t b)
 {
 	const struct parent_pass *p = ctx;
 	gt_span *s = p->m->spans;
 	for (uint64_t i = a; i < b; i++) {
-		if (!p->incoming) {
-			if (s[i].flags & GT_SPANF_FLOW_PARENT) {
-				s[i].parent = GT_NONE;
-				s[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
-			}
-		} else if (s[i].parent == GT_NONE && p->incoming[i] == 1) {
-			s[i].parent = p->source[i];
-			s[i].flags |= GT_SPANF_FLOW_PARENT;
+		if (p->incoming)
+			set_flow_parent(p, &s[i], i);
+		else if (s[i].flags & GT_SPANF_FLOW_PARENT) {
+			s[i].parent = GT_NONE;
+			s[i].flags &= (uint8_t)~GT_SPANF_FLOW_PARENT;
 		}
 	}
 	return 0;
@@ -437,8 +444,24 @@ static int count_incoming(void *ctx, uint64_t a, uint64_t b)
 	return 0;
 }
 
-/* fresh: no span has a flow parent yet (a model just built) */
-static void set_parent_mode(gt_model *m, int mode, unsigned threads, bool fresh);
+/* The counts of incoming flows (set->incoming, set->source: free() both)
+ * where mode asks for flow parents; -1 out of memory. */
+static int count_flow_parents(gt_model *m, int mode, unsigned threads, struct parent_pass *set)
+{
+	*set = (struct parent_pass){m, NULL, NULL};
+	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
+		return 0;
+	uint32_t *incoming = gt_fault_hit("alloc") ? NULL : calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
+	uint32_t *source = gt_fault_hit("alloc") ? NULL : malloc((m->span_count ? m->span_count : 1) * sizeof *source);
+	if (!incoming || !source) {
+		free(incoming);
+		free(source);
+		return -1;
+	}
+	set->incoming = incoming, set->source = source;
+	gt_parallel_ranges(m->flow_count, PARALLEL_MIN, threads ? threads : 1, count_incoming, set);
+	return 0;
+}
 
 void gt_model_set_parent_mode(gt_model *m, int mode)
 {
@@ -447,34 +470,14 @@ void gt_model_set_parent_mode(gt_model *m, int mode)
 	 * gives its pages back to the file); out of memory, the mode stays */
 	if (gt_model_own(m) < 0)
 		return;
-	set_parent_mode(m, mode, 1, false);
-}
-
-static void set_parent_mode(gt_model *m, int mode, unsigned threads, bool fresh)
-{
-	struct parent_pass clear = {m, NULL, NULL};
-	threads = threads ? threads : 1;
-	if (!fresh)
-		gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &clear);
-	m->parent_mode = (uint8_t)mode;
-	if (mode != GT_PARENTS_NESTING_FLOW || m->flow_count == 0)
-		return;
-	/* A root with exactly one incoming flow takes the flow's source as
-	 * parent: a GPU kernel hangs under the runtime call that launched it. */
-	uint32_t *incoming = gt_fault_hit("alloc") ? NULL : calloc(m->span_count ? m->span_count : 1, sizeof *incoming);
-	uint32_t *source = gt_fault_hit("alloc") ? NULL : malloc((m->span_count ? m->span_count : 1) * sizeof *source);
-	if (!incoming || !source) {
-		free(incoming);
-		free(source);
-		/* nesting-only parents remain: say so, callers check parent_mode */
-		m->parent_mode = GT_PARENTS_NESTING;
-		return;
-	}
-	struct parent_pass set = {m, incoming, source};
-	gt_parallel_ranges(m->flow_count, PARALLEL_MIN, threads, count_incoming, &set);
-	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, parent_range, &set);
-	free(incoming);
-	free(source);
+	struct parent_pass clear = {m, NULL, NULL}, set;
+	gt_parallel_ranges(m->span_count, PARALLEL_MIN, 1, parent_range, &clear);
+	/* out of memory, nesting-only parents remain: callers check parent_mode */
+	m->parent_mode = (uint8_t)(count_flow_parents(m, mode, 1, &set) < 0 ? GT_PARENTS_NESTING : mode);
+	if (set.incoming)
+		gt_parallel_ranges(m->span_count, PARALLEL_MIN, 1, parent_range, &set);
+	free((void *)set.incoming);
+	free((void *)set.source);
 }
 
 /* Strings that end in digits and agree before them order by the digits'
@@ -540,9 +543,11 @@ static int cmp_track(const void *x, const void *y)
 	return c ? c : (ia < ib ? -1 : ia > ib);
 }
 
-/* Each span's lane, and the model's time range, over ranges of spans. */
+/* Each span's lane, and the model's time range, over ranges of spans; in
+ * the same pass over the span table, the flow parents where counted. */
 typedef struct lanes_and_range {
 	gt_model *m;
+	const struct parent_pass *parents; /* NULL, or the counts to set them from */
 	int64_t start_ns, end_ns;
 	bool any;
 	pthread_mutex_t mu;
@@ -556,6 +561,8 @@ static int lanes_range(void *ctx, uint64_t a, uint64_t b)
 	for (uint64_t i = a; i < b; i++) {
 		gt_span *s = &m->spans[i];
 		s->lane = m->tracks[s->track].lane_base + s->depth;
+		if (r->parents)
+			set_flow_parent(r->parents, s, i);
 		if (i == a || s->ts_ns < start)
 			start = s->ts_ns;
 		if (i == a || s->ts_ns + s->dur_ns > end)
@@ -574,8 +581,9 @@ static int lanes_range(void *ctx, uint64_t a, uint64_t b)
 }
 
 /* Lanes in track order (processes by sort index, then name and pid), and
- * the time range (0 to 0 without spans). */
-static int assign_lanes(gt_model *m, unsigned threads)
+ * the time range (0 to 0 without spans); the flow parents from their
+ * counts where given. */
+static int assign_lanes(gt_model *m, unsigned threads, const struct parent_pass *parents)
 {
 	uint32_t *procs = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *procs);
 	uint32_t *rank = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->process_count + 1) * sizeof *rank);
@@ -619,7 +627,7 @@ static int assign_lanes(gt_model *m, unsigned threads)
 		lane += t->lane_count;
 	}
 	m->lane_count = lane;
-	lanes_and_range r = {m, 0, 0, false, PTHREAD_MUTEX_INITIALIZER};
+	lanes_and_range r = {m, parents, 0, 0, false, PTHREAD_MUTEX_INITIALIZER};
 	gt_parallel_ranges(m->span_count, PARALLEL_MIN, threads, lanes_range, &r);
 	pthread_mutex_destroy(&r.mu);
 	m->start_ns = r.start_ns, m->end_ns = r.end_ns;
@@ -679,17 +687,23 @@ int gt_builder_finish(gt_builder *b, int parent_mode, gt_error *err)
 	if (rc == 0)
 		rc = bind_flows(b, &ti);
 	uint64_t t2 = stage_ns(b);
-	if (rc < 0 || assign_lanes(m, b->finish_threads) < 0) {
-		track_index_free(&ti, m->span_count);
-		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
-	}
 	track_index_free(&ti, m->span_count);
+	/* the flow parents are set in the lanes' pass over the span table (a
+	 * model just built has none to clear) */
+	struct parent_pass parents = {m, NULL, NULL};
+	int counted = rc == 0 ? count_flow_parents(m, parent_mode, b->finish_threads, &parents) : 0;
 	uint64_t t3 = stage_ns(b);
-	set_parent_mode(m, parent_mode, b->finish_threads, true);
-	uint64_t t4 = stage_ns(b);
-	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_lanes = t3 - t2, b->t_parents = t4 - t3;
-	if (m->parent_mode != parent_mode)
+	if (rc == 0 && counted == 0)
+		rc = assign_lanes(m, b->finish_threads, parents.incoming ? &parents : NULL);
+	free((void *)parents.incoming);
+	free((void *)parents.source);
+	if (rc < 0)
+		return gt_fail(err, GT_EINPUT, "%s: out of memory building the model", b->path);
+	if (counted < 0)
 		return gt_fail(err, GT_EINPUT, "%s: out of memory linking flow parents", b->path);
+	m->parent_mode = (uint8_t)parent_mode;
+	uint64_t t4 = stage_ns(b);
+	b->t_tracks = t1 - t0, b->t_flows = t2 - t1, b->t_parents = t3 - t2, b->t_lanes = t4 - t3;
 	/* every later computation takes differences of times: keep them exact */
 	if (m->span_count && (m->start_ns < 0 ? m->end_ns > INT64_MAX + m->start_ns : false))
 		return gt_fail(err, GT_EINPUT,
