@@ -947,6 +947,17 @@ START_TEST(errors)
 	o.step_glob = "Nothing*";
 	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
 	ck_assert_ptr_nonnull(strstr(msg, "matches no span"));
+	/* a model whose recorded start is after a span's (a damaged index):
+	 * the windows' placing would misread that span's offset */
+	int64_t start = m.start_ns;
+	m.start_ns = m.spans[span_named(&m, "ProfilerStep#1")].ts_ns + 1;
+	o.step_glob = "ProfilerStep#*";
+	ck_assert_int_eq(analyze_fails(&m, &o, msg, sizeof msg), GT_EINPUT);
+	ck_assert_ptr_nonnull(strstr(msg, "starts at 0 ns, outside the trace's time range"));
+	m.start_ns = start;
+	gt_causal_result r;
+	analyze_ok(&m, &o, &r);
+	gt_causal_result_free(&r);
 	o.step_glob = NULL;
 	o.has_window = true;
 	o.window_begin_ns = 30000;

@@ -57,6 +57,13 @@ static inline void causal_atomic_min(int64_t *p, int64_t v)
 		;
 }
 
+static inline void causal_atomic_min_u32(uint32_t *p, uint32_t v)
+{
+	uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 static inline void causal_atomic_max(int64_t *p, int64_t v)
 {
 	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -119,6 +126,9 @@ typedef struct causal_trace {
 	uint8_t *span_class;    /* per span: CAUSAL_* bits */
 	uint8_t *track_device;  /* per track: 1 when it holds a device span */
 	int64_t *departure;     /* per flow: its departure, clamped into a bound source */
+	uint64_t *place_at;     /* per span taking part, from the classes to the placing
+	                         * where windows are searched (else NULL): where its
+	                         * window is found, causal_place_key's */
 	uint32_t *window_of;    /* per span: its window, GT_NONE (NULL once a trace's only
 	                         * window has kept its queues: causal_keep_queues) */
 	uint32_t *local_of;     /* per span: its index in its window's graph, on a trace
@@ -245,6 +255,24 @@ uint32_t causal_rank_of_span(const gt_model *m, uint32_t i);
 static inline bool causal_wants_previous(const causal_trace *t, const gt_causal_options *opt)
 {
 	return opt->has_window || opt->step_glob || t->stream_wait_slack;
+}
+
+/* Where windows are searched for each span's (else the trace is one). */
+static inline bool causal_wants_place_at(const gt_causal_options *opt)
+{
+	return opt->has_window || opt->step_glob;
+}
+
+/* A span's window is found at the earliest departure of a flow that
+ * places it, else at its start: both as offsets from the trace's start,
+ * a start's with the top bit, so that an atomic minimum over its flows'
+ * keys leaves the departure wherever one placed it. false where the time
+ * lies outside [start, start + 2^63). */
+#define CAUSAL_PLACE_START (1ull << 63)
+static inline bool causal_place_key(const gt_model *m, int64_t ns, uint64_t *key)
+{
+	*key = (uint64_t)ns - (uint64_t)m->start_ns;
+	return ns >= m->start_ns && *key < CAUSAL_PLACE_START;
 }
 
 /* Frees the device parts (classify's) left. */

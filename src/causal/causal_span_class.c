@@ -87,6 +87,7 @@ typedef struct classify {
 	int64_t *lo, *hi;
 	uint32_t *alone;
 	uint32_t alone_count;
+	uint32_t bad_start; /* the lowest span whose start causal_place_key refused, GT_NONE */
 } classify;
 
 /* Written once: a store by every thread to the few device tracks' bytes
@@ -210,6 +211,12 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 			dp->ids[ndev] = i, dp->tracks[ndev++] = s->track;
 		taking++;
 		rank_times_add(&rt, s);
+		if (t->place_at) { /* the placing reads this, not the row */
+			uint64_t key;
+			if (!causal_place_key(m, s->ts_ns, &key))
+				causal_atomic_min_u32(&c->bad_start, i);
+			t->place_at[i] = key | CAUSAL_PLACE_START;
+		}
 		if (!wp) { /* at the range's first span taking part, not at its first
 			      * name unknown: that depends on the other threads, and
 			      * the fault walk counts allocations */
@@ -364,9 +371,11 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	c.hi = gt_big_malloc(ranks, sizeof *c.hi);
 	c.alone = gt_big_malloc(m->track_count, sizeof *c.alone);
 	t->span_class = gt_big_malloc(m->span_count, 1); /* each written by classify_range, on threads */
+	t->place_at = causal_wants_place_at(opt) ? gt_big_malloc(m->span_count, sizeof *t->place_at) : NULL;
+	c.bad_start = GT_NONE;
 	t->track_device = gt_big_calloc(m->track_count, 1);
 	if (!c.device || !c.waits || !c.lo || !c.hi || !c.alone || !c.host_track || !t->span_class || !t->track_device ||
-	    (c.devices && !t->device_parts) ||
+	    (c.devices && !t->device_parts) || (causal_wants_place_at(opt) && !t->place_at) ||
 	    (c.step_glob && !c.opens) || (opt->handoffs && !c.backward)) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
@@ -379,6 +388,11 @@ int causal_classify_spans(causal_trace *t, const gt_causal_options *opt, unsigne
 	if (c.devices_oom) {
 		classify_free(&c);
 		return gt_fail(err, GT_EINPUT, "out of memory classifying %u spans", m->span_count);
+	}
+	if (c.bad_start != GT_NONE) {
+		classify_free(&c);
+		return gt_fail(err, GT_EINPUT, "span %u starts at %lld ns, outside the trace's time range from %lld ns",
+			       c.bad_start, (long long)m->spans[c.bad_start].ts_ns, (long long)m->start_ns);
 	}
 	if (device_tracks_hold_host_spans(&c)) {
 		for (uint32_t r = 0; r < ranks; r++)

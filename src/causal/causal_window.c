@@ -284,7 +284,6 @@ typedef struct span_window_job {
 	GT_JOB_ALIGNED causal_trace *t;
 	window_finder f; /* its own hint */
 	const rank_finders *ranks; /* a job's --step: the finders by rank instead */
-	const uint32_t *placed_by;
 	bool whole;
 	uint32_t begin, end;
 } span_window_job;
@@ -313,8 +312,7 @@ static void *span_windows(void *arg)
 			}
 			use = &f;
 		}
-		t->window_of[i] = window_at(use, j->placed_by[i] != GT_NONE ? t->departure[j->placed_by[i]]
-									    : t->m->spans[i].ts_ns);
+		t->window_of[i] = window_at(use, (int64_t)(t->place_at[i] & ~CAUSAL_PLACE_START) + t->m->start_ns);
 	}
 	return NULL;
 }
@@ -323,24 +321,16 @@ typedef struct flow_job {
 	causal_trace *t;
 	const window_finder *f;
 	const rank_finders *ranks; /* a job's --step: the finders by rank instead */
-	uint32_t *placed_by;       /* per span: the flow that places it, GT_NONE */
 	uint32_t *flow_window;
 	bool whole;
+	uint32_t bad_departure;    /* the lowest placing flow causal_place_key refused, GT_NONE */
 } flow_job;
 
-static int unplaced(void *ctx, uint64_t a, uint64_t b)
-{
-	flow_job *j = ctx;
-	for (uint64_t i = a; i < b; i++)
-		j->placed_by[i] = GT_NONE;
-	return 0;
-}
-
-/* Each flow's departure, and where it places its target: where its
- * earliest flow departs (ties: the lowest flow index), so a kernel goes
- * with the step that launched it. Flows of one target may be on several
- * threads: the earlier one wins, whichever thread writes last; the other's
- * departure is made again from its row, as it may not be stored yet. */
+/* Each flow's departure, and where it places its target: at the earliest
+ * departure of its flows, so that a kernel goes with the step that
+ * launched it (t->place_at, where windows are searched). Flows of one
+ * target may be on several threads: the least key wins, whichever thread
+ * writes last. */
 static int flow_placings(void *ctx, uint64_t a, uint64_t b)
 {
 	flow_job *j = ctx;
@@ -349,19 +339,17 @@ static int flow_placings(void *ctx, uint64_t a, uint64_t b)
 	for (uint32_t i = (uint32_t)a; i < b; i++) {
 		const gt_flow *fl = &m->flows[i];
 		int64_t dep = t->departure[i] = departure_of(m, fl);
-		if (!placing_flow(t, fl))
+		if (!t->place_at || !placing_flow(t, fl))
 			continue;
-		uint32_t *p = &j->placed_by[fl->dst];
-		uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-		for (;;) {
-			if (cur != GT_NONE) {
-				int64_t held = departure_of(m, &m->flows[cur]);
-				if (dep > held || (dep == held && i >= cur))
-					break;
-			}
-			if (__atomic_compare_exchange_n(p, &cur, i, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				break;
+		uint64_t key;
+		if (!causal_place_key(m, dep, &key)) {
+			causal_atomic_min_u32(&j->bad_departure, i);
+			continue;
 		}
+		uint64_t *p = &t->place_at[fl->dst];
+		uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+		while (key < cur && !__atomic_compare_exchange_n(p, &cur, key, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 	}
 	return 0;
 }
@@ -401,7 +389,6 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 {
 	const gt_model *m = t->m;
 	window_finder f = {0};
-	uint32_t *placed_by = alloc(m->span_count, sizeof *placed_by);
 	uint32_t *flow_window = alloc(m->flow_count, sizeof *flow_window);
 	t->departure = alloc(m->flow_count, sizeof *t->departure);
 	t->window_of = alloc(m->span_count, sizeof *t->window_of);
@@ -411,32 +398,40 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	t->local_of = local_array ? alloc(m->span_count, sizeof *t->local_of) : NULL;
 	rank_finders rf = {0};
 	bool by_rank = t->step_count > 0;
-	if (!placed_by || !flow_window || !t->departure || !t->window_of || (local_array && !t->local_of) ||
+	if (!flow_window || !t->departure || !t->window_of || (local_array && !t->local_of) ||
 	    finder_init(&f, t->windows, t->window_count, NULL) < 0 || (by_rank && rank_finders_init(&rf, t) < 0)) {
-		gt_big_free(placed_by), gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
+		gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
 		return gt_fail(err, GT_EINPUT, "out of memory placing %u spans in windows", m->span_count);
 	}
-	flow_job fj = {t, &f, by_rank ? &rf : NULL, placed_by, flow_window, false};
+	flow_job fj = {t, &f, by_rank ? &rf : NULL, flow_window, false, GT_NONE};
 	causal_times_mark("place: begin");
-	gt_parallel_ranges(m->span_count, causal_range_min(), threads, unplaced, &fj);
-	causal_times_mark("place: unplaced");
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_placings, &fj);
 	causal_times_mark("place: departures, placings");
 	bool whole = t->window_count == 1 && t->windows[0].step_span == GT_NONE &&
 		     t->windows[0].begin_ns <= m->start_ns && t->windows[0].end_ns >= m->end_ns;
+	if (fj.bad_departure != GT_NONE || (!whole && !t->place_at)) {
+		gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
+		if (fj.bad_departure == GT_NONE) /* causal_wants_place_at and the windows disagree */
+			return gt_fail(err, GT_EINPUT, "internal error: %u windows, and no span's place", t->window_count);
+		return gt_fail(err, GT_EINPUT, "flow %u departs at %lld ns, outside the trace's time range from %lld ns",
+			       fj.bad_departure, (long long)t->departure[fj.bad_departure], (long long)m->start_ns);
+	}
 	/* spans in ranges, one a thread, each searching from its own hint */
 	unsigned k = causal_range_jobs(m->span_count, threads);
 	span_window_job jobs[GT_MAX_JOBS];
 	for (unsigned j = 0; j < k; j++)
-		jobs[j] = (span_window_job){t, f, by_rank ? &rf : NULL, placed_by, whole,
+		jobs[j] = (span_window_job){t, f, by_rank ? &rf : NULL, whole,
 					    (uint32_t)((uint64_t)m->span_count * j / k),
 					    (uint32_t)((uint64_t)m->span_count * (j + 1) / k)};
 	gt_run_jobs(span_windows, jobs, sizeof *jobs, k);
 	causal_times_mark("place: span windows");
+	/* back to the system, not kept: twice the size of what comes next,
+	 * no later block would take it (gt_best_fit) */
+	free(t->place_at);
+	t->place_at = NULL;
 	fj.whole = whole;
 	gt_parallel_ranges(m->flow_count, causal_range_min(), threads, flow_windows, &fj);
 	causal_times_mark("place: flow windows");
-	gt_big_free(placed_by);
 	finder_free(&f);
 	rank_finders_free(&rf);
 	int rc = causal_bucket(m->span_count, t->window_of, t->window_count, threads, &t->span_first, &t->spans_by_window);
@@ -589,6 +584,7 @@ void causal_trace_free(causal_trace *t)
 {
 	causal_trace_drop_graph_inputs(t);
 	gt_big_free(t->span_class);
+	gt_big_free(t->place_at);
 	gt_big_free(t->track_device);
 	gt_big_free(t->opening);
 	gt_big_free(t->window_of);
