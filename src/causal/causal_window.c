@@ -412,7 +412,7 @@ static int place(causal_trace *t, unsigned threads, gt_error *err)
 	if (fj.bad_departure != GT_NONE || (!whole && !t->place_at)) {
 		gt_big_free(flow_window), finder_free(&f), rank_finders_free(&rf);
 		if (fj.bad_departure == GT_NONE) /* causal_wants_place_at and the windows disagree */
-			return gt_fail(err, GT_EINPUT, "internal error: %u windows, and no span's place", t->window_count);
+			return gt_fail(err, GT_EINPUT, "internal error: %u windows to search, and no span's key", t->window_count);
 		return gt_fail(err, GT_EINPUT, "flow %u departs at %lld ns, outside the trace's time range from %lld ns",
 			       fj.bad_departure, (long long)t->departure[fj.bad_departure], (long long)m->start_ns);
 	}

@@ -401,7 +401,8 @@ struct parent_pass {
 };
 
 /* Span i's flow parent from the counts: a root with exactly one incoming
- * flow takes the flow's source as parent. */
+ * flow takes the flow's source as parent (a GPU kernel hangs under the
+ * runtime call that launched it). */
 static inline void set_flow_parent(const struct parent_pass *p, gt_span *s, uint64_t i)
 {
 	if (s->parent == GT_NONE && p->incoming[i] == 1) {
