@@ -66,16 +66,28 @@ with open(sys.argv[1], "w") as f:
         name = "tab\there" if i % 203 == 0 else "op%d" % (i % 13)
         f.write('{"ph": "X", "name": "%s", "pid": 1, "tid": %d, "ts": %d, "dur": 1%s,\n' % (name, i % 5, i, tail))
 PY
+	# GPUTRACE_INGEST_PIECE: pieces of that many bytes, windows of 64 pieces,
+	# so that these traces cross many windows, each cut and queued while the
+	# one before it is stitched, or not when a wrong guess cancels it
 	for t in par tricky lenient; do
 		"$bin" spans -f csv -j 1 "$tmp/$t.json" >"$tmp/$t.1" || fail=1
 		"$bin" info -j 1 "$tmp/$t.json" >"$tmp/$t.i1" || fail=1
-		for j in 2 5; do
-			"$bin" spans -f csv -j $j "$tmp/$t.json" >"$tmp/$t.$j"
-			cmp -s "$tmp/$t.1" "$tmp/$t.$j" || { echo "FAIL: $t.json differs with -j $j"; fail=1; }
-			"$bin" info -j $j "$tmp/$t.json" >"$tmp/$t.i$j"
-			cmp -s "$tmp/$t.i1" "$tmp/$t.i$j" || { echo "FAIL: info on $t.json differs with -j $j"; fail=1; }
+		for piece in "" 256 4096; do
+			for j in 2 5; do
+				GPUTRACE_INGEST_PIECE=$piece "$bin" spans -f csv -j $j "$tmp/$t.json" >"$tmp/$t.$j"
+				cmp -s "$tmp/$t.1" "$tmp/$t.$j" || { echo "FAIL: $t.json differs with -j $j, pieces '$piece'"; fail=1; }
+				GPUTRACE_INGEST_PIECE=$piece "$bin" info -j $j "$tmp/$t.json" >"$tmp/$t.i$j"
+				cmp -s "$tmp/$t.i1" "$tmp/$t.i$j" || { echo "FAIL: info on $t.json differs with -j $j, pieces '$piece'"; fail=1; }
+			done
 		done
 	done
+	# the windows queued ahead are used (the timing line counts them)
+	ahead=$(GPUTRACE_INGEST_PIECE=4096 GPUTRACE_INGEST_TIMES=1 "$bin" info -q -j 3 "$tmp/par.json" 2>&1 |
+		sed -n 's/.* \([0-9]*\) windows, \([0-9]*\) of them queued ahead.*/\1 \2/p')
+	set -- $ahead
+	if [ $# != 2 ] || [ "$2" -lt $(($1 / 2)) ]; then
+		echo "FAIL: the windows of par.json were not queued ahead: '$ahead'"; fail=1
+	fi
 	# an error far into the file names the same byte and event whatever the
 	# thread count
 	python3 - "$tmp/par.json" "$tmp/broken.json" <<'PY'
@@ -85,9 +97,12 @@ at = d.index('"ph"', len(d) * 2 // 3)
 open(sys.argv[2], "w").write(d[:at] + '"ph" "X", ' + d[at + 5:])
 PY
 	"$bin" info -j 1 "$tmp/broken.json" 2>"$tmp/broken.1" >/dev/null
-	for j in 2 5; do
-		"$bin" info -j $j "$tmp/broken.json" 2>"$tmp/broken.$j" >/dev/null
-		cmp -s "$tmp/broken.1" "$tmp/broken.$j" || { echo "FAIL: the error differs with -j $j: $(cat "$tmp/broken.$j")"; fail=1; }
+	for piece in "" 256 4096; do
+		for j in 2 5; do
+			GPUTRACE_INGEST_PIECE=$piece "$bin" info -j $j "$tmp/broken.json" 2>"$tmp/broken.$j" >/dev/null
+			cmp -s "$tmp/broken.1" "$tmp/broken.$j" ||
+				{ echo "FAIL: the error differs with -j $j, pieces '$piece': $(cat "$tmp/broken.$j")"; fail=1; }
+		done
 	done
 	grep -q "byte" "$tmp/broken.1" || { echo "FAIL: no byte offset in: $(cat "$tmp/broken.1")"; fail=1; }
 else
