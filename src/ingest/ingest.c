@@ -26,7 +26,7 @@
 #define WINDOW_MIN (8u << 20)
 #define WINDOW_MAX ((size_t)1 << 30)
 #define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
-#define PIECE_BYTES (1u << 20)  /* a window is cut into pieces of about this size */
+#define PIECE_BYTES (512u << 10) /* a window is cut into pieces of about this size */
 #else
 /* fuzz builds: tiny windows so small inputs reach refills, window growth,
  * the size cap and the parallel split (fuzz/fuzz_trace.c) */
@@ -38,14 +38,13 @@
 #define MAX_THREADS PIECE_POOL_THREADS
 #define MAX_PIECES 64 /* a window's; the pool holds two windows' pieces */
 _Static_assert(2 * MAX_PIECES <= PIECE_POOL_QUEUE, "the pool queues two windows");
-/* The window with several threads: a piece per 1 MiB, up to MAX_PIECES. At
- * a window's end the workers wait while the builder catches up, and at its
- * start the builder waits for the first piece: a wide window does both
- * seldom (8 MiB windows left the builder waiting 1.1-1.3 s of a 6.7 s
- * ingest of 9 GB on 16 threads, the H200 machine's host). With the workers
- * kept from window to window, 256 MiB windows were 4% faster at 16 threads
- * on 10M spans (the H100 machine's host) and held 430 MB more of the
- * mapped file: 64 MiB. */
+/* The window with several threads: MAX_PIECES pieces of PIECE_BYTES. While
+ * one window's edge stalled every thread, wide windows paid (256 MiB was 4%
+ * faster than 64 at 16 threads on 10M spans, the H100 machine's host). With
+ * the next window parsed ahead, a mapped file's edges cost nothing, and
+ * the window in flight is two windows of the mapping and two of pieces:
+ * there 32 MiB was as fast as 64 (0.635 s against 0.65) and held 73 MB
+ * less, within 8 MB of one 64 MiB window without the queue ahead. */
 /* where the search for a window's end cut starts, before its end: several
  * events' worth (Kineto's are 300-600 bytes) */
 #define END_CUT_MARGIN(piece_bytes) ((piece_bytes) / 16 > 4096 ? (piece_bytes) / 16 : 4096)
