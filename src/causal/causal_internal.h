@@ -49,27 +49,17 @@ static inline uint8_t causal_memo_set(uint8_t *memo, uint32_t id, bool yes)
 	return yes ? 2 : 1;
 }
 
-/* *p = min(*p, v) and max: threads may meet at one p. */
-static inline void causal_atomic_min(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static inline void causal_atomic_min_u32(uint32_t *p, uint32_t v)
-{
-	uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static inline void causal_atomic_max(int64_t *p, int64_t v)
-{
-	int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
+/* *p = min(*p, v), or max, for an integer of any width: threads may meet
+ * at one p. A statement. */
+#define causal_atomic_min(p, v) CAUSAL_ATOMIC_TOWARD(p, v, <)
+#define causal_atomic_max(p, v) CAUSAL_ATOMIC_TOWARD(p, v, >)
+#define CAUSAL_ATOMIC_TOWARD(p, v, better)                                                                    \
+	do {                                                                                                  \
+		__typeof__(*(p)) *at_ = (p), v_ = (v), cur_ = __atomic_load_n(at_, __ATOMIC_RELAXED);         \
+		while (v_ better cur_ &&                                                                      \
+		       !__atomic_compare_exchange_n(at_, &cur_, v_, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+			;                                                                                     \
+	} while (0)
 
 /* --- causal_ranges.c ------------------------------------------------- */
 

@@ -107,8 +107,10 @@ typedef struct rank_times {
 
 static void rank_times_out(classify *c, const rank_times *rt)
 {
-	if (rt->lo <= rt->hi)
-		causal_atomic_min(&c->lo[rt->r], rt->lo), causal_atomic_max(&c->hi[rt->r], rt->hi);
+	if (rt->lo <= rt->hi) {
+		causal_atomic_min(&c->lo[rt->r], rt->lo);
+		causal_atomic_max(&c->hi[rt->r], rt->hi);
+	}
 }
 
 /* Span i's rank, the last one's range out where it starts another. */
@@ -214,7 +216,7 @@ static int classify_range(void *ctx, uint64_t a, uint64_t b)
 		if (t->place_at) { /* the placing reads this, not the row */
 			uint64_t key;
 			if (!causal_place_key(m, s->ts_ns, &key))
-				causal_atomic_min_u32(&c->bad_start, i);
+				causal_atomic_min(&c->bad_start, i);
 			t->place_at[i] = key | CAUSAL_PLACE_START;
 		}
 		if (!wp) { /* at the range's first span taking part, not at its first

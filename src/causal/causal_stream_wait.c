@@ -101,9 +101,7 @@ static int range_of_ends(void *ctx, uint64_t a, uint64_t b)
 	}
 	causal_atomic_min(&d->lo, lo);
 	causal_atomic_max(&d->hi, hi);
-	for (uint32_t cur = __atomic_load_n(&d->top, __ATOMIC_RELAXED);
-	     top > cur && !__atomic_compare_exchange_n(&d->top, &cur, top, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
-		;
+	causal_atomic_max(&d->top, top);
 	return 0;
 }
 

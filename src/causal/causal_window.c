@@ -343,13 +343,10 @@ static int flow_placings(void *ctx, uint64_t a, uint64_t b)
 			continue;
 		uint64_t key;
 		if (!causal_place_key(m, dep, &key)) {
-			causal_atomic_min_u32(&j->bad_departure, i);
+			causal_atomic_min(&j->bad_departure, i);
 			continue;
 		}
-		uint64_t *p = &t->place_at[fl->dst];
-		uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-		while (key < cur && !__atomic_compare_exchange_n(p, &cur, key, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
+		causal_atomic_min(&t->place_at[fl->dst], key);
 	}
 	return 0;
 }
