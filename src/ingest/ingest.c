@@ -43,7 +43,7 @@ _Static_assert(2 * MAX_PIECES <= PIECE_POOL_QUEUE, "the pool queues two windows"
  * faster than 64 at 16 threads on 10M spans, the H100 machine's host). With
  * the next window parsed ahead, a mapped file's edges cost nothing, and
  * the window in flight is two windows of the mapping and two of pieces:
- * there 32 MiB was as fast as 64 (0.635 s against 0.65) and held 73 MB
+ * there 32 MiB was as fast as 64 (0.64 s against 0.65, medians) and held 73 MB
  * less, within 8 MB of one 64 MiB window without the queue ahead. */
 /* where the search for a window's end cut starts, before its end: several
  * events' worth (Kineto's are 300-600 bytes) */
