@@ -17,6 +17,10 @@ ifeq ($(SANITIZE),1)
   OPT = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   BUILD := $(BUILD)-san
 endif
+ifeq ($(TSAN),1)
+  OPT = -O1 -g -fsanitize=thread
+  BUILD := $(BUILD)-tsan
+endif
 ifeq ($(FAULTS),1)
   CPPFLAGS += -DGT_FAULT_INJECTION
   BUILD := $(BUILD)-faults
@@ -83,6 +87,12 @@ all-tests: $(BIN) tools $(TEST_BIN)
 .PHONY: check-valgrind
 check-valgrind: all
 	$(Q)sh scripts/valgrind-tests $(BUILD)
+
+## check-tsan: the tests of the parallel ingest and of the threads' passes under ThreadSanitizer (TSAN=1 build); not in check
+.PHONY: check-tsan
+check-tsan:
+	$(Q)$(MAKE) --no-print-directory TSAN=1 all tools
+	$(Q)sh scripts/tsan-tests $(BUILD)-tsan
 
 ## check-viewer: load the overlays of the largest shared Kineto traces into catapult's viewer (headless Chromium); not in check
 .PHONY: check-viewer
