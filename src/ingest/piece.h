@@ -12,7 +12,7 @@
 #include "local_names.h"
 #include "raw_event.h"
 #include "simple_events.h"
-#include "base/jobs.h"
+#include "base/base.h"
 
 typedef struct piece {
 	GT_JOB_ALIGNED const char *begin, *stop; /* parse from begin until the element start == stop */
