@@ -442,11 +442,6 @@ oom:
 	return -1;
 }
 
-bool gt_builder_has_room(const gt_builder *b, uint64_t spans, uint64_t points)
-{
-	return spans <= b->spans_cap && points <= b->points_cap;
-}
-
 static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int kind, gt_error *err)
 {
 	gt_model *m = b->m;

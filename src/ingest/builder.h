@@ -93,9 +93,6 @@ int gt_builder_note_sync(gt_builder *b, const raw_event *ev, uint32_t span, gt_e
 int gt_builder_fail(gt_builder *b, gt_error *err, const raw_event *ev, const char *msg);
 void gt_builder_note_end(gt_builder *b, int64_t t);
 int gt_builder_reserve(gt_builder *b, uint64_t spans, uint64_t points);
-/* Whether so many spans and flow points in all fit without moving the
- * tables (fills on other threads write into them). */
-bool gt_builder_has_room(const gt_builder *b, uint64_t spans, uint64_t points);
 /* The render group of category string cat, made when new; 0xff out of
  * memory (with the error at ev). */
 uint8_t gt_builder_group_of(gt_builder *b, uint32_t cat, gt_error *err, const raw_event *ev);

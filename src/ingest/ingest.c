@@ -300,22 +300,16 @@ static void cut_window(ingest *g, batch *b, uint64_t wbase, const char *base, si
 	b->k = k, b->base = wbase, b->len = len, b->eof = eof, b->end_cut = end_cut;
 }
 
-/* Waits for the fills of b's first k pieces, queued as they were stitched. */
-static void await_fills(ingest *g, batch *b, unsigned k)
-{
-	for (unsigned t = 0; t < k; t++)
-		piece_pool_await(&g->pool, &b->pieces[t]);
-}
-
-/* The simple events of b's first k pieces filled in (simple_events.h): on
- * the workers with the builder, queued as each piece was stitched, when
- * there are workers; then merged. */
+/* Fills in the simple events of b's first k pieces (simple_events.h): on
+ * the workers with the builder, when there are workers. */
 static int fill_pieces(ingest *g, batch *b, unsigned k, gt_error *err)
 {
 	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 	bool failed = false;
-	if (g->pool.started) {
-		await_fills(g, b, k);
+	if (g->pool.started && k > 1) {
+		piece_pool_fill(&g->pool, b->pieces, k);
+		for (unsigned t = 0; t < k; t++)
+			piece_pool_await(&g->pool, &b->pieces[t]);
 		failed = g->pool.fill_failed;
 	} else {
 		for (unsigned t = 0; t < k && !failed; t++)
@@ -387,19 +381,13 @@ static int parse_events(ingest *g, size_t *pos, gt_error *err)
 	bool more = true;
 	unsigned stitched = 0;
 	for (unsigned t = 0; t < b->k && rc == 0 && more; t++, stitched++) {
-		piece *pc = &b->pieces[t];
 		uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 		if (g->pool.started)
-			piece_pool_await(&g->pool, pc);
+			piece_pool_await(&g->pool, &b->pieces[t]);
 		else
-			piece_parse(pc);
-		const gt_builder *bl = &g->builder;
-		if (g->pool.started && !gt_builder_has_room(bl, (uint64_t)bl->m->span_count + pc->n, bl->npoints + pc->n))
-			await_fills(g, b, t); /* the tables move: no fill may be writing into them */
+			piece_parse(&b->pieces[t]);
 		uint64_t t1 = g->timed ? gt_clock_ns() : 0;
-		rc = stitch_piece(g, pc, t, b->k, pos, &more, err);
-		if (rc == 0 && g->pool.started)
-			piece_pool_fill(&g->pool, pc, 1); /* while the next pieces are stitched */
+		rc = stitch_piece(g, &b->pieces[t], t, b->k, pos, &more, err);
 		if (g->timed)
 			g->t_await += t1 - t0, g->t_build += gt_clock_ns() - t1;
 	}

@@ -27,7 +27,6 @@ void simple_events_free(simple_events *se)
 	free(se->visits);
 	free(se->seen);
 	free(se->thread_spans);
-	free(se->local_group);
 	local_threads_free(&se->threads);
 	memset(se, 0, sizeof *se);
 }
@@ -228,30 +227,6 @@ static int visit(gt_builder *b, raw_event *ev, simple_events *se, const local_na
 	return 0;
 }
 
-/* Each local string's group as a category, for the fill: the builder's
- * table of them grows while later pieces are built. The room is made
- * before the pass (-1: out of memory, and the builder builds the piece
- * itself), the groups noted after it. */
-static int room_for_groups(simple_events *se, const local_names *names)
-{
-	if (names->count > se->local_group_cap) {
-		uint8_t *p = gt_fault_hit("alloc") ? NULL : realloc(se->local_group, names->count);
-		if (!p)
-			return -1;
-		se->local_group = p;
-		se->local_group_cap = names->count;
-	}
-	return 0;
-}
-
-static void note_groups(const gt_builder *b, simple_events *se, const local_names *names)
-{
-	for (uint32_t l = 0; l < names->count; l++) {
-		uint32_t g = names->global[l];
-		se->local_group[l] = g != GT_NONE && g < b->cat_group_cap ? b->cat_group[g] : 0;
-	}
-}
-
 int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, const local_names *names,
 			 uint64_t index0, uint64_t offset0, gt_error *err)
 {
@@ -264,8 +239,7 @@ int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events 
 	/* ids past 32 bits are gt_builder_add's to refuse, at the right event */
 	se->filled_by_builder = !(n && index0 + n - 1 <= UINT32_MAX && (uint64_t)m->span_count + n < GT_NONE - 1 &&
 				  (uint64_t)b->npoints + n <= UINT32_MAX &&
-				  gt_builder_reserve(b, m->span_count + n, b->npoints + n) == 0 &&
-				  room_for_groups(se, names) == 0);
+				  gt_builder_reserve(b, m->span_count + n, b->npoints + n) == 0);
 	int rc = 0;
 	if (se->filled_by_builder) {
 		for (size_t i = 0; i < n && rc == 0; i++) {
@@ -288,15 +262,13 @@ int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events 
 	m->span_count += se->spans_after;
 	b->npoints += se->points_after;
 	b->local_global = NULL;
-	if (rc == 0)
-		note_groups(b, se, names);
 	return rc;
 }
 
 static void fill_span(const gt_builder *b, simple_events *se, const simple_event *e, uint32_t slot, uint32_t cat,
 		      uint32_t track)
 {
-	uint8_t group = (uint8_t)(se->local_group[e->cat_local] - 1);
+	uint8_t group = (uint8_t)(b->cat_group[cat] - 1);
 	b->m->spans[slot] = (gt_span){
 		.ts_ns = e->ts_ns,
 		.dur_ns = e->dur_ns,

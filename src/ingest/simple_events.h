@@ -58,8 +58,6 @@ typedef struct simple_events {
 	/* the builder's pass, for the fill */
 	bool filled_by_builder;       /* the pass built every event itself */
 	const uint32_t *local_global; /* the piece's string ids */
-	uint8_t *local_group;         /* per local string id: its category's group + 1, 0 none */
-	uint32_t local_group_cap;
 	uint64_t index0;              /* the piece's first event index */
 	uint32_t span0, point0;       /* the piece's first span id and flow point */
 	/* the fill's counts, for the merge */
@@ -87,11 +85,9 @@ int simple_events_note(simple_events *se, const raw_event *ev, uint32_t at);
 /* Builder side, in three steps. The pass builds the piece's n events in
  * order (their index from index0, their offsets moved by offset0), with
  * the piece's local names (local_names.h), and gives the simple ones it
- * can a slot. The fill writes those slots, on any thread, while the pass
- * goes on with later pieces: it reads only the piece and the span and flow
- * point tables, which must not move meanwhile (gt_builder_has_room). The
- * merge then adds up what the fill counted (in any order), on the pass's
- * thread. */
+ * can a slot. The fill writes those slots: the pieces
+ * of a window on any threads at once, while nothing else changes the
+ * model. The merge then adds up what the fill counted (in any order). */
 int gt_builder_add_piece(gt_builder *b, raw_event *evs, size_t n, simple_events *se, const local_names *names,
 			 uint64_t index0, uint64_t offset0, gt_error *err);
 /* -1: out of memory (the fill did nothing). */
