@@ -139,6 +139,17 @@ static int end_early(ingest *g, gt_error *err, const char *at, const char *msg)
 	return 0;
 }
 
+/* The length of the mapped window at stream offset base, and whether the
+ * input ends with it: where refill places it, and where the window queued
+ * ahead is cut. */
+static size_t mapped_window(const ingest *g, uint64_t base, bool *eof)
+{
+	uint64_t left = g->map_size - base;
+	size_t len = left < g->win_cap ? (size_t)left : g->win_cap;
+	*eof = len == left;
+	return len;
+}
+
 /* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
 static int refill(ingest *g, size_t keep, gt_error *err)
 {
@@ -158,10 +169,8 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 			g->release_to = g->win_base; /* while the workers parse the events (parse_events) */
 		else
 			gt_input_release(g->in, g->win_base);
-		uint64_t left = g->map_size - g->win_base;
 		g->win = (char *)g->map + g->win_base;
-		g->win_len = left < g->win_cap ? (size_t)left : g->win_cap;
-		g->eof = g->win_len == left;
+		g->win_len = mapped_window(g, g->win_base, &g->eof);
 		g->m->stats.bytes = g->win_base + g->win_len;
 		if (g->opt && g->opt->progress)
 			g->opt->progress(g->opt->progress_ctx, g->win_base + g->win_len, g->map_size);
@@ -349,12 +358,11 @@ static batch *window_batch(ingest *g, size_t pos)
 	g->windows++;
 	g->win_cut = b->end_cut;
 	if (b->end_cut && g->pool.started) {
-		/* as refill will place it */
 		uint64_t base = g->win_base + (uint64_t)(b->end_cut - g->win);
-		uint64_t left = g->map_size - base;
-		size_t len = left < g->win_cap ? (size_t)left : g->win_cap;
+		bool eof;
+		size_t len = mapped_window(g, base, &eof);
 		batch *next = &g->batches[g->cur ^ 1];
-		cut_window(g, next, base, g->map + base, len, len == left, g->map + base);
+		cut_window(g, next, base, g->map + base, len, eof, g->map + base);
 		piece_pool_parse(&g->pool, next->pieces, next->k);
 		g->ahead = true;
 	}
