@@ -23,14 +23,23 @@ typedef struct track_index {
 	uint32_t *order;
 	uint32_t *first;
 	int64_t *starts;
+	uint8_t *in_order; /* per track: its ids in id order are in track order too */
 } track_index;
 
 static void track_index_free(track_index *ti, uint32_t spans)
 {
 	gt_free_large(ti->order, (size_t)spans * sizeof *ti->order);
 	free(ti->first);
+	free(ti->in_order);
 	gt_free_large(ti->starts, (size_t)spans * sizeof *ti->starts);
 }
+
+/* A run's spans of one track, as they are placed: its first and last, and
+ * whether each came after the one before in track order. */
+typedef struct run_track {
+	uint32_t head, last; /* GT_NONE: none */
+	bool out_of_order;
+} run_track;
 
 /* A run of span ids, counted per track, then placed: a counting sort on
  * threads. at[t] is first the run's count on track t, then where its next
@@ -40,6 +49,7 @@ typedef struct group_job {
 	uint32_t *order;
 	uint32_t begin, end; /* span ids */
 	uint32_t *at;        /* track_count entries */
+	run_track *seen;     /* track_count entries: the placing's */
 	bool place;
 } group_job;
 
@@ -47,13 +57,41 @@ static void *group_range(void *arg)
 {
 	group_job *j = arg;
 	const gt_span *s = j->m->spans;
-	if (!j->place)
+	if (!j->place) {
 		for (uint32_t i = j->begin; i < j->end; i++)
 			j->at[s[i].track]++;
-	else
-		for (uint32_t i = j->begin; i < j->end; i++)
-			j->order[j->at[s[i].track]++] = i;
+		return NULL;
+	}
+	/* the nesting searches a track for runs in order, a pass over it: most
+	 * tracks are in order already, and here that costs a comparison */
+	for (uint32_t i = j->begin; i < j->end; i++) {
+		run_track *r = &j->seen[s[i].track];
+		j->order[j->at[s[i].track]++] = i;
+		if (r->last == GT_NONE)
+			r->head = i;
+		else if (!gt_track_before(s, r->last, i))
+			r->out_of_order = true;
+		r->last = i;
+	}
 	return NULL;
+}
+
+/* A track is in order where every run's spans of it are, and each run's
+ * first follows the last of the run before. */
+static void note_in_order(const gt_model *m, const group_job *jobs, unsigned k, uint8_t *in_order)
+{
+	for (uint32_t t = 0; t < m->track_count; t++) {
+		uint32_t prev = GT_NONE;
+		bool ok = true;
+		for (unsigned j = 0; j < k && ok; j++) {
+			const run_track *r = &jobs[j].seen[t];
+			if (r->last == GT_NONE)
+				continue;
+			ok = !r->out_of_order && (prev == GT_NONE || gt_track_before(m->spans, prev, r->head));
+			prev = r->last;
+		}
+		in_order[t] = ok;
+	}
 }
 
 /* Groups span ids by track, in id order: order[first[t]..first[t+1]). The
@@ -65,7 +103,8 @@ static int group_by_track(const gt_model *m, track_index *ti, unsigned threads)
 	ti->order = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->order);
 	ti->first = gt_fault_hit("alloc") ? NULL : calloc((size_t)nt + 1, sizeof *ti->first);
 	ti->starts = gt_fault_hit("alloc") ? NULL : malloc(((size_t)m->span_count + 1) * sizeof *ti->starts);
-	if (!ti->order || !ti->first || !ti->starts)
+	ti->in_order = gt_fault_hit("alloc") ? NULL : malloc((size_t)nt + 1);
+	if (!ti->order || !ti->first || !ti->starts || !ti->in_order)
 		return -1;
 	/* a table per run: runs no more than the spans per track pay for */
 	unsigned k = threads > 1 && m->span_count >= PARALLEL_MIN ? threads : 1;
@@ -77,13 +116,19 @@ static int group_by_track(const gt_model *m, track_index *ti, unsigned threads)
 	 * and runs counting into one line took 0.05 s at 10M on 16 cores */
 	size_t stride = ((size_t)nt + 16) & ~(size_t)15;
 	uint32_t *at = gt_fault_hit("alloc") ? NULL : aligned_alloc(64, (size_t)k * stride * sizeof *at);
-	if (!at)
+	run_track *seen = gt_fault_hit("alloc") ? NULL : aligned_alloc(64, (size_t)k * stride * sizeof *seen);
+	if (!at || !seen) {
+		free(at), free(seen);
 		return -1;
+	}
 	memset(at, 0, (size_t)k * stride * sizeof *at);
+	for (size_t e = 0; e < (size_t)k * stride; e++)
+		seen[e] = (run_track){GT_NONE, GT_NONE, false};
 	group_job jobs[MAX_FINISH_THREADS];
 	for (unsigned j = 0; j < k; j++)
 		jobs[j] = (group_job){m, ti->order, (uint32_t)((uint64_t)m->span_count * j / k),
-				      (uint32_t)((uint64_t)m->span_count * (j + 1) / k), at + (size_t)j * stride, false};
+				      (uint32_t)((uint64_t)m->span_count * (j + 1) / k), at + (size_t)j * stride,
+				      seen + (size_t)j * stride, false};
 	gt_run_jobs(group_range, jobs, sizeof *jobs, k);
 	uint32_t next = 0;
 	for (uint32_t t = 0; t < nt; t++) {
@@ -98,7 +143,9 @@ static int group_by_track(const gt_model *m, track_index *ti, unsigned threads)
 	for (unsigned j = 0; j < k; j++)
 		jobs[j].place = true;
 	gt_run_jobs(group_range, jobs, sizeof *jobs, k);
+	note_in_order(m, jobs, k, ti->in_order);
 	free(at);
+	free(seen);
 	return 0;
 }
 
@@ -113,7 +160,7 @@ static int build_track_index(gt_builder *b, track_index *ti, unsigned threads)
 		return -1;
 	b->t_group = stage_ns(b) - t0;
 	uint64_t improper = 0;
-	int rc = gt_nest_tracks(m, ti->order, ti->first, ti->starts, threads, &improper);
+	int rc = gt_nest_tracks(m, ti->order, ti->first, ti->starts, ti->in_order, threads, &improper);
 	m->stats.warnings[GT_WARN_IMPROPER_NESTING] += improper;
 	b->t_nest = stage_ns(b) - t0 - b->t_group;
 	return rc;

@@ -20,24 +20,15 @@
  * thread: several files of a job are finished at once (trace_load_many). */
 static _Thread_local const gt_span *sort_spans;
 
-static int before(const gt_span *s, uint32_t a, uint32_t b)
-{
-	if (s[a].ts_ns != s[b].ts_ns)
-		return s[a].ts_ns < s[b].ts_ns;
-	if (s[a].dur_ns != s[b].dur_ns)
-		return s[a].dur_ns > s[b].dur_ns;
-	return a < b;
-}
-
 static bool in_order(const void *spans, uint32_t a, uint32_t b)
 {
-	return before(spans, a, b);
+	return gt_track_before(spans, a, b);
 }
 
 static int cmp_track_order(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return before(sort_spans, a, b) ? -1 : before(sort_spans, b, a) ? 1 : 0;
+	return gt_track_before(sort_spans, a, b) ? -1 : gt_track_before(sort_spans, b, a) ? 1 : 0;
 }
 
 /* Below this many spans, a track is swept whole. */
@@ -48,6 +39,7 @@ typedef struct nest_ctx {
 	uint32_t *order;
 	const uint32_t *first;
 	int64_t *starts;
+	const uint8_t *in_order; /* per track, or NULL */
 } nest_ctx;
 
 /* Pops the spans of the stack that end before s does: they cannot contain
@@ -92,7 +84,8 @@ static int nest_whole(const nest_ctx *c, uint32_t t, u32vec *stack, uint64_t *im
 	gt_model *m = c->m;
 	uint32_t *o = c->order + c->first[t];
 	uint32_t n = c->first[t + 1] - c->first[t];
-	order_track(m, o, n, 1);
+	if (!c->in_order || !c->in_order[t])
+		order_track(m, o, n, 1);
 	uint32_t max_depth = 0;
 	stack->n = 0;
 	for (uint32_t k = 0; k < n; k++) {
@@ -144,7 +137,7 @@ static int sweep(const nest_ctx *c, nest_item *it)
 		uint32_t id = c->order[k];
 		gt_span *s = &m->spans[id];
 		if (k > it->begin && it->sorted)
-			it->sorted = before(m->spans, c->order[k - 1], id);
+			it->sorted = gt_track_before(m->spans, c->order[k - 1], id);
 		c->starts[k] = s->ts_ns;
 		pop_ended(m->spans, st, s, &it->improper);
 		if (st->n == 0) {
@@ -215,7 +208,7 @@ static int stack_track(const nest_ctx *c, nest_item *items, size_t a, size_t b, 
 	gt_model *m = c->m;
 	bool sorted = true;
 	for (size_t i = a; i < b && sorted; i++)
-		sorted = items[i].sorted && (i == a || before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
+		sorted = items[i].sorted && (i == a || gt_track_before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
 	if (!sorted) {
 		for (size_t i = a; i < b; i++)
 			items[i].redone = true;
@@ -296,10 +289,10 @@ static nest_item *cut_items(const gt_model *m, const uint32_t *first, uint64_t c
 	return items;
 }
 
-int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, unsigned threads,
-		   uint64_t *improper)
+int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, const uint8_t *in_order,
+		   unsigned threads, uint64_t *improper)
 {
-	nest_run r = {{m, order, first, starts}, NULL, 0, 0, 0};
+	nest_run r = {{m, order, first, starts, in_order}, NULL, 0, 0, 0};
 	if (threads < 1)
 		threads = 1;
 	uint64_t chunk = threads > 1 ? m->span_count / ((uint64_t)threads * 4) : UINT32_MAX;
@@ -308,7 +301,7 @@ int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t 
 	/* a long track out of order is put in order first, so that its chunks
 	 * are swept on threads rather than the track again whole */
 	for (uint32_t t = 0; t < m->track_count; t++)
-		if (first[t + 1] - first[t] >= 2 * chunk)
+		if (first[t + 1] - first[t] >= 2 * chunk && !(in_order && in_order[t]))
 			order_track(m, order + first[t], first[t + 1] - first[t], threads);
 	size_t n;
 	r.items = cut_items(m, first, chunk, &n);

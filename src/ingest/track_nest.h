@@ -12,8 +12,20 @@
  * order[k]. Sets every span's parent and depth, every track's lane_count,
  * and counts improper nesting into *improper. A track of many spans is cut
  * into chunks swept at once, then stitched: the result is the one sweep's.
- * -1: out of memory. */
-int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, unsigned threads,
-		   uint64_t *improper);
+ * in_order (NULL: not known) marks the tracks whose ids are in that order
+ * already: they are not searched for runs. -1: out of memory. */
+int gt_nest_tracks(gt_model *m, uint32_t *order, const uint32_t *first, int64_t *starts, const uint8_t *in_order,
+		   unsigned threads, uint64_t *improper);
+
+/* Whether span a comes before span b on their track: start ascending,
+ * longer first, earlier id. */
+static inline int gt_track_before(const gt_span *s, uint32_t a, uint32_t b)
+{
+	if (s[a].ts_ns != s[b].ts_ns)
+		return s[a].ts_ns < s[b].ts_ns;
+	if (s[a].dur_ns != s[b].dur_ns)
+		return s[a].dur_ns > s[b].dur_ns;
+	return a < b;
+}
 
 #endif
