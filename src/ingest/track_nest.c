@@ -208,7 +208,8 @@ static int stack_track(const nest_ctx *c, nest_item *items, size_t a, size_t b, 
 	gt_model *m = c->m;
 	bool sorted = true;
 	for (size_t i = a; i < b && sorted; i++)
-		sorted = items[i].sorted && (i == a || gt_track_before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
+		sorted = items[i].sorted &&
+			 (i == a || gt_track_before(m->spans, c->order[items[i].begin - 1], c->order[items[i].begin]));
 	if (!sorted) {
 		for (size_t i = a; i < b; i++)
 			items[i].redone = true;
