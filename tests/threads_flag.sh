@@ -1,7 +1,8 @@
 #!/bin/sh
 # -j1 means one thread: every command run with it starts no thread at all
-# (the checksums' parts, the index's sorts, unmapping, a job's files), and
-# gives the bytes it gives on more threads. The threads are counted by a
+# (the checksums' parts, the index's sorts, unmapping, a job's files), but
+# for the one that inflates a compressed trace beside the parse (the man
+# page's -j), and gives the bytes it gives on more threads. The threads are counted by a
 # preloaded pthread_create (tests/thread_count.c); the same run with -j4
 # must count some, or the count proves nothing.
 . tests/lib/preamble.sh
@@ -56,6 +57,18 @@ check compare compare "$tmp/t.gtx" "$tmp/re.gtx"
 check render render -o - "$tmp/t.gtx"
 check job info "$tmp/job"
 check job-causal critical-path --device host "$tmp/job"
+
+# a compressed trace: its one reader thread, and nothing else
+gzip -c "$tmp/t.json" >"$tmp/t.json.gz"
+zstd -q -c "$tmp/t.json" >"$tmp/t.json.zst"
+for z in gz zst; do
+	n=$(threads -j1 "info-$z" info "$tmp/t.json.$z")
+	[ "$n" = 1 ] && ok || bad "info -j1 on a .$z started $n threads, not its one reader"
+	# all but the file's name, compression and size
+	same=$(jq -n --slurpfile a "$tmp/info-$z.-j1.out" --slurpfile b "$tmp/info.-j1.out" \
+		'[$a[0], $b[0]] | map(del(.source, .compression, .file_bytes)) | .[0] == .[1]')
+	[ "$same" = true ] && ok || bad "info -j1 on a .$z summarises the trace otherwise than plain"
+done
 
 echo "threads_flag: $pass passed, $fail failed"
 [ "$fail" = 0 ]
