@@ -61,6 +61,10 @@ typedef struct gt_builder {
 	thread_memo memo[THREAD_MEMOS];
 	unsigned memo_next; /* the entry to replace next */
 	unsigned finish_threads; /* finish may use this many threads (0: one) */
+	/* called before the span or flow point table moves (ingest.c: nothing
+	 * may be faulting their pages in meanwhile) */
+	void (*before_tables_move)(void *ctx);
+	void *tables_ctx;
 	/* GPUTRACE_INGEST_TIMES: finish's stages, ns (when timed) */
 	bool timed;
 	uint64_t t_tracks, t_flows, t_lanes, t_parents;

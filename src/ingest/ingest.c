@@ -100,6 +100,10 @@ typedef struct ingest {
 	bool ahead;           /* batches[cur ^ 1] holds the next window, queued */
 	const char *win_cut;  /* the current window's end cut: there it slides on */
 	piece_pool pool;
+	/* the span and flow point tables' rows queued to be faulted in ahead of
+	 * the fills, and the counts at the last window's start */
+	uint64_t populated_spans, populated_points;
+	uint32_t window_spans, window_points;
 	size_t piece_bytes;   /* PIECE_BYTES, or GPUTRACE_INGEST_PIECE (tests) */
 	size_t split_min;
 	const gt_load_options *opt;
@@ -333,6 +337,44 @@ static int fill_pieces(ingest *g, batch *b, unsigned k, gt_error *err)
 	return 0;
 }
 
+/* Queues rows [from, n + want) of a table of cap rows of size bytes to be
+ * faulted in, from where the last call left off (*done). */
+static void populate_rows(ingest *g, void *table, size_t size, uint64_t n, uint64_t cap, uint64_t want,
+			  uint64_t *done)
+{
+	uint64_t from = *done > n ? *done : n, to = n + want < cap ? n + want : cap;
+	if (table && from < to)
+		piece_pool_populate(&g->pool, (char *)table + from * size, (size_t)((to - from) * size));
+	if (to > *done)
+		*done = to;
+}
+
+/* At a window's start on threads: the rows this window and the next will
+ * fill, guessed from what the last one made, faulted in on the workers
+ * before the fills write them (piece_pool.h). */
+static void populate_ahead(ingest *g)
+{
+	gt_builder *b = &g->builder;
+	uint32_t spans = g->m->span_count, points = b->npoints;
+	uint64_t made_spans = spans - g->window_spans, made_points = points - g->window_points;
+	bool first = g->windows == 0; /* made nothing yet (a resumed parse starts with rows) */
+	g->window_spans = spans, g->window_points = points;
+	if (first)
+		return;
+	populate_rows(g, g->m->spans, sizeof *g->m->spans, spans, b->spans_cap, 2 * made_spans, &g->populated_spans);
+	populate_rows(g, b->points, sizeof *b->points, points, b->points_cap, 2 * made_points, &g->populated_points);
+}
+
+/* The builder's before_tables_move: no range of them may be faulted in
+ * while they move, and what was may not move with them. */
+static void tables_moving(void *ctx)
+{
+	ingest *g = ctx;
+	piece_pool_stop_populating(&g->pool);
+	g->populated_spans = g->m->span_count;
+	g->populated_points = g->builder.npoints;
+}
+
 /* The batch of the window's events from win[pos] on: the one queued ahead
  * when it starts there, else b cut now. Then the window after it, when it
  * has an end cut, is cut into the other batch and queued. */
@@ -354,6 +396,8 @@ static batch *window_batch(ingest *g, size_t pos)
 		if (g->pool.started)
 			piece_pool_parse(&g->pool, b->pieces, b->k);
 	}
+	if (g->pool.started)
+		populate_ahead(g);
 	g->ahead = false;
 	g->windows++;
 	g->win_cut = b->end_cut;
@@ -705,6 +749,7 @@ static int run(ingest *g, gt_error *err)
 		if (r == 0)
 			break;
 	}
+	piece_pool_stop_populating(&g->pool);
 	if (!g->saw_events)
 		return gt_fail(err, GT_EINPUT, "%s: not a trace: the top-level object has no traceEvents", g->path);
 	m->stats.file_bytes = gt_input_file_bytes(g->in);
@@ -756,6 +801,7 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		rc = gt_builder_init(&g.builder, m, path, err);
 	if (rc == 0) {
 		g.builder.finish_threads = g.threads;
+		g.builder.before_tables_move = tables_moving, g.builder.tables_ctx = &g;
 		g.timed = getenv("GPUTRACE_INGEST_TIMES") != NULL;
 		g.builder.timed = g.timed;
 		uint64_t t0 = g.timed ? gt_clock_ns() : 0;
@@ -807,6 +853,7 @@ int gt_ingest_resume(gt_model *m, gt_input *in, const char *path, const gt_load_
 		g.last_end = rs->offset;
 		g.last_after_event = rs->after_event;
 		g.builder.finish_threads = g.threads;
+		g.builder.before_tables_move = tables_moving, g.builder.tables_ctx = &g;
 		rc = run(&g, err);
 	}
 	teardown(&g);

@@ -1,6 +1,12 @@
 /* The parse workers' queue (piece_pool.h). */
 #include "piece_pool.h"
 
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define POPULATE_RANGE ((size_t)2 << 20) /* a page table's reach on x86-64 */
+
 /* Piece pc's job; the pool's lock is not held. */
 static void work_on(piece_pool *pp, piece *pc, bool fill)
 {
@@ -13,11 +19,35 @@ static void work_on(piece_pool *pp, piece *pc, bool fill)
 	}
 }
 
-/* With the lock held: claims the next queued piece, a fill before a parse,
- * and works on it. false: nothing is queued. */
+/* With the lock held: faults in the next queued range. */
+static void populate_one(piece_pool *pp)
+{
+	unsigned at = pp->populate_next++ % PIECE_POOL_QUEUE;
+	char *p = pp->populate[at].p;
+	size_t len = pp->populate[at].len;
+	pp->populating++;
+	pthread_mutex_unlock(&pp->mu);
+#ifdef MADV_POPULATE_WRITE
+	bool failed = madvise(p, len, MADV_POPULATE_WRITE) != 0;
+#else
+	bool failed = true;
+#endif
+	pthread_mutex_lock(&pp->mu);
+	if (failed)
+		pp->populate_off = true; /* an older kernel: not asked again */
+	pp->populating--;
+	pthread_cond_broadcast(&pp->cv);
+}
+
+/* With the lock held: claims the next queued job, a fill before a range
+ * to fault in before a parse, and works on it. false: nothing is queued. */
 static bool work_next(piece_pool *pp)
 {
 	piece *pc;
+	if (pp->fill_next == pp->fill_end && pp->populate_next != pp->populate_end) {
+		populate_one(pp);
+		return true;
+	}
 	bool fill = pp->fill_next != pp->fill_end;
 	if (fill)
 		pc = pp->fill[pp->fill_next++ % PIECE_POOL_QUEUE];
@@ -82,6 +112,40 @@ void piece_pool_parse(piece_pool *pp, piece *pcs, unsigned n)
 void piece_pool_fill(piece_pool *pp, piece *pcs, unsigned n)
 {
 	enqueue(pp, pp->fill, &pp->fill_end, pcs, n);
+}
+
+void piece_pool_populate(piece_pool *pp, void *p, size_t len)
+{
+	/* whole pages: the first (part of the table) from its start, the last
+	 * not at all when the table may end inside it */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)p & ~(page - 1), end = ((uintptr_t)p + len) & ~(page - 1);
+	pthread_mutex_lock(&pp->mu);
+	bool queued = false;
+	while (!pp->populate_off && from < end && pp->populate_end - pp->populate_next < PIECE_POOL_QUEUE) {
+		uintptr_t to = (from & ~(uintptr_t)(POPULATE_RANGE - 1)) + POPULATE_RANGE;
+		if (to > end)
+			to = end;
+		unsigned at = pp->populate_end++ % PIECE_POOL_QUEUE;
+		pp->populate[at].p = (char *)from;
+		pp->populate[at].len = to - from;
+		from = to;
+		queued = true;
+	}
+	if (queued)
+		pthread_cond_broadcast(&pp->work);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+void piece_pool_stop_populating(piece_pool *pp)
+{
+	if (!pp->started)
+		return;
+	pthread_mutex_lock(&pp->mu);
+	pp->populate_next = pp->populate_end;
+	while (pp->populating)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	pthread_mutex_unlock(&pp->mu);
 }
 
 void piece_pool_await(piece_pool *pp, piece *pc)
