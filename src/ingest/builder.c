@@ -432,20 +432,20 @@ uint8_t gt_builder_group_of(gt_builder *b, uint32_t cat, gt_error *err, const ra
 	return (uint8_t)g;
 }
 
-/* Before the span table (or the flow points') grows to hold need. */
-static void tables_may_move(gt_builder *b, uint64_t need, uint64_t cap)
-{
-	if (need > cap && b->before_tables_move)
-		b->before_tables_move(b->tables_ctx);
-}
+/* GROW for the span and flow point tables: the builder's before_tables_move
+ * hears of a move first. */
+#define GROW_TABLE(b, ptr, n, cap, need, type)                                          \
+	do {                                                                             \
+		if ((uint64_t)(need) > (cap) && (b)->before_tables_move)                 \
+			(b)->before_tables_move((b)->tables_ctx);                        \
+		GROW(ptr, n, cap, need, type);                                           \
+	} while (0)
 
 int gt_builder_reserve(gt_builder *b, uint64_t spans, uint64_t points)
 {
 	gt_model *m = b->m;
-	tables_may_move(b, spans, b->spans_cap);
-	tables_may_move(b, points, b->points_cap);
-	GROW(m->spans, m->span_count, b->spans_cap, spans, gt_span);
-	GROW(b->points, b->npoints, b->points_cap, points, flow_point);
+	GROW_TABLE(b, m->spans, m->span_count, b->spans_cap, spans, gt_span);
+	GROW_TABLE(b, b->points, b->npoints, b->points_cap, points, flow_point);
 	return 0;
 oom:
 	return -1;
@@ -467,8 +467,7 @@ static uint32_t new_span(gt_builder *b, const raw_event *ev, uint32_t track, int
 	uint8_t group = gt_builder_group_of(b, cat, err, ev);
 	if (group == 0xff)
 		return GT_NONE;
-	tables_may_move(b, (uint64_t)m->span_count + 1, b->spans_cap);
-	GROW(m->spans, m->span_count, b->spans_cap, (uint64_t)m->span_count + 1, gt_span);
+	GROW_TABLE(b, m->spans, m->span_count, b->spans_cap, (uint64_t)m->span_count + 1, gt_span);
 	gt_span *s = &m->spans[m->span_count];
 	s->ts_ns = ev->ts_ns;
 	s->dur_ns = 0;
@@ -563,8 +562,7 @@ static int add_flow_point(gt_builder *b, const raw_event *ev, gt_error *err)
 	if (cat == GT_NONE || name == GT_NONE ||
 	    (ev->id.kind && id_words(b, &ev->id, &ikind, &ival, err, ev) < 0))
 		return -1;
-	tables_may_move(b, (uint64_t)b->npoints + 1, b->points_cap);
-	GROW(b->points, b->npoints, b->points_cap, (uint64_t)b->npoints + 1, flow_point);
+	GROW_TABLE(b, b->points, b->npoints, b->points_cap, (uint64_t)b->npoints + 1, flow_point);
 	flow_point *pt = &b->points[b->npoints];
 	pt->key = (gt_key){{4 | ikind << 8, cat, ival, 0}};
 	pt->track = track;

@@ -20,7 +20,7 @@
  * thread: several files of a job are finished at once (trace_load_many). */
 static _Thread_local const gt_span *sort_spans;
 
-static bool in_order(const void *spans, uint32_t a, uint32_t b)
+static bool runs_before(const void *spans, uint32_t a, uint32_t b)
 {
 	return gt_track_before(spans, a, b);
 }
@@ -65,12 +65,12 @@ static void pop_ended(const gt_span *spans, u32vec *stack, const gt_span *s, uin
  * (a long track's, before its chunks are cut). */
 static void order_track(const gt_model *m, uint32_t *o, uint32_t n, unsigned threads)
 {
-	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs_threads(o, n, in_order, m->spans, run, threads);
+	uint32_t run[GT_MERGE_RUNS_MAX + 2], runs = gt_find_runs_threads(o, n, runs_before, m->spans, run, threads);
 	if (runs == 1)
 		return;
 	uint32_t *tmp = runs <= GT_MERGE_RUNS_MAX && !gt_fault_hit("alloc") ? malloc((size_t)n * sizeof *tmp) : NULL;
 	if (tmp) {
-		gt_merge_runs_threads(o, tmp, n, run, runs, in_order, m->spans, threads);
+		gt_merge_runs_threads(o, tmp, n, run, runs, runs_before, m->spans, threads);
 		free(tmp);
 		return;
 	}
