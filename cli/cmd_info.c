@@ -441,10 +441,10 @@ static int run_info(const struct gt_command *cmd, int argc, char **argv)
 	}
 	if (c.report < 0)
 		write_info(out.fp, &m);
+	/* the summary out before the model's pages are given back */
+	int committed = gt_outfile_commit(&out, &err);
 	gt_model_free(&m);
-	if (gt_outfile_commit(&out, &err) < 0)
-		return gt_report(&err);
-	return 0;
+	return committed < 0 ? gt_report(&err) : 0;
 }
 
 const struct gt_command gt_cmd_info = {

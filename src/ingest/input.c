@@ -26,14 +26,18 @@
 
 #ifndef GT_FUZZING
 #define BLOCK_SIZE (4u << 20)
-#define NBLOCKS 4
 #define RAW_SIZE (1u << 20)
 #else
 /* fuzz builds: small blocks so small inputs cross block and read edges */
 #define BLOCK_SIZE 256u
-#define NBLOCKS 4
 #define RAW_SIZE 64u
 #endif
+/* The ring holds a window of the parse on threads (ingest.c: 32 MiB), so
+ * that the reader fills the next one while this one is parsed. With half
+ * a window, the parse's refills waited for the reader, a core idle: gzip
+ * on 2 threads was 5-10% slower. One thread's window is 8 MiB: half the
+ * ring serves it. */
+#define NBLOCKS 8
 
 struct block {
 	char *data;
@@ -76,6 +80,7 @@ struct gt_input {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct block blocks[NBLOCKS];
+	unsigned nblocks;       /* the ring's blocks in use */
 	unsigned head_i, count; /* consumer reads blocks[head_i], count filled */
 	bool done, stop;
 	gt_error perr; /* producer's error, reported by the consumer */
@@ -230,13 +235,13 @@ static void *reader_main(void *arg)
 	gt_input *in = arg;
 	for (;;) {
 		pthread_mutex_lock(&in->mu);
-		while (in->count == NBLOCKS && !in->stop)
+		while (in->count == in->nblocks && !in->stop)
 			pthread_cond_wait(&in->cv, &in->mu);
 		if (in->stop) {
 			pthread_mutex_unlock(&in->mu);
 			return NULL;
 		}
-		unsigned slot = (in->head_i + in->count) % NBLOCKS;
+		unsigned slot = (in->head_i + in->count) % in->nblocks;
 		pthread_mutex_unlock(&in->mu);
 
 		struct block *b = &in->blocks[slot];
@@ -367,7 +372,8 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	in->ring = true;
-	for (int i = 0; i < NBLOCKS; i++) {
+	in->nblocks = NBLOCKS / 2;
+	for (int i = 0; i < NBLOCKS; i++) { /* pages untouched until the reader fills a block */
 		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
 		if (!in->blocks[i].data) {
 			gt_fail(err, GT_EINPUT, "out of memory");
@@ -396,6 +402,7 @@ fail:
 void gt_input_set_threads(gt_input *in, unsigned threads)
 {
 	in->threads = threads;
+	in->nblocks = threads > 1 ? NBLOCKS : NBLOCKS / 2; /* before the reader starts, at the first read */
 }
 
 /* At the first read: the frames' workers for a zstd file of several frames
@@ -465,7 +472,7 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 		in->cur_pos += n;
 		if (in->cur_pos == b->len) {
 			in->cur_pos = 0;
-			in->head_i = (in->head_i + 1) % NBLOCKS;
+			in->head_i = (in->head_i + 1) % in->nblocks;
 			in->count--;
 			pthread_cond_broadcast(&in->cv);
 		}

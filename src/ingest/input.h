@@ -18,7 +18,8 @@ typedef struct gt_input gt_input;
 int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err);
 /* Threads for decoding, before the first read: a zstd regular file of
  * several frames decodes them on up to this many (zstd_frames.h); 0 or 1,
- * the default, decodes on the one reader thread. */
+ * the default, decodes on the one reader thread. With more than one the
+ * reader's ring holds a threaded parse's window. */
 void gt_input_set_threads(gt_input *in, unsigned threads);
 /* Reads up to cap bytes of decompressed text; returns the count, 0 at the
  * end, -1 on error (err set, naming the file and the offset). */

@@ -22,6 +22,7 @@ void piece_start(piece *pc, const char *base, size_t len, bool eof, const char *
 void piece_free(piece *pc)
 {
 	free(pc->evs);
+	pc->evs = NULL, pc->n = pc->cap = 0;
 	local_names_free(&pc->names);
 	simple_events_free(&pc->simple);
 }
