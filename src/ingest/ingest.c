@@ -38,17 +38,25 @@
 #define MAX_THREADS PIECE_POOL_THREADS
 #define MAX_PIECES 64 /* a window's; the pool holds two windows' pieces */
 _Static_assert(2 * MAX_PIECES <= PIECE_POOL_QUEUE, "the pool queues two windows");
-/* The window with several threads: MAX_PIECES pieces of PIECE_BYTES. While
- * one window's edge stalled every thread, wide windows paid (256 MiB was 4%
- * faster than 64 at 16 threads on 10M spans, the H100 machine's host). With
- * the next window parsed ahead, a mapped file's edges cost nothing, and
- * the window in flight is two windows of the mapping and two of pieces:
- * there 32 MiB was as fast as 64 (0.64 s against 0.65, medians) and held 73 MB
- * less, within 8 MB of one 64 MiB window without the queue ahead. */
+/* The window with several threads: PIECES_PER_THREAD pieces of PIECE_BYTES
+ * a thread, at most MAX_PIECES. While one window's edge stalled every
+ * thread, wide windows paid (256 MiB was 4% faster than 64 at 16 threads on
+ * 10M spans, the H100 machine's host). With the next window parsed ahead, a
+ * mapped file's edges cost nothing, and the window in flight is two windows
+ * of the mapping and two of pieces: there 32 MiB (4 pieces a thread) was as
+ * fast as 64 (0.64 s against 0.65, medians) and held 73 MB less, within 8 MB
+ * of one 64 MiB window without the queue ahead. Fewer threads take a
+ * narrower window: each piece's events (288 bytes each, about the size of
+ * the event's text) are fresh pages until a window reuses them, and at 2
+ * threads a 32 MiB window's two windows of pieces were 50-60 MB of them,
+ * most of the peak on a 35 MB trace and a fifth of the wall. */
+#define PIECES_PER_THREAD 4
 /* where the search for a window's end cut starts, before its end: several
  * events' worth (Kineto's are 300-600 bytes) */
 #define END_CUT_MARGIN(piece_bytes) ((piece_bytes) / 16 > 4096 ? (piece_bytes) / 16 : 4096)
 #define META_MAX (16u << 20)
+/* how far past a failed parse a compressed stream is read for its own error */
+#define FAILURE_LOOKAHEAD ((uint64_t)64 << 20)
 /* a top-level string longer than this is not kept (nor held in the window) */
 #define KEEP_STRING_MAX (META_MAX < WINDOW_MAX / 2 ? META_MAX : WINDOW_MAX / 2)
 
@@ -723,7 +731,8 @@ static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const g
 	long bytes = env ? atol(env) : 0;
 	if (bytes >= 16 && (size_t)bytes <= WINDOW_MAX / MAX_PIECES)
 		g->piece_bytes = g->split_min = (size_t)bytes;
-	g->win_cap = g->threads > 1 ? g->piece_bytes * MAX_PIECES : WINDOW_MIN;
+	unsigned pieces = g->threads * PIECES_PER_THREAD < MAX_PIECES ? g->threads * PIECES_PER_THREAD : MAX_PIECES;
+	g->win_cap = g->threads > 1 ? g->piece_bytes * pieces : WINDOW_MIN;
 	if (gt_input_map(in, &g->map, &g->map_size))
 		g->win = (char *)g->map;
 	else
@@ -833,6 +842,8 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		g.builder.timed = g.timed;
 		uint64_t t0 = g.timed ? gt_clock_ns() : 0;
 		rc = run(&g, err);
+		if (rc < 0)
+			gt_input_failure_ahead(in, FAILURE_LOOKAHEAD, err);
 		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
 			fprintf(stderr,
 				"gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, parsing or waiting "

@@ -84,6 +84,7 @@ struct gt_input {
 	unsigned head_i, count; /* consumer reads blocks[head_i], count filled */
 	bool done, stop;
 	gt_error perr; /* producer's error, reported by the consumer */
+	bool failed;   /* a read failed: its error was reported */
 	size_t cur_pos;  /* position inside blocks[head_i] */
 };
 
@@ -445,7 +446,7 @@ static void release_frames(gt_input *in)
 	}
 }
 
-long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
+static long read_some(gt_input *in, char *buf, size_t cap, gt_error *err)
 {
 	if (!in->started && start(in, err) < 0)
 		return -1;
@@ -484,6 +485,35 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 		return -1;
 	}
 	return (long)got;
+}
+
+long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
+{
+	long n = read_some(in, buf, cap, err);
+	in->failed |= n < 0;
+	return n;
+}
+
+int gt_input_failure_ahead(gt_input *in, uint64_t limit, gt_error *err)
+{
+	if (in->compression == GT_COMP_NONE || in->failed)
+		return 0;
+	size_t cap = (size_t)1 << 20;
+	char *buf = gt_fault_hit("alloc") ? NULL : malloc(cap);
+	int found = 0;
+	for (uint64_t got = 0; buf && got < limit;) {
+		gt_error e = {0};
+		long n = gt_input_read(in, buf, cap, &e);
+		if (n < 0) {
+			*err = e;
+			found = 1;
+		}
+		if (n <= 0)
+			break;
+		got += (uint64_t)n;
+	}
+	free(buf);
+	return found;
 }
 
 bool gt_input_map(gt_input *in, const char **data, uint64_t *size)
