@@ -723,7 +723,6 @@ static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const g
 	g->threads = opt && opt->threads ? opt->threads : default_threads();
 	if (g->threads > MAX_THREADS)
 		g->threads = MAX_THREADS;
-	gt_input_set_threads(in, g->threads);
 	g->total_bytes = gt_input_file_size(in);
 	m->stats.compression = (uint8_t)gt_input_compression(in);
 	g->piece_bytes = PIECE_BYTES, g->split_min = SPLIT_MIN;
@@ -733,6 +732,7 @@ static int setup(ingest *g, gt_model *m, gt_input *in, const char *path, const g
 		g->piece_bytes = g->split_min = (size_t)bytes;
 	unsigned pieces = g->threads * PIECES_PER_THREAD < MAX_PIECES ? g->threads * PIECES_PER_THREAD : MAX_PIECES;
 	g->win_cap = g->threads > 1 ? g->piece_bytes * pieces : WINDOW_MIN;
+	gt_input_set_decoding(in, g->threads, g->win_cap);
 	if (gt_input_map(in, &g->map, &g->map_size))
 		g->win = (char *)g->map;
 	else
@@ -820,9 +820,7 @@ static void teardown(ingest *g)
 		pthread_join(g->releaser, NULL);
 	piece_pool_end(&g->pool);
 	gt_builder_free(&g->builder);
-	for (int b = 0; b < 2; b++)
-		for (int t = 0; t < MAX_PIECES; t++)
-			piece_free(&g->batches[b].pieces[t]);
+	release_pieces(g); /* where no thread did: a failure, or -j1 */
 	if (!g->map)
 		free(g->win);
 }

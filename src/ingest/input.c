@@ -32,12 +32,12 @@
 #define BLOCK_SIZE 256u
 #define RAW_SIZE 64u
 #endif
-/* The ring holds a window of the parse on threads (ingest.c: 32 MiB), so
- * that the reader fills the next one while this one is parsed. With half
- * a window, the parse's refills waited for the reader, a core idle: gzip
- * on 2 threads was 5-10% slower. One thread's window is 8 MiB: half the
- * ring serves it. */
+/* The ring holds the parse's window (gt_input_set_decoding), so that the
+ * reader fills the next one while this one is parsed: with half of a 32 MiB
+ * window, the parse's refills waited for the reader, a core idle, and gzip
+ * was 5-10% slower. MIN_BLOCKS serve the narrower windows. */
 #define NBLOCKS 8
+#define MIN_BLOCKS 4
 
 struct block {
 	char *data;
@@ -373,7 +373,7 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	in->ring = true;
-	in->nblocks = NBLOCKS / 2;
+	in->nblocks = MIN_BLOCKS;
 	for (int i = 0; i < NBLOCKS; i++) { /* pages untouched until the reader fills a block */
 		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
 		if (!in->blocks[i].data) {
@@ -400,10 +400,11 @@ fail:
 	return -1;
 }
 
-void gt_input_set_threads(gt_input *in, unsigned threads)
+void gt_input_set_decoding(gt_input *in, unsigned threads, size_t window)
 {
 	in->threads = threads;
-	in->nblocks = threads > 1 ? NBLOCKS : NBLOCKS / 2; /* before the reader starts, at the first read */
+	size_t blocks = (window + BLOCK_SIZE - 1) / BLOCK_SIZE; /* before the reader starts, at the first read */
+	in->nblocks = blocks < MIN_BLOCKS ? MIN_BLOCKS : blocks > NBLOCKS ? NBLOCKS : (unsigned)blocks;
 }
 
 /* At the first read: the frames' workers for a zstd file of several frames
@@ -494,26 +495,22 @@ long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 	return n;
 }
 
-int gt_input_failure_ahead(gt_input *in, uint64_t limit, gt_error *err)
+void gt_input_failure_ahead(gt_input *in, uint64_t limit, gt_error *err)
 {
 	if (in->compression == GT_COMP_NONE || in->failed)
-		return 0;
+		return;
 	size_t cap = (size_t)1 << 20;
 	char *buf = gt_fault_hit("alloc") ? NULL : malloc(cap);
-	int found = 0;
 	for (uint64_t got = 0; buf && got < limit;) {
 		gt_error e = {0};
 		long n = gt_input_read(in, buf, cap, &e);
-		if (n < 0) {
+		if (n < 0)
 			*err = e;
-			found = 1;
-		}
 		if (n <= 0)
 			break;
 		got += (uint64_t)n;
 	}
 	free(buf);
-	return found;
 }
 
 bool gt_input_map(gt_input *in, const char **data, uint64_t *size)

@@ -16,21 +16,21 @@ typedef struct gt_input gt_input;
 /* max_expansion: fail when decompressed/compressed bytes exceeds it
  * (a decompression bomb); 0 means no cap. */
 int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_error *err);
-/* Threads for decoding, before the first read: a zstd regular file of
- * several frames decodes them on up to this many (zstd_frames.h); 0 or 1,
- * the default, decodes on the one reader thread. With more than one the
- * reader's ring holds a threaded parse's window. */
-void gt_input_set_threads(gt_input *in, unsigned threads);
+/* Before the first read. threads: a zstd regular file of several frames
+ * decodes them on up to this many (zstd_frames.h); 0 or 1, the default,
+ * decodes on the one reader thread. window: the bytes the parse takes at a
+ * time, which the reader's ring holds ahead (within its bounds). */
+void gt_input_set_decoding(gt_input *in, unsigned threads, size_t window);
 /* Reads up to cap bytes of decompressed text; returns the count, 0 at the
  * end, -1 on error (err set, naming the file and the offset). */
 long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err);
 /* After the parse failed on a compressed stream: reads on, up to limit
  * more decompressed bytes, and where the decoding fails within them sets
- * err to that failure and returns 1 (corrupt data decodes to garbage for a
- * while before the decoder sees a bad code, and the garbage fails the
- * parse first: the stream's own error is the cause). 0 otherwise, err as
- * it was; also where a read already failed. */
-int gt_input_failure_ahead(gt_input *in, uint64_t limit, gt_error *err);
+ * err to that failure (corrupt data decodes to garbage for a while before
+ * the decoder sees a bad code, and the garbage fails the parse first: the
+ * stream's own error is the cause). Else err stays, as where a read
+ * already failed. */
+void gt_input_failure_ahead(gt_input *in, uint64_t limit, gt_error *err);
 int gt_input_compression(const gt_input *in); /* enum gt_compression */
 uint64_t gt_input_file_bytes(const gt_input *in);  /* compressed bytes consumed */
 uint64_t gt_input_file_size(const gt_input *in);   /* 0 when unknown (a pipe) */
