@@ -373,21 +373,9 @@ int gt_input_open(gt_input **out, const char *path, uint64_t max_expansion, gt_e
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	in->ring = true;
-	in->nblocks = MIN_BLOCKS;
-	for (int i = 0; i < NBLOCKS; i++) { /* pages untouched until the reader fills a block */
-		in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
-		if (!in->blocks[i].data) {
-			gt_fail(err, GT_EINPUT, "out of memory");
-			goto fail_sync;
-		}
-	}
+	in->nblocks = MIN_BLOCKS; /* allocated at the first read, when their number is known */
 	*out = in;
 	return 0;
-fail_sync:
-	pthread_mutex_destroy(&in->mu);
-	pthread_cond_destroy(&in->cv);
-	for (int i = 0; i < NBLOCKS; i++)
-		free(in->blocks[i].data);
 fail:
 	if ((in->zs_live || in->compression == GT_COMP_GZIP) && !in->isal)
 		inflateEnd(&in->zs);
@@ -428,6 +416,12 @@ static int start(gt_input *in, gt_error *err)
 			}
 			munmap(m, (size_t)in->file_size);
 		}
+	}
+	for (unsigned i = 0; i < in->nblocks; i++) { /* pages untouched until the reader fills a block */
+		if (!in->blocks[i].data)
+			in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
+		if (!in->blocks[i].data)
+			return gt_fail(err, GT_EINPUT, "%s: out of memory", in->path);
 	}
 	if (pthread_create(&in->thread, NULL, reader_main, in) != 0)
 		return gt_fail(err, GT_EINPUT, "%s: cannot start the reader thread", in->path);
