@@ -70,10 +70,10 @@ enum state {
 	S_DONE,
 };
 
-/* A window's pieces. For a mapped file on threads the window's last piece
- * stops at a guessed event start near its end, where the next window
- * starts: that one is then cut and queued at once, and the workers parse it
- * while this one is stitched and filled. */
+/* A window's pieces. On threads the window's last piece stops at a guessed
+ * event start near its end, where the next window starts: that one is then
+ * cut and queued at once (a streamed input's read ahead first), and the
+ * workers parse it while this one is stitched and filled. */
 typedef struct batch {
 	piece pieces[MAX_PIECES];
 	unsigned k;          /* pieces cut */
@@ -107,6 +107,20 @@ typedef struct ingest {
 	unsigned cur;         /* batches[cur]: the window being stitched */
 	bool ahead;           /* batches[cur ^ 1] holds the next window, queued */
 	const char *win_cut;  /* the current window's end cut: there it slides on */
+	/* A streamed input's next window, read ahead from the current one's end
+	 * cut (stream_ahead) so that it is parsed while this one is built. */
+	char *next_win;
+	size_t next_cap, next_len;
+	uint64_t next_base;   /* stream offset of next_win[0] */
+	bool next_eof;        /* the read ahead reached the input's end */
+	bool next_read;       /* next_win holds this window's successor */
+	bool ahead_failed;    /* the read ahead failed: ahead_err, due at the next refill */
+	gt_error ahead_err;
+	/* bytes of next_win that the next refills take before the input's:
+	 * where the parse did not stop at the end cut */
+	const char *pend;
+	size_t pend_len;
+	uint64_t read_total;  /* decompressed bytes taken from the input */
 	piece_pool pool;
 	/* the span and flow point tables' rows queued to be faulted in ahead of
 	 * the fills, and the counts at the last window's start */
@@ -164,6 +178,53 @@ static size_t mapped_window(const ingest *g, uint64_t base, bool *eof)
 	return len;
 }
 
+/* Reads up to cap bytes of a streamed input: first what was read ahead
+ * and not taken, then the input's own (or the read ahead's failure, where
+ * that read would have met it). */
+static long stream_read(ingest *g, char *buf, size_t cap, gt_error *err)
+{
+	if (g->pend_len) {
+		size_t n = g->pend_len < cap ? g->pend_len : cap;
+		memcpy(buf, g->pend, n);
+		g->pend += n, g->pend_len -= n;
+		return (long)n;
+	}
+	if (g->ahead_failed) {
+		*err = g->ahead_err;
+		return -1;
+	}
+	if (g->next_eof)
+		return 0;
+	long n = gt_input_read(g->in, buf, cap, err);
+	if (n > 0)
+		g->read_total += (uint64_t)n;
+	return n;
+}
+
+/* The refill of a streamed window whose successor was read ahead. Where
+ * the parse stopped at the end cut, that successor becomes the window
+ * (true). Elsewhere the bytes read ahead past this window are left for
+ * stream_read, after the kept ones (false). */
+static bool take_ahead(ingest *g, size_t keep)
+{
+	size_t cut = (size_t)(g->next_base - g->win_base), tail = g->win_len - cut;
+	g->next_read = false;
+	if (keep != cut || g->ahead_failed) {
+		g->pend = g->next_win + tail;
+		g->pend_len = g->next_len - tail;
+		return false;
+	}
+	char *w = g->win;
+	g->win = g->next_win, g->next_win = w; /* both hold win_cap + 8 */
+	g->win_base = g->next_base;
+	g->win_len = g->next_len;
+	g->eof = g->next_eof;
+	g->m->stats.bytes = g->win_base + g->win_len;
+	if (g->opt && g->opt->progress)
+		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
+	return true;
+}
+
 /* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
 static int refill(ingest *g, size_t keep, gt_error *err)
 {
@@ -190,6 +251,8 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 			g->opt->progress(g->opt->progress_ctx, g->win_base + g->win_len, g->map_size);
 		return 0;
 	}
+	if (g->next_read && take_ahead(g, keep))
+		return 0;
 	size_t tail = g->win_len - keep;
 	if (keep) {
 		memmove(g->win, g->win + keep, tail);
@@ -210,7 +273,7 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 		g->win_cap = cap;
 	}
 	while (g->win_len < g->win_cap && !g->eof) {
-		long n = gt_input_read(g->in, g->win + g->win_len, g->win_cap - g->win_len, err);
+		long n = stream_read(g, g->win + g->win_len, g->win_cap - g->win_len, err);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -306,9 +369,10 @@ static void cut_window(ingest *g, batch *b, uint64_t wbase, const char *base, si
 				cuts[k++] = c;
 		}
 	}
-	/* the end cut: only a mapped window has its successor's bytes now */
+	/* the end cut: a mapped window's successor is there already, a
+	 * streamed one's is read ahead from it (stream_ahead) */
 	const char *end_cut = NULL;
-	if (g->map && g->threads > 1 && !eof) {
+	if (g->threads > 1 && !eof) {
 		size_t margin = END_CUT_MARGIN(g->piece_bytes);
 		const char *from = end - cuts[k - 1] > (ptrdiff_t)margin ? end - margin : cuts[k - 1] + 1;
 		const char *c = piece_guess_boundary(from, end);
@@ -385,6 +449,45 @@ static void tables_moving(void *ctx)
 	g->populated_points = g->builder.npoints;
 }
 
+/* A streamed window's successor, from its end cut: this window's bytes
+ * after the cut, then the input's up to a window. Read once a window, on
+ * this thread while the workers parse this one; false where it is not
+ * read (bytes read ahead before are still to be taken, or no memory). */
+static bool stream_ahead(ingest *g, const char *end_cut)
+{
+	if (g->next_read)
+		return g->next_base == g->win_base + (uint64_t)(end_cut - g->win) && !g->ahead_failed;
+	if (g->pend_len || g->ahead_failed || g->next_eof)
+		return false;
+	if (g->next_cap < g->win_cap) {
+		char *w = realloc(g->next_win, g->win_cap + 8);
+		if (!w)
+			return false; /* then the refill reads, as without threads */
+		g->next_win = w, g->next_cap = g->win_cap;
+	}
+	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
+	size_t cut = (size_t)(end_cut - g->win), len = g->win_len - cut;
+	memcpy(g->next_win, end_cut, len);
+	while (len < g->win_cap) {
+		gt_error e = {0};
+		long n = gt_input_read(g->in, g->next_win + len, g->win_cap - len, &e);
+		if (n < 0) {
+			g->ahead_failed = true, g->ahead_err = e;
+			break;
+		}
+		if (n == 0) {
+			g->next_eof = true;
+			break;
+		}
+		g->read_total += (uint64_t)n;
+		len += (size_t)n;
+	}
+	g->next_base = g->win_base + cut, g->next_len = len, g->next_read = true;
+	if (g->timed)
+		g->t_refill += gt_clock_ns() - t0;
+	return !g->ahead_failed;
+}
+
 /* The batch of the window's events from win[pos] on: the one queued ahead
  * when it starts there, else b cut now. Then the window after it, when it
  * has an end cut, is cut into the other batch and queued. */
@@ -413,12 +516,19 @@ static batch *window_batch(ingest *g, size_t pos)
 	g->win_cut = b->end_cut;
 	if (b->end_cut && g->pool.started) {
 		uint64_t base = g->win_base + (uint64_t)(b->end_cut - g->win);
+		const char *text = NULL;
 		bool eof;
-		size_t len = mapped_window(g, base, &eof);
-		batch *next = &g->batches[g->cur ^ 1];
-		cut_window(g, next, base, g->map + base, len, eof, g->map + base);
-		piece_pool_parse(&g->pool, next->pieces, next->k);
-		g->ahead = true;
+		size_t len;
+		if (g->map)
+			text = g->map + base, len = mapped_window(g, base, &eof);
+		else if (stream_ahead(g, b->end_cut))
+			text = g->next_win, len = g->next_len, eof = g->next_eof;
+		if (text) {
+			batch *next = &g->batches[g->cur ^ 1];
+			cut_window(g, next, base, text, len, eof, text);
+			piece_pool_parse(&g->pool, next->pieces, next->k);
+			g->ahead = true;
+		}
 	}
 	return b;
 }
@@ -823,6 +933,23 @@ static void teardown(ingest *g)
 	release_pieces(g); /* where no thread did: a failure, or -j1 */
 	if (!g->map)
 		free(g->win);
+	free(g->next_win);
+}
+
+/* After a failed parse: the compressed stream's own failure within
+ * FAILURE_LOOKAHEAD bytes past the window (gt_input_failure_ahead), the
+ * bytes already read ahead counted. */
+static void failure_ahead(ingest *g, gt_error *err)
+{
+	uint64_t end = g->win_base + g->win_len;
+	uint64_t beyond = g->read_total > end ? g->read_total - end : 0;
+	if (g->ahead_failed) {
+		if (beyond <= FAILURE_LOOKAHEAD)
+			*err = g->ahead_err;
+		return;
+	}
+	if (beyond < FAILURE_LOOKAHEAD && !g->next_eof)
+		gt_input_failure_ahead(g->in, FAILURE_LOOKAHEAD - beyond, err);
 }
 
 static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const gt_load_options *opt,
@@ -841,7 +968,7 @@ static int ingest_from_start(gt_model *m, gt_input *in, const char *path, const 
 		uint64_t t0 = g.timed ? gt_clock_ns() : 0;
 		rc = run(&g, err);
 		if (rc < 0)
-			gt_input_failure_ahead(in, FAILURE_LOOKAHEAD, err);
+			failure_ahead(&g, err);
 		if (g.timed) /* a diagnostic for whoever profiles ingest, not an interface */
 			fprintf(stderr,
 				"gputrace: ingest %s, %u threads: %.3f s; the builder thread: reading %.3f s, parsing or waiting "
