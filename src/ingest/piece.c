@@ -97,11 +97,14 @@ void piece_parse(piece *pc)
 		if (r >= lx->end) {
 			pc->rc = JL_NEED_MORE;
 			if (pc->eof) {
-				/* the format allows a missing ']': keep the event */
+				/* the format allows a missing ']': keep the event.
+				 * A stop before the end was a wrong guess inside it:
+				 * the pieces after it must not be stitched too */
 				pc->n++;
 				pc->end_pos = r;
 				pc->rc = JL_OK;
 				pc->hit_close = false;
+				pc->overshot = pc->stop != NULL;
 			}
 			return;
 		}
