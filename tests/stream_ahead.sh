@@ -6,8 +6,10 @@
 # of one thread reading the file, for every shared trace and for traces made
 # to stress the edges: end cuts inside nested arrays of objects (wrong
 # guesses), an event larger than the window (the window grows while bytes
-# read ahead wait), and a corrupt stream whose failure the read ahead meets
-# (the same error as one thread's, and no output).
+# read ahead wait), an array without its ']' whose last event holds a wrong
+# guess, a syntax error in plain text through a pipe, and corrupt streams
+# whose failure the read ahead meets (the same error as one thread's, and
+# no output).
 . tests/lib/preamble.sh
 traces=../shared/traces
 spans() { "$bin" spans -q -f csv "$@" 2>&1; echo "exit $?"; }
@@ -15,7 +17,7 @@ spans() { "$bin" spans -q -f csv "$@" 2>&1; echo "exit $?"; }
 # and, for a .gz, from the file
 same() {
 	spans -j1 "$2" >"$tmp/ref"
-	GPUTRACE_INGEST_PIECE=2048 spans -j3 - <"$2" >"$tmp/pipe"
+	cat "$2" | GPUTRACE_INGEST_PIECE=2048 spans -j3 - >"$tmp/pipe" # a pipe: a file on stdin is mapped
 	cmp -s "$tmp/ref" "$tmp/pipe" && ok || bad "$1 through a pipe differs from one thread's read"
 	case $2 in *.gz)
 		GPUTRACE_INGEST_PIECE=2048 spans -j3 "$2" >"$tmp/gz"
@@ -62,6 +64,31 @@ gzip -c "$tmp/big.json" >"$tmp/big.json.gz"
 same "an event larger than the window" "$tmp/big.json"
 same "an event larger than the window" "$tmp/big.json.gz"
 
+# an array without its ']' whose last event holds "}, {": a cut guessed
+# inside that event, at the input's end, must not stitch the piece after it
+# (its events were counted twice: "unexpected data after the end")
+{
+	printf '['
+	i=0
+	while [ $i -lt 300 ]; do
+		printf '{"ph":"X","name":"e%d","pid":1,"tid":1,"ts":%d,"dur":1},\n' $((i % 5)) $((i * 10))
+		i=$((i + 1))
+	done
+	printf '{"ph":"X","name":"last","pid":1,"tid":1,"ts":9000,"dur":1,"args":{"l":[{"a":1}, {"b":2}, {"c":3}]}}\n'
+} >"$tmp/open.json"
+for p in 16 64 256; do
+	spans -j1 "$tmp/open.json" >"$tmp/ref"
+	GPUTRACE_INGEST_PIECE=$p spans -j2 "$tmp/open.json" >"$tmp/got"
+	cmp -s "$tmp/ref" "$tmp/got" && ok || bad "no ']', a cut inside the last event, pieces of $p bytes: $(tail -1 "$tmp/got")"
+done
+
+# a syntax error deep in plain text through a pipe: one thread's error
+sed 's/"name":"op333"/"name" "op333"/' "$tmp/nested.json" >"$tmp/syntax.json"
+"$bin" info -q -j1 "$tmp/syntax.json" >/dev/null 2>"$tmp/err1"
+cat "$tmp/syntax.json" | GPUTRACE_INGEST_PIECE=2048 "$bin" info -q -j3 - >/dev/null 2>"$tmp/err3"
+grep -q "expected" "$tmp/err1" && [ "$(sed 's/^gputrace: [^:]*://' "$tmp/err1")" = "$(sed 's/^gputrace: [^:]*://' "$tmp/err3")" ] && ok ||
+	bad "a syntax error through a pipe on threads: $(cat "$tmp/err3") (one thread: $(cat "$tmp/err1"))"
+
 # corrupt streams, met by a read ahead many windows in: garbage that
 # decodes until the trailer's check fails (the parse fails first, and the
 # stream's own error is looked for past it), and a bad member header in the
@@ -81,11 +108,11 @@ for c in "crc:incorrect data check" "header:invalid block type"; do
 	name=${c%%:*} want=${c#*:}
 	"$bin" info -q -j1 "$tmp/$name.gz" >/dev/null 2>"$tmp/err1"
 	rc1=$?
-	GPUTRACE_INGEST_PIECE=2048 "$bin" info -q -j3 -o "$tmp/out.json" - <"$tmp/$name.gz" 2>"$tmp/err3"
-	rc3=$?
+	cat "$tmp/$name.gz" | { GPUTRACE_INGEST_PIECE=2048 "$bin" info -q -j3 -o "$tmp/out.json" - 2>"$tmp/err3"; echo $? >"$tmp/rc3"; }
+	rc3=$(cat "$tmp/rc3")
 	[ $rc1 = 1 ] && grep -q "$want" "$tmp/err1" && ok || bad "$name: one thread: $(cat "$tmp/err1")"
 	# the same message but for the file's name
-	[ $rc3 = $rc1 ] && [ "$(sed 's/^gputrace: [^:]*://' "$tmp/err1")" = "$(sed 's/^gputrace: <stdin>://' "$tmp/err3")" ] && ok ||
+	[ $rc3 = $rc1 ] && [ "$(sed 's/^gputrace: [^:]*://' "$tmp/err1")" = "$(sed 's/^gputrace: [^:]*://' "$tmp/err3")" ] && ok ||
 		bad "$name: through a pipe on threads: exit $rc3, $(cat "$tmp/err3") (one thread: $(cat "$tmp/err1"))"
 	[ ! -e "$tmp/out.json" ] && ok || bad "$name: a corrupt stream left an output file"
 done

@@ -25,6 +25,7 @@
 #ifndef GT_FUZZING
 #define WINDOW_MIN (8u << 20)
 #define WINDOW_MAX ((size_t)1 << 30)
+#define WINDOW_MAX_TEXT "1024 MiB"
 #define SPLIT_MIN (256u << 10) /* below this a window is parsed by one thread */
 #define PIECE_BYTES (512u << 10) /* a window is cut into pieces of about this size */
 #else
@@ -32,6 +33,7 @@
  * the size cap and the parallel split (fuzz/fuzz_trace.c) */
 #define WINDOW_MIN 64u
 #define WINDOW_MAX ((size_t)256 << 10)
+#define WINDOW_MAX_TEXT "256 KiB"
 #define SPLIT_MIN 64u
 #define PIECE_BYTES 16u
 #endif
@@ -225,6 +227,18 @@ static bool take_ahead(ingest *g, size_t keep)
 	return true;
 }
 
+/* The window's next capacity when one value fills it: twice, up to
+ * WINDOW_MAX (a threaded window is no power of two); 0 past it (err set). */
+static size_t wider_window(ingest *g, gt_error *err)
+{
+	if (g->win_cap >= WINDOW_MAX) {
+		gt_fail(err, GT_EINPUT, "%s: byte %llu, event %llu: a single event or value is larger than " WINDOW_MAX_TEXT,
+			g->path, (unsigned long long)g->win_base, (unsigned long long)g->events);
+		return 0;
+	}
+	return g->win_cap < WINDOW_MAX / 2 ? g->win_cap * 2 : WINDOW_MAX;
+}
+
 /* Reads more bytes, keeping win[keep..win_len) (moved to the front). */
 static int refill(ingest *g, size_t keep, gt_error *err)
 {
@@ -232,12 +246,10 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 	if (g->map) {
 		/* nothing to copy: the window slides over the mapping */
 		if (keep == 0 && g->win_len == g->win_cap) {
-			if (g->win_cap >= WINDOW_MAX)
-				return gt_fail(err, GT_EINPUT,
-					       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
-					       g->path, (unsigned long long)g->win_base,
-					       (unsigned long long)g->events, WINDOW_MAX >> 20);
-			g->win_cap *= 2;
+			size_t cap = wider_window(g, err);
+			if (!cap)
+				return -1;
+			g->win_cap = cap;
 		}
 		g->win_base += keep;
 		if (g->state == S_EVENTS || g->state == S_EVENTS_AFTER)
@@ -260,12 +272,9 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 	}
 	g->win_len = tail;
 	if (g->win_len == g->win_cap) {
-		if (g->win_cap >= WINDOW_MAX)
-			return gt_fail(err, GT_EINPUT,
-				       "%s: byte %llu, event %llu: a single event or value is larger than %zu MiB",
-				       g->path, (unsigned long long)g->win_base, (unsigned long long)g->events,
-				       WINDOW_MAX >> 20);
-		size_t cap = g->win_cap * 2;
+		size_t cap = wider_window(g, err);
+		if (!cap)
+			return -1;
 		char *w = gt_fault_hit("alloc") ? NULL : realloc(g->win, cap + 8);
 		if (!w)
 			return gt_fail(err, GT_EINPUT, "%s: out of memory growing the read window", g->path);
@@ -938,13 +947,15 @@ static void teardown(ingest *g)
 
 /* After a failed parse: the compressed stream's own failure within
  * FAILURE_LOOKAHEAD bytes past the window (gt_input_failure_ahead), the
- * bytes already read ahead counted. */
+ * bytes already read ahead counted. Plain text's parse error stands. */
 static void failure_ahead(ingest *g, gt_error *err)
 {
+	if (gt_input_compression(g->in) == GT_COMP_NONE)
+		return;
 	uint64_t end = g->win_base + g->win_len;
 	uint64_t beyond = g->read_total > end ? g->read_total - end : 0;
 	if (g->ahead_failed) {
-		if (beyond <= FAILURE_LOOKAHEAD)
+		if (beyond < FAILURE_LOOKAHEAD)
 			*err = g->ahead_err;
 		return;
 	}
