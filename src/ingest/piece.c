@@ -27,6 +27,16 @@ void piece_free(piece *pc)
 	simple_events_free(&pc->simple);
 }
 
+/* Sets lx's counts back to those before an event that is left for the next
+ * window, as the piece's counts cover complete events only. */
+static void uncount(jl_lexer *lx, const jl_lexer *before)
+{
+	lx->trailing_commas = before->trailing_commas;
+	lx->control_chars = before->control_chars;
+	lx->invalid_utf8 = before->invalid_utf8;
+	lx->nonstandard = before->nonstandard;
+}
+
 void piece_parse(piece *pc)
 {
 	jl_lexer *lx = &pc->lx;
@@ -74,13 +84,8 @@ void piece_parse(piece *pc)
 		jl_lexer counts = *lx;
 		int rc = gt_parse_event(lx, &r, ev);
 		if (rc) {
-			if (rc == JL_NEED_MORE) {
-				/* the event is parsed again with more bytes: count it then */
-				lx->trailing_commas = counts.trailing_commas;
-				lx->control_chars = counts.control_chars;
-				lx->invalid_utf8 = counts.invalid_utf8;
-				lx->nonstandard = counts.nonstandard;
-			}
+			if (rc == JL_NEED_MORE)
+				uncount(lx, &counts); /* the event is parsed again with more bytes: counted then */
 			pc->rc = rc;
 			pc->end_pos = rc == JL_NEED_MORE ? p : lx->pos;
 			return;
@@ -96,7 +101,9 @@ void piece_parse(piece *pc)
 		}
 		if (r >= lx->end) {
 			pc->rc = JL_NEED_MORE;
-			if (pc->eof) {
+			if (!pc->eof) {
+				uncount(lx, &counts); /* parsed again with the bytes after it: counted then */
+			} else {
 				/* the format allows a missing ']': keep the event.
 				 * A stop before the end was a wrong guess inside it:
 				 * the pieces after it must not be stitched too */
