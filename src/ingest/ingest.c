@@ -469,7 +469,7 @@ static bool stream_ahead(ingest *g, const char *end_cut)
 	if (g->pend_len || g->ahead_failed || g->next_eof)
 		return false;
 	if (g->next_cap < g->win_cap) {
-		char *w = realloc(g->next_win, g->win_cap + 8);
+		char *w = gt_fault_hit("alloc") ? NULL : realloc(g->next_win, g->win_cap + 8);
 		if (!w)
 			return false; /* then the refill reads, as without threads */
 		g->next_win = w, g->next_cap = g->win_cap;
