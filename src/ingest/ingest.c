@@ -180,33 +180,65 @@ static size_t mapped_window(const ingest *g, uint64_t base, bool *eof)
 	return len;
 }
 
-/* Reads up to cap bytes of a streamed input: first what was read ahead
- * and not taken, then the input's own (or the read ahead's failure, where
- * that read would have met it). */
-static long stream_read(ingest *g, char *buf, size_t cap, gt_error *err)
+/* Reads the input into buf from *len on until cap bytes or the input's end
+ * (*eof set). refill and stream_ahead both read through here, so that
+ * read_total is counted in one place. -1: a read failed (err set), *len
+ * holding the bytes read before it. */
+static int read_input(ingest *g, char *buf, size_t *len, size_t cap, bool *eof, gt_error *err)
 {
+	while (*len < cap) {
+		long n = gt_input_read(g->in, buf + *len, cap - *len, err);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			*eof = true;
+			break;
+		}
+		g->read_total += (uint64_t)n;
+		*len += (size_t)n;
+	}
+	return 0;
+}
+
+/* Fills a streamed window up to win_cap: first with what was read ahead
+ * and not taken, then with the input's own (or the read ahead's failure or
+ * end, where that read would have met it). */
+static int stream_fill(ingest *g, gt_error *err)
+{
+	if (g->win_len == g->win_cap || g->eof)
+		return 0;
 	if (g->pend_len) {
-		size_t n = g->pend_len < cap ? g->pend_len : cap;
-		memcpy(buf, g->pend, n);
+		size_t room = g->win_cap - g->win_len, n = g->pend_len < room ? g->pend_len : room;
+		memcpy(g->win + g->win_len, g->pend, n);
 		g->pend += n, g->pend_len -= n;
-		return (long)n;
+		g->win_len += n;
+		if (g->win_len == g->win_cap)
+			return 0;
 	}
 	if (g->ahead_failed) {
 		*err = g->ahead_err;
 		return -1;
 	}
-	if (g->next_eof)
+	if (g->next_eof) {
+		g->eof = true;
 		return 0;
-	long n = gt_input_read(g->in, buf, cap, err);
-	if (n > 0)
-		g->read_total += (uint64_t)n;
-	return n;
+	}
+	return read_input(g, g->win, &g->win_len, g->win_cap, &g->eof, err);
+}
+
+/* A streamed window is in place: its bytes counted, and the progress told
+ * in the file's bytes (a compressed file's, not the window's). */
+static void streamed_window_done(ingest *g)
+{
+	g->m->stats.bytes = g->win_base + g->win_len;
+	if (g->opt && g->opt->progress)
+		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
 }
 
 /* The refill of a streamed window whose successor was read ahead. Where
  * the parse stopped at the end cut, that successor becomes the window
  * (true). Elsewhere the bytes read ahead past this window are left for
- * stream_read, after the kept ones (false). */
+ * stream_fill, after the kept ones (false). */
 static bool take_ahead(ingest *g, size_t keep)
 {
 	size_t cut = (size_t)(g->next_base - g->win_base), tail = g->win_len - cut;
@@ -221,9 +253,7 @@ static bool take_ahead(ingest *g, size_t keep)
 	g->win_base = g->next_base;
 	g->win_len = g->next_len;
 	g->eof = g->next_eof;
-	g->m->stats.bytes = g->win_base + g->win_len;
-	if (g->opt && g->opt->progress)
-		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
+	streamed_window_done(g);
 	return true;
 }
 
@@ -281,17 +311,9 @@ static int refill(ingest *g, size_t keep, gt_error *err)
 		g->win = w;
 		g->win_cap = cap;
 	}
-	while (g->win_len < g->win_cap && !g->eof) {
-		long n = stream_read(g, g->win + g->win_len, g->win_cap - g->win_len, err);
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			g->eof = true;
-		g->win_len += (size_t)n;
-	}
-	g->m->stats.bytes = g->win_base + g->win_len;
-	if (g->opt && g->opt->progress)
-		g->opt->progress(g->opt->progress_ctx, gt_input_file_bytes(g->in), g->total_bytes);
+	if (stream_fill(g, err) < 0)
+		return -1;
+	streamed_window_done(g);
 	return 0;
 }
 
@@ -477,20 +499,9 @@ static bool stream_ahead(ingest *g, const char *end_cut)
 	uint64_t t0 = g->timed ? gt_clock_ns() : 0;
 	size_t cut = (size_t)(end_cut - g->win), len = g->win_len - cut;
 	memcpy(g->next_win, end_cut, len);
-	while (len < g->win_cap) {
-		gt_error e = {0};
-		long n = gt_input_read(g->in, g->next_win + len, g->win_cap - len, &e);
-		if (n < 0) {
-			g->ahead_failed = true, g->ahead_err = e;
-			break;
-		}
-		if (n == 0) {
-			g->next_eof = true;
-			break;
-		}
-		g->read_total += (uint64_t)n;
-		len += (size_t)n;
-	}
+	gt_error e = {0}; /* kept for the refill that would have met it */
+	if (read_input(g, g->next_win, &len, g->win_cap, &g->next_eof, &e) < 0)
+		g->ahead_failed = true, g->ahead_err = e;
 	g->next_base = g->win_base + cut, g->next_len = len, g->next_read = true;
 	if (g->timed)
 		g->t_refill += gt_clock_ns() - t0;
