@@ -9,8 +9,8 @@
  * mapped when plain) or a pipe (read by the reader thread). zstd may come as
  * many small frames (bit 7), which a regular file decodes on threads. A
  * compressed or raw file read on two threads (the frames decoded on
- * threads, each window's successor read ahead) must give the model one
- * thread gives, or the same error.
+ * threads, a gzip member decoded in pieces, each window's successor read
+ * ahead) must give the model one thread gives, or the same error.
  * A plain file must give, with one thread or two (pieces of a few bytes
  * in fuzz builds, so that every event's piece is its own), the model that
  * one thread gives when every event is built the plain way, without the

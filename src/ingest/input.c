@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +25,7 @@
 #include "model/model.h"
 #include "base/base.h"
 #include "zstd_frames.h"
+#include "gzip_pieces.h"
 
 #ifndef GT_FUZZING
 #define BLOCK_SIZE (4u << 20)
@@ -31,6 +34,14 @@
 /* fuzz builds: small blocks so small inputs cross block and read edges */
 #define BLOCK_SIZE 256u
 #define RAW_SIZE 64u
+#endif
+/* From this many threads a single gzip member is decoded in pieces
+ * (gzip_pieces.h): it costs about twice the CPU of one inflate, which
+ * fewer threads do not have to spare. GPUTRACE_INFLATE=pieces: from 2. */
+#ifndef GT_FUZZING
+#define PIECES_THREADS 8
+#else
+#define PIECES_THREADS 2 /* fuzz builds: the pieces (of 256 bytes) on the harness's two threads */
 #endif
 /* The ring holds the parse's window (gt_input_set_decoding), so that the
  * reader fills the next one while this one is parsed: with half of a 32 MiB
@@ -73,6 +84,11 @@ struct gt_input {
 	unsigned threads;
 	void *zmap; /* the compressed file, mapped */
 	gt_zframes *zf;
+	/* a gzip member in pieces on threads (gzip_pieces.h), and after it
+	 * hands back to the one-thread inflate, the bytes it must drop */
+	gt_gzpieces *gp;
+	unsigned pieces_from; /* threads from which a gzip member is decoded in pieces */
+	uint64_t discard;
 
 	/* ring, filled once the first read starts the thread */
 	pthread_t thread;
@@ -301,8 +317,12 @@ static int detect(gt_input *in, gt_error *err)
 	if (in->raw_len >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
 		in->compression = GT_COMP_GZIP;
 		const char *which = getenv("GPUTRACE_INFLATE");
-		if (which && strcmp(which, "zlib") && strcmp(which, "isal"))
-			return gt_fail(err, GT_EUSAGE, "GPUTRACE_INFLATE is isal or zlib, not '%s'", which);
+		if (which && strcmp(which, "zlib") && strcmp(which, "isal") && strcmp(which, "pieces") &&
+		    strcmp(which, "serial"))
+			return gt_fail(err, GT_EUSAGE, "GPUTRACE_INFLATE is isal, pieces, serial or zlib, not '%s'", which);
+		in->pieces_from = !which || !strcmp(which, "isal") ? PIECES_THREADS
+				: !strcmp(which, "pieces")		  ? 2
+									  : UINT_MAX;
 		if (which && !strcmp(which, "zlib")) {
 			if (inflateInit2(&in->zs, 15 + 16) != Z_OK)
 				return gt_fail(err, GT_EINPUT, "%s: cannot initialise gzip", in->path);
@@ -395,28 +415,8 @@ void gt_input_set_decoding(gt_input *in, unsigned threads, size_t window)
 	in->nblocks = blocks < MIN_BLOCKS ? MIN_BLOCKS : blocks > NBLOCKS ? NBLOCKS : (unsigned)blocks;
 }
 
-/* At the first read: the frames' workers for a zstd file of several frames
- * (given threads), else the reader thread. */
-static int start(gt_input *in, gt_error *err)
+static int start_ring(gt_input *in, gt_error *err)
 {
-	if (in->compression == GT_COMP_ZSTD && in->threads > 1 && in->file_size > 0 && in->file_size <= SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
-		if (m != MAP_FAILED) {
-			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
-			int rc = gt_zframes_open(&in->zf, m, (size_t)in->file_size, in->threads, in->max_expansion,
-						 in->path, err);
-			if (rc < 0) {
-				munmap(m, (size_t)in->file_size);
-				return -1;
-			}
-			if (rc == 1) {
-				in->zmap = m;
-				in->started = true;
-				return 0;
-			}
-			munmap(m, (size_t)in->file_size);
-		}
-	}
 	for (unsigned i = 0; i < in->nblocks; i++) { /* pages untouched until the reader fills a block */
 		if (!in->blocks[i].data)
 			in->blocks[i].data = gt_fault_hit("alloc") ? NULL : malloc(BLOCK_SIZE);
@@ -429,27 +429,84 @@ static int start(gt_input *in, gt_error *err)
 	return 0;
 }
 
-/* Drops the compressed pages of the frames already read from this process
- * (they stay in the page cache), as gt_input_release does for plain files. */
+/* At the first read: the frames' workers for a zstd file of several frames,
+ * or the pieces' for a gzip file (given threads), else the reader thread. */
+static int start(gt_input *in, gt_error *err)
+{
+	bool zstd = in->compression == GT_COMP_ZSTD && in->threads > 1;
+	bool gzip = in->compression == GT_COMP_GZIP && in->isal && in->threads >= in->pieces_from;
+	if ((zstd || gzip) && in->file_size > 0 && in->file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+			int rc = zstd ? gt_zframes_open(&in->zf, m, (size_t)in->file_size, in->threads,
+							in->max_expansion, in->path, err)
+				      : gt_gzpieces_open(&in->gp, m, (size_t)in->file_size, in->threads,
+							 in->max_expansion, in->path, err);
+			if (rc < 0) {
+				munmap(m, (size_t)in->file_size);
+				return -1;
+			}
+			if (rc == 1) {
+				in->zmap = m;
+				in->started = true;
+				return 0;
+			}
+			munmap(m, (size_t)in->file_size);
+		}
+	}
+	return start_ring(in, err);
+}
+
+/* The pieces handed back: at the file's end, nothing is left to read;
+ * otherwise the one-thread inflate reads the file again from its start
+ * and drops the bytes already read, so that what follows, an error
+ * included, is its own, counted as it counts. */
+static int resume_one_thread(gt_input *in, gt_error *err)
+{
+	uint64_t at, skip;
+	gt_gzpieces_resume(in->gp, &at, &skip);
+	if (getenv("GPUTRACE_INGEST_TIMES")) /* as ingest's line: a diagnostic, not an interface */
+		fprintf(stderr, "gputrace: %s: %llu bytes decoded in pieces on %u threads, then %s\n", in->path,
+			(unsigned long long)in->out_pos, in->threads,
+			at == in->file_size && skip == 0 ? "the file's end" : "read again by one thread");
+	gt_gzpieces_close(in->gp);
+	in->gp = NULL;
+	munmap(in->zmap, (size_t)in->file_size);
+	in->zmap = NULL;
+	if (at == in->file_size && skip == 0) {
+		in->raw_eof = true;
+		__atomic_store_n(&in->raw_total, in->file_size, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (lseek(in->fd, 0, SEEK_SET) != 0)
+		return gt_fail(err, GT_EINPUT, "%s: cannot seek to read it again: %s", in->path, strerror(errno));
+	in->raw_len = in->raw_pos = 0;
+	in->raw_eof = false;
+	__atomic_store_n(&in->raw_total, 0, __ATOMIC_RELAXED);
+	in->out_pos = in->out_total = 0;
+	in->zs_live = false; /* the first inflate call starts a member */
+	in->discard = skip;
+	return start_ring(in, err);
+}
+
+/* Drops the compressed pages of the frames or pieces already read from
+ * this process (they stay in the page cache), as gt_input_release does for
+ * plain files. */
 static void release_frames(gt_input *in)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t end = gt_zframes_consumed(in->zf) / (uint64_t)page * (uint64_t)page;
+	uint64_t done = in->zf ? gt_zframes_consumed(in->zf) : gt_gzpieces_consumed(in->gp);
+	uint64_t end = done / (uint64_t)page * (uint64_t)page;
 	if (end >= in->released + (16u << 20)) {
 		madvise((char *)in->zmap + in->released, (size_t)(end - in->released), MADV_DONTNEED);
 		in->released = end;
 	}
 }
 
-static long read_some(gt_input *in, char *buf, size_t cap, gt_error *err)
+/* Up to cap bytes from the reader thread's ring. */
+static long ring_read(gt_input *in, char *buf, size_t cap, gt_error *err)
 {
-	if (!in->started && start(in, err) < 0)
-		return -1;
-	if (in->zf) {
-		long n = gt_zframes_read(in->zf, buf, cap, err);
-		release_frames(in);
-		return n;
-	}
 	size_t got = 0;
 	pthread_mutex_lock(&in->mu);
 	while (got < cap) {
@@ -480,6 +537,36 @@ static long read_some(gt_input *in, char *buf, size_t cap, gt_error *err)
 		return -1;
 	}
 	return (long)got;
+}
+
+static long read_some(gt_input *in, char *buf, size_t cap, gt_error *err)
+{
+	if (!in->started && start(in, err) < 0)
+		return -1;
+	if (in->zf) {
+		long n = gt_zframes_read(in->zf, buf, cap, err);
+		release_frames(in);
+		return n;
+	}
+	if (in->gp) {
+		long n = gt_gzpieces_read(in->gp, buf, cap);
+		if (n > 0) {
+			in->out_pos += (uint64_t)n;
+			release_frames(in);
+			return n;
+		}
+		if (resume_one_thread(in, err) < 0)
+			return -1;
+		while (in->discard) { /* the pieces' bytes, read again by one thread */
+			n = ring_read(in, buf, in->discard < cap ? (size_t)in->discard : cap, err);
+			if (n <= 0)
+				return n;
+			in->discard -= (uint64_t)n;
+		}
+	}
+	if (!in->thread_started)
+		return 0; /* the pieces read the file to its end */
+	return ring_read(in, buf, cap, err);
 }
 
 long gt_input_read(gt_input *in, char *buf, size_t cap, gt_error *err)
@@ -549,7 +636,11 @@ int gt_input_compression(const gt_input *in)
 
 uint64_t gt_input_file_bytes(const gt_input *in)
 {
-	return in->zf ? gt_zframes_consumed(in->zf) : __atomic_load_n(&in->raw_total, __ATOMIC_RELAXED);
+	if (in->zf)
+		return gt_zframes_consumed(in->zf);
+	if (in->gp)
+		return gt_gzpieces_consumed(in->gp);
+	return __atomic_load_n(&in->raw_total, __ATOMIC_RELAXED);
 }
 
 bool gt_input_truncated(const gt_input *in)
@@ -575,6 +666,7 @@ void gt_input_close(gt_input *in)
 	if (!in)
 		return;
 	gt_zframes_close(in->zf);
+	gt_gzpieces_close(in->gp);
 	if (in->zmap)
 		munmap(in->zmap, (size_t)in->file_size);
 	if (in->thread_started) {
