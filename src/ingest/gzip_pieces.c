@@ -3,6 +3,7 @@
 #include "decode_errors.h"
 #include "deflate_split.h"
 #include "base/crc32.h"
+#include "base/jobs.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -339,18 +340,97 @@ static void check_trailer(gt_gzpieces *g, const struct piece *last)
 }
 
 /* Whether the one-thread inflate's cap on expansion could stop it inside
- * piece p (its check: decoded bytes over compressed bytes consumed, at
- * least the piece's start): then it reads from there, and stops where it
- * would. */
-static bool cap_within_reach(const gt_gzpieces *g, const struct piece *p)
+ * piece p, read after `before` decoded bytes (its check: decoded bytes
+ * over compressed bytes consumed, at least the piece's start): then it
+ * reads from there, and stops where it would. */
+static bool cap_within_reach(const gt_gzpieces *g, const struct piece *p, uint64_t before)
 {
-	uint64_t out = g->delivered + p->a.len, used = (uint64_t)p->start / 8;
+	uint64_t out = before + p->a.len, used = (uint64_t)p->start / 8;
 	return g->max_expansion && out > GT_BOMB_FLOOR && (used == 0 || out / used > g->max_expansion);
+}
+
+/* The copies of one read, cut small so that threads share them: the
+ * reader alone copying every decoded byte would be the serial bound of a
+ * member decoded on 16 threads, as it was for zstd frames. */
+#define PLAN_MAX 64
+#define COPY_CUT (1u << 20)
+#define COPY_SPLIT (8u << 20) /* below this, one thread copies */
+
+struct copy {
+	char *dst;
+	const uint8_t *src;
+	size_t n;
+};
+
+static int copy_range(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct copy *c = ctx;
+	for (uint64_t i = a; i < b; i++)
+		memcpy(c[i].dst, c[i].src, c[i].n);
+	return 0;
+}
+
+/* Plans, under the lock, copies into buf[got, cap) from the resolved
+ * pieces from the head on: up to a piece not resolved, the member's last,
+ * or one the cap on expansion could stop. Returns the copies; *total their
+ * bytes. */
+static unsigned plan_copies(const gt_gzpieces *g, char *buf, size_t got, size_t cap, struct copy *plan,
+			    size_t *total)
+{
+	unsigned k = 0;
+	size_t pos = g->head_pos;
+	uint64_t before = g->delivered;
+	*total = 0;
+	for (size_t j = g->head; j < g->npieces && got + *total < cap && k < PLAN_MAX; j++, pos = 0) {
+		const struct piece *p = &g->pieces[j];
+		if (p->state != RESOLVED || (pos == 0 && p->a.len && cap_within_reach(g, p, before)))
+			break;
+		while (pos < p->a.len && got + *total < cap && k < PLAN_MAX) {
+			size_t n = p->a.len - pos;
+			n = n < COPY_CUT ? n : COPY_CUT;
+			n = n < cap - got - *total ? n : cap - got - *total;
+			plan[k++] = (struct copy){buf + got + *total, p->a.out + pos, n};
+			*total += n;
+			pos += n;
+		}
+		if (pos < p->a.len || p->a.final)
+			break;
+		before += p->a.len;
+	}
+	return k;
+}
+
+/* After a read's copies of `n` bytes: the pieces read to their end are
+ * counted and given back, under the lock. */
+static void advance(gt_gzpieces *g, size_t n)
+{
+	while (n || (g->head < g->npieces && g->pieces[g->head].state == RESOLVED && !g->pieces[g->head].a.len)) {
+		struct piece *p = &g->pieces[g->head];
+		size_t left = p->a.len - g->head_pos, take = n < left ? n : left;
+		g->head_pos += take;
+		n -= take;
+		if (g->head_pos < p->a.len)
+			break;
+		g->crc = g->delivered ? (uint32_t)crc32_combine(g->crc, p->crc, (z_off_t)p->a.len) : p->crc;
+		g->delivered += p->a.len;
+		g->head_pos = 0;
+		bool final = p->a.final;
+		give_buffer(g, &p->a);
+		free(p->window);
+		p->window = NULL;
+		g->head++;
+		if (final) {
+			check_trailer(g, p);
+			break;
+		}
+	}
+	pthread_cond_broadcast(&g->cv);
 }
 
 long gt_gzpieces_read(gt_gzpieces *g, char *buf, size_t cap)
 {
 	size_t got = 0;
+	struct copy plan[PLAN_MAX];
 	pthread_mutex_lock(&g->mu);
 	while (got < cap && !g->finished) {
 		if (g->head == g->npieces) { /* no piece held the final block */
@@ -368,32 +448,20 @@ long gt_gzpieces_read(gt_gzpieces *g, char *buf, size_t cap)
 			pthread_cond_wait(&g->cv, &g->mu);
 			continue;
 		}
-		if (g->head_pos == 0 && p->a.len && cap_within_reach(g, p)) {
+		if (g->head_pos == 0 && p->a.len && cap_within_reach(g, p, g->delivered)) {
 			hand_back(g, 0, g->delivered);
 			break;
 		}
-		size_t n = p->a.len - g->head_pos;
-		if (n > cap - got)
-			n = cap - got;
-		pthread_mutex_unlock(&g->mu); /* a resolved piece is not touched by the workers */
-		if (n)
-			memcpy(buf + got, p->a.out + g->head_pos, n);
+		size_t total;
+		unsigned k = plan_copies(g, buf, got, cap, plan, &total);
+		pthread_mutex_unlock(&g->mu); /* resolved pieces are not touched by the workers */
+		if (total < COPY_SPLIT || g->nthreads < 2)
+			copy_range(plan, 0, k);
+		else
+			gt_parallel_ranges(k, 1, g->nthreads, copy_range, plan);
 		pthread_mutex_lock(&g->mu);
-		got += n;
-		g->head_pos += n;
-		if (g->head_pos < p->a.len)
-			continue;
-		g->crc = g->delivered ? (uint32_t)crc32_combine(g->crc, p->crc, (z_off_t)p->a.len) : p->crc;
-		g->delivered += p->a.len;
-		g->head_pos = 0;
-		bool final = p->a.final;
-		give_buffer(g, &p->a);
-		free(p->window);
-		p->window = NULL;
-		g->head++;
-		pthread_cond_broadcast(&g->cv);
-		if (final)
-			check_trailer(g, p);
+		got += total;
+		advance(g, total);
 	}
 	pthread_mutex_unlock(&g->mu);
 	return (long)got;
