@@ -251,7 +251,7 @@ END_TEST
 /* The stand-in windows name every position; the fill gives it back. */
 START_TEST(window_pair_names_positions)
 {
-	static uint8_t a[GT_DEFLATE_WINDOW], b[GT_DEFLATE_WINDOW], w[GT_DEFLATE_WINDOW];
+	static uint8_t a[GT_DEFLATE_WINDOW], b[GT_DEFLATE_WINDOW], w[GT_DEFLATE_WINDOW + GT_DEFLATE_WINDOW_PAD];
 	gt_deflate_window_pair(a, b);
 	uint64_t seed = 7;
 	for (unsigned i = 0; i < GT_DEFLATE_WINDOW; i++) {

@@ -26,6 +26,9 @@
 #include <stdint.h>
 
 #define GT_DEFLATE_WINDOW 32768u
+/* A window given to gt_deflate_resolve is readable this far past its end
+ * (the fill reads four bytes where it takes one). */
+#define GT_DEFLATE_WINDOW_PAD 4u
 
 /* The first bit offset in [from_bit, to_bit) where a dynamic block starts,
  * as far as its header and a trial decode of what follows can tell; -1 if
@@ -57,8 +60,9 @@ void gt_deflate_piece_free(gt_deflate_piece *p);
 void gt_deflate_window_pair(uint8_t a[GT_DEFLATE_WINDOW], uint8_t b[GT_DEFLATE_WINDOW]);
 
 /* Turns a piece decoded with window a (in out) and with window b (in
- * other, the same length) into its true bytes, window being the true one:
- * in place in out. */
+ * other, the same length) into its true bytes, window being the true one
+ * (GT_DEFLATE_WINDOW bytes, and GT_DEFLATE_WINDOW_PAD more readable): in
+ * place in out. */
 void gt_deflate_resolve(uint8_t *out, const uint8_t *other, size_t n, const uint8_t window[GT_DEFLATE_WINDOW]);
 
 /* How far back into its window a piece reaches (decoded with windows a

@@ -143,7 +143,7 @@ static enum state decode(gt_gzpieces *g, size_t k)
 static bool make_next_window(gt_gzpieces *g, size_t k)
 {
 	struct piece *p = &g->pieces[k], *q = &g->pieces[k + 1];
-	uint8_t *w = gt_fault_hit("alloc") ? NULL : malloc(GT_DEFLATE_WINDOW);
+	uint8_t *w = gt_fault_hit("alloc") ? NULL : calloc(1, GT_DEFLATE_WINDOW + GT_DEFLATE_WINDOW_PAD);
 	if (!w)
 		return false;
 	size_t keep = p->a.len < GT_DEFLATE_WINDOW ? p->a.len : GT_DEFLATE_WINDOW;
