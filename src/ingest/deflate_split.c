@@ -10,20 +10,20 @@
 
 /* 64 bits of data from bit offset bit on, least significant first (zeros
  * past the end). */
-static uint64_t peek64(const uint8_t *data, size_t size, uint64_t bit)
+static inline uint64_t peek64(const uint8_t *data, size_t size, uint64_t bit)
 {
 	size_t byte = (size_t)(bit >> 3);
-	uint8_t tail[16] = {0};
-	const uint8_t *src = data + byte;
-	if (byte >= size)
-		return 0;
-	if (size - byte < sizeof tail) {
-		memcpy(tail, src, size - byte);
-		src = tail;
-	}
 	uint64_t lo, hi;
-	memcpy(&lo, src, 8);
-	memcpy(&hi, src + 8, 8);
+	if (byte + 16 <= size) {
+		memcpy(&lo, data + byte, 8);
+		memcpy(&hi, data + byte + 8, 8);
+	} else {
+		uint8_t tail[16] = {0};
+		if (byte < size)
+			memcpy(tail, data + byte, size - byte);
+		memcpy(&lo, tail, 8);
+		memcpy(&hi, tail + 8, 8);
+	}
 	unsigned shift = (unsigned)(bit & 7);
 	return shift ? lo >> shift | hi << (64 - shift) : lo;
 }
@@ -61,24 +61,35 @@ static bool usable_code(const uint8_t *len, unsigned n, bool may_be_empty)
 	return sum == 1L << 15 || (codes == 1 && longest == 1);
 }
 
+/* Whether the first bits of a dynamic block's header at bit p can be
+ * one: not final, type 2, counts in range, a complete code-length code.
+ * The search's filter, run at every bit: most offsets fail the first
+ * test, nearly all the rest the last. */
+static inline bool header_start_at(const uint8_t *data, size_t size, uint64_t p)
+{
+	uint64_t v = peek64(data, size, p);
+	if ((v & 7) != 4 || (v >> 3 & 31) > 29 || (v >> 8 & 31) > 29)
+		return false;
+	unsigned hclen = (v >> 13 & 15) + 4, sum = 0;
+	uint64_t w = peek64(data, size, p + 17);
+	for (unsigned i = 0; i < hclen; i++, w >>= 3) {
+		unsigned len = w & 7;
+		sum += len ? 128u >> len : 0;
+	}
+	return sum == 128;
+}
+
 /* Whether a dynamic block's header at bit p is valid: its three codes
  * usable, its code lengths within their count, an end-of-block code. */
 static bool dynamic_header_at(const uint8_t *data, size_t size, uint64_t p)
 {
 	static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 	uint64_t v = peek64(data, size, p);
-	if ((v & 7) != 4) /* not final, type 2 (dynamic) */
-		return false;
 	unsigned hlit = (v >> 3 & 31) + 257, hdist = (v >> 8 & 31) + 1, hclen = (v >> 13 & 15) + 4;
-	if (hlit > 286 || hdist > 30)
-		return false;
 	uint8_t cl[19] = {0};
 	uint64_t w = peek64(data, size, p + 17);
 	for (unsigned i = 0; i < hclen; i++)
 		cl[order[i]] = (uint8_t)(w >> (3 * i) & 7);
-	unsigned codes, longest;
-	if (kraft(cl, 19, 7, &codes, &longest) != 1L << 7)
-		return false;
 	/* the code lengths' code, as a table of 7 reversed bits */
 	uint16_t table[128];
 	unsigned count[8] = {0}, next[8] = {0};
@@ -178,7 +189,7 @@ int64_t gt_deflate_find_block(const uint8_t *data, size_t size, uint64_t from_bi
 	uint8_t *out = NULL;
 	int64_t found = -1;
 	for (uint64_t p = from_bit; p < to_bit && found < 0; p++) {
-		if (!dynamic_header_at(data, size, p))
+		if (!header_start_at(data, size, p) || !dynamic_header_at(data, size, p))
 			continue;
 		if (!st && (!(st = malloc(sizeof *st)) || !(out = malloc(1u << 16))))
 			break;
