@@ -46,6 +46,7 @@ out="$tmp/out"
 # each command: its arguments, with OUT standing for the -o target
 cmds="info -j1 testdata/ingest/flows.json
 info -j2 -o OUT $tmp/async.json.gz
+info -j1 -o OUT $tmp/async.json.gz
 spans -j1 -f csv -o OUT $tmp/begin_end.json.zst
 spans -j1 -f arrow -o OUT testdata/ingest/flows.json
 spans -j1 -f ndjson -o OUT testdata/ingest/nesting.json
@@ -73,6 +74,8 @@ stats -j2 -q --report all --by step -o OUT $tmp/job
 # the causal path's batches of a few windows, its passes over spans and
 # flows in ranges of 16: threads on these small traces
 export GPUTRACE_CAUSAL_BATCH=1500 GPUTRACE_CAUSAL_RANGE=16
+# a gzip member in pieces of 64 bytes from two threads (-j1: one inflate)
+export GPUTRACE_INFLATE=pieces GPUTRACE_GZIP_PIECE=64
 
 # Under the sanitizers, commands on an OpenCL device run without the exit-time
 # leak check: LeakSanitizer's thread tracer itself crashes now and then
