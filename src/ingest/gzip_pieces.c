@@ -54,6 +54,7 @@ struct gt_gzpieces {
 	size_t next_decode; /* the next piece a worker decodes */
 	size_t known;       /* pieces [0, known] have their window (0: the stream's start) */
 	bool chain_busy;    /* a worker is making the window after `known` */
+	bool chain_broken;  /* no memory for that window: the reader hands back at `known` */
 	size_t head;        /* the piece being read */
 	size_t head_pos;
 	uint64_t delivered; /* decoded bytes of the pieces before the head */
@@ -195,7 +196,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&g->mu);
 	while (!g->stop) {
 		size_t k = g->known;
-		if (!g->chain_busy && k + 1 < g->npieces && g->pieces[k].state != WAITING &&
+		if (!g->chain_busy && !g->chain_broken && k + 1 < g->npieces && g->pieces[k].state != WAITING &&
 		    g->pieces[k].state != DECODING && g->pieces[k].state != FAILED && !g->pieces[k].a.final) {
 			g->chain_busy = true;
 			pthread_mutex_unlock(&g->mu);
@@ -205,7 +206,7 @@ static void *worker_main(void *arg)
 			if (ok)
 				g->known = k + 1;
 			else
-				g->pieces[k + 1].state = FAILED; /* no memory: handed back there */
+				g->chain_broken = true;
 			pthread_cond_broadcast(&g->cv);
 			continue;
 		}
@@ -440,7 +441,7 @@ long gt_gzpieces_read(gt_gzpieces *g, char *buf, size_t cap)
 			break;
 		}
 		struct piece *p = &g->pieces[g->head];
-		if (p->state == FAILED) {
+		if (p->state == FAILED || (g->chain_broken && g->head >= g->known)) {
 			hand_back(g, 0, g->delivered);
 			break;
 		}
