@@ -2,11 +2,9 @@
 #include "gzip_pieces.h"
 #include "decode_errors.h"
 #include "deflate_split.h"
-#include "base/crc32.h"
-#include "base/jobs.h"
+#include "base/base.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
